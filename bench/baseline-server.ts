@@ -1,0 +1,20 @@
+// The benchmark's yardstick (child process): a bare Fastify server doing one
+// postgres.js primary-key lookup per request and sending the stored JSON text.
+import Fastify from 'fastify'
+import postgres from 'postgres'
+import { serveUntilStopped } from './child-server.ts'
+
+const sql = postgres(process.env.DATABASE_URL!, { max: Number(process.env.PG_POOL_SIZE ?? 10), onnotice: () => {} })
+const app = Fastify({ logger: false })
+
+app.get<{ Params: { id: string } }>('/baseline/:id', async (request, reply) => {
+  const rows = await sql`select doc::text as d from q_test where _id = ${request.params.id}`
+  if (rows.length === 0) return reply.code(404).send({ status: 'fail', message: 'not found' })
+  return reply.type('application/json; charset=utf-8').send(rows[0].d as string)
+})
+
+await app.listen({ host: '127.0.0.1', port: 0 })
+serveUntilStopped((app.server.address() as { port: number }).port, async () => {
+  await app.close()
+  await sql.end({ timeout: 5 })
+})

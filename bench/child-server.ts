@@ -1,0 +1,66 @@
+// Starts a server script (bench/serve.ts, bench/baseline-server.ts) in its own
+// Node process, so the load generator never shares its event loop, and stops it.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+export interface ChildServer {
+  name: string
+  pid: number
+  /** The server's address on loopback, e.g. http://127.0.0.1:41234 */
+  url: string
+  stop: () => Promise<void>
+}
+
+const START_TIMEOUT_MS = 60_000
+const STOP_TIMEOUT_MS = 10_000
+const repoRoot = fileURLToPath(new URL('..', import.meta.url))
+
+function waitForPort (child: ChildProcess, name: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not report its port within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)
+    child.once('message', (msg: { port?: number }) => { clearTimeout(timer); resolve(Number(msg.port)) })
+    child.once('exit', code => { clearTimeout(timer); reject(new Error(`${name} exited with code ${code} before listening`)) })
+  })
+}
+
+async function stopChild (child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise(resolve => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS)
+  await exited
+  clearTimeout(timer)
+}
+
+/**
+ * Runs `script` (a path relative to bench/) under tsx with `env` added; it must listen on
+ * 127.0.0.1 and send `{port}` over IPC. `nodeArgs` go before the script (e.g. --cpu-prof).
+ */
+export async function startChildServer (name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ChildServer> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
+    cwd: repoRoot,
+    // Autoload recognizes tsx only when tsx's CLI preloaded it; here tsx is loaded with --import.
+    env: { ...process.env, FASTIFY_AUTOLOAD_TYPESCRIPT: '1', ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
+  })
+  try {
+    const port = await waitForPort(child, name)
+    return { name, pid: child.pid!, url: `http://127.0.0.1:${port}`, stop: () => stopChild(child) }
+  } catch (err) {
+    await stopChild(child)
+    throw err
+  }
+}
+
+/** Reports the port to the parent and exits when told to, or when the parent goes away. */
+export function serveUntilStopped (port: number, close: () => Promise<void>): void {
+  let closing = false
+  const shutdown = (): void => {
+    if (closing) return
+    closing = true
+    close().then(() => process.exit(0), () => process.exit(1))
+  }
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, shutdown)
+  process.on('disconnect', shutdown)
+  process.send?.({ port })
+}

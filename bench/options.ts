@@ -1,0 +1,55 @@
+// The benchmark's knobs, read from the environment (documented in bench/README.md).
+// Unknown engine or scenario names are an error rather than a silently empty run.
+
+export const ENGINE_NAMES = ['postgres', 'pglite'] as const
+export type EngineName = typeof ENGINE_NAMES[number]
+
+export interface BenchOptions {
+  /** Seconds of load per scenario. */
+  duration: number
+  /** Concurrent connections autocannon keeps open. */
+  connections: number
+  /** Seconds of unmeasured warm-up load before each scenario. */
+  warmup: number
+  /** Only scenarios whose name is listed (all when undefined). */
+  scenarios?: string[]
+  engines: EngineName[]
+  /** Documents in the `test` collection (about 1 KB each). */
+  testDocs: number
+  /** Documents in the `link` collection: above 100,000 lists take the count -1 path. */
+  linkDocs: number
+  /** Directory for the server children's V8 CPU profiles (node --cpu-prof), when set. */
+  cpuProfDir?: string
+}
+
+function positiveInt (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${raw}`)
+  return value
+}
+
+function list (raw: string | undefined): string[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined
+  return raw.split(',').map(s => s.trim()).filter(Boolean)
+}
+
+function checkEngines (names: string[]): EngineName[] {
+  const unknown = names.filter(n => !(ENGINE_NAMES as readonly string[]).includes(n))
+  if (unknown.length) throw new Error(`BENCH_ENGINES: unknown engine(s) ${unknown.join(', ')}; known: ${ENGINE_NAMES.join(', ')}`)
+  return names as EngineName[]
+}
+
+export function readBenchOptions (env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  return {
+    duration: Math.max(1, positiveInt(env, 'BENCH_DURATION', 10)),
+    connections: Math.max(1, positiveInt(env, 'BENCH_CONNECTIONS', 50)),
+    warmup: positiveInt(env, 'BENCH_WARMUP', 1),
+    scenarios: list(env.BENCH_SCENARIOS),
+    engines: checkEngines(list(env.BENCH_ENGINES) ?? [...ENGINE_NAMES]),
+    testDocs: Math.max(1, positiveInt(env, 'BENCH_TEST_DOCS', 10_000)),
+    linkDocs: Math.max(1, positiveInt(env, 'BENCH_LINK_DOCS', 110_000)),
+    cpuProfDir: env.BENCH_CPU_PROF || undefined
+  }
+}

@@ -1,0 +1,82 @@
+// What the benchmark prints and keeps: progress lines, the results table
+// (ratios against the baseline) and bench/results/latest.json.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+export interface ResultRow {
+  scenario: string
+  /** postgres, pglite or baseline. */
+  engine: string
+  /**
+   * ok; errors (some responses under load were not 2xx, or failed); failed (the first request
+   * was not answered as expected: not measured); skipped (feature missing: not measured).
+   */
+  status: 'ok' | 'errors' | 'failed' | 'skipped'
+  reqPerSec?: number
+  p99Ms?: number
+  /** reqPerSec divided by the baseline's. */
+  ratio?: number
+  requests?: number
+  non2xx?: number
+  errors?: number
+  timeouts?: number
+  note?: string
+}
+
+const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url))
+
+export function log (message: string): void {
+  process.stdout.write(`${message}\n`)
+}
+
+/** One line that rewrites itself on a terminal; otherwise a line at every quarter. */
+export function showProgress (label: string, done: number, total: number): void {
+  const percent = Math.floor(done * 100 / total)
+  if (process.stdout.isTTY) {
+    process.stdout.write(`\r${label} ${done}/${total} (${percent}%)${done === total ? '\n' : ''}`)
+  } else if (done === total || Math.floor((done - 1) * 4 / total) !== Math.floor(done * 4 / total)) {
+    log(`${label} ${done}/${total} (${percent}%)`)
+  }
+}
+
+/** Fills each row's ratio from the baseline row (the same for every engine). */
+export function addRatios (rows: ResultRow[]): void {
+  const baseline = rows.find(r => r.engine === 'baseline' && r.status === 'ok')?.reqPerSec
+  for (const row of rows) if (baseline && row.reqPerSec !== undefined) row.ratio = row.reqPerSec / baseline
+}
+
+function statusText (row: ResultRow): string {
+  if (row.status === 'ok') return 'ok'
+  if (row.status === 'skipped') return `SKIPPED: ${row.note ?? ''}`
+  if (row.status === 'failed') return `FAILED: ${row.note ?? ''}`
+  return `ERRORS: ${row.non2xx ?? 0} non-2xx, ${row.errors ?? 0} errors, ${row.timeouts ?? 0} timeouts${row.note ? ` (${row.note})` : ''}`
+}
+
+function cells (row: ResultRow): string[] {
+  const measured = row.status === 'ok' || row.status === 'errors'
+  return [
+    row.scenario,
+    row.engine,
+    measured && row.reqPerSec !== undefined ? row.reqPerSec.toFixed(0) : '-',
+    measured && row.p99Ms !== undefined ? row.p99Ms.toFixed(1) : '-',
+    row.ratio !== undefined ? row.ratio.toFixed(2) : '-',
+    statusText(row)
+  ]
+}
+
+export function formatTable (rows: ResultRow[]): string {
+  const header = ['scenario', 'engine', 'req/s', 'p99 ms', 'x baseline', 'status']
+  const body = rows.map(cells)
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map(r => r[i].length)))
+  const numeric = [false, false, true, true, true, false]
+  const line = (r: string[]): string => r.map((c, i) => numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])).join(' | ').trimEnd()
+  return [line(header), widths.map(w => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n')
+}
+
+/** Writes the run to bench/results/latest.json and returns the path. */
+export function writeResults (run: Record<string, unknown>): string {
+  mkdirSync(RESULTS_DIR, { recursive: true })
+  const path = `${RESULTS_DIR}latest.json`
+  writeFileSync(path, `${JSON.stringify(run, null, 2)}\n`)
+  return path
+}

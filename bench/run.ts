@@ -1,0 +1,103 @@
+// `npm run bench`: seeds PostgreSQL and PGlite, starts the real Quire server on
+// each (plus a bare Fastify + postgres.js baseline) in child processes, runs the
+// scenarios with autocannon, prints the table and writes bench/results/latest.json.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import postgres from 'postgres'
+import { startPgCluster } from '../src/sql/pg-cluster.ts'
+import { loadModels } from '../src/models/load-models.ts'
+import { readBenchOptions, type BenchOptions, type EngineName } from './options.ts'
+import { onCleanup, runCleanup, cleanupOnSignals } from './cleanup.ts'
+import { startChildServer } from './child-server.ts'
+import { generateSeedData, type SeedData } from './seed-data.ts'
+import { seedDatabase, MODELS_DIR } from './seed-database.ts'
+import { selectScenarios, type Scenario } from './scenarios.ts'
+import { createScenarioContext, runScenarios } from './run-scenarios.ts'
+import { addRatios, formatTable, log, writeResults, type ResultRow } from './report.ts'
+
+/** Starts the throwaway cluster, creates the bench database and seeds it; returns its URL. */
+async function preparePostgres (data: SeedData): Promise<string> {
+  log('starting a throwaway PostgreSQL cluster')
+  const cluster = await startPgCluster()
+  onCleanup(() => cluster.stop())
+  const admin = postgres(cluster.url, { max: 1, onnotice: () => {} })
+  await admin.unsafe('CREATE DATABASE quire_bench')
+  await admin.end()
+  const url = cluster.url.replace(/\/postgres$/, '/quire_bench')
+  await seedDatabase(url, data, 'postgres')
+  return url
+}
+
+/** Seeds a PGlite data directory (deleted at the end) that the server then opens. */
+async function preparePglite (data: SeedData): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'quire-bench-pglite-'))
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }))
+  const url = `pglite://${dir}`
+  await seedDatabase(url, data, 'pglite')
+  return url
+}
+
+/** Starts one server child, runs `scenarios` against it and stops it. */
+async function benchServer (engine: string, script: string, env: Record<string, string>, scenarios: Scenario[], data: SeedData, options: BenchOptions): Promise<ResultRow[]> {
+  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${engine}-${Date.now()}.cpuprofile`] : []
+  log(`starting the ${engine} server`)
+  const server = await startChildServer(engine, script, env, nodeArgs)
+  onCleanup(() => server.stop())
+  try {
+    const ctx = createScenarioContext(server.url, data.test.map(d => d._id as string))
+    return await runScenarios(scenarios, engine, ctx, options)
+  } finally {
+    await server.stop()
+  }
+}
+
+async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
+  const scenarios = selectScenarios(options.scenarios)
+  const baseline = scenarios.filter(s => s.target === 'baseline')
+  const quire = scenarios.filter(s => s.target === 'quire')
+  const models = loadModels(MODELS_DIR)
+  log(`generating ${options.linkDocs} link and ${options.testDocs} test documents`)
+  const data = await generateSeedData({ test: models.get('test')!, link: models.get('link')! }, options)
+  const rows: ResultRow[] = []
+  const pgUrl = baseline.length || options.engines.includes('postgres') ? await preparePostgres(data) : undefined
+  if (baseline.length && pgUrl) rows.push(...await benchServer('baseline', './baseline-server.ts', { DATABASE_URL: pgUrl }, baseline, data, options))
+  if (!quire.length) return rows
+  for (const engine of options.engines) {
+    const url = engine === 'postgres' ? pgUrl! : await preparePglite(data)
+    rows.push(...await benchServer(engine, './serve.ts', { DATABASE_URL: url }, quire, data, options))
+  }
+  return rows
+}
+
+async function main (): Promise<void> {
+  const started = Date.now()
+  const options = readBenchOptions()
+  cleanupOnSignals()
+  const loadAtStart = loadavg()[0]
+  log(`load average at start: ${loadAtStart.toFixed(2)} on ${cpus().length} cores${loadAtStart > 0.5 ? ' (other work is running: numbers will be noisy)' : ''}`)
+  const rows = await benchAll(options)
+  addRatios(rows)
+  const seconds = (Date.now() - started) / 1000
+  log(`\n${formatTable(rows)}\n`)
+  const path = writeResults({
+    finishedAt: new Date().toISOString(),
+    runtimeSeconds: Math.round(seconds),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadAverageAtStart: loadAtStart },
+    options,
+    rows
+  })
+  log(`total ${seconds.toFixed(0)} s; results in ${path}`)
+  if (rows.some(r => r.status === 'errors' || r.status === 'failed')) log('some scenarios had errors: see the status column')
+}
+
+let exitCode = 0
+try {
+  await main()
+} catch (err) {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`)
+  exitCode = 1
+} finally {
+  await runCleanup()
+}
+process.exit(exitCode)

@@ -1,0 +1,76 @@
+// The benchmark's scenarios: each builds the requests it sends from the seeded
+// data. Add one by appending to SCENARIOS; a scenario whose feature is missing
+// throws SkipScenario and shows as skipped instead of failing the run.
+import type { LoadSpec } from './load.ts'
+import { FOO_VALUES, TOPICS } from './seed-data.ts'
+
+export interface ScenarioContext {
+  baseUrl: string
+  /** Ids of the seeded `test` and `link` documents. */
+  testIds: string[]
+  /** Authorization header (Basic) of the bench user, a plain user. */
+  basicAuth: string
+  /** The bench user's API key, from POST /login. */
+  apiKey: () => Promise<string>
+}
+
+export interface Scenario {
+  name: string
+  /** `baseline` runs on the bare Fastify + postgres.js server only; `quire` on every engine. */
+  target: 'baseline' | 'quire'
+  build: (ctx: ScenarioContext) => LoadSpec | Promise<LoadSpec>
+}
+
+/** Thrown by a scenario whose feature the server does not have yet. */
+export class SkipScenario extends Error {}
+
+const range = (n: number, item: (i: number) => string): string[] => Array.from({ length: n }, (_, i) => item(i))
+const getEach = (paths: string[], headers?: Record<string, string>): LoadSpec => ({ method: 'GET', paths, headers })
+
+const AGGREGATE_PIPELINE = [
+  { $match: { foo: 'foo-7' } },
+  { $group: { _id: '$yack.s', total: { $sum: '$yack.n' }, n: { $sum: 1 } } }
+]
+
+const NEW_DOCUMENT = {
+  foo: 'created',
+  bar: 'by the benchmark',
+  shmack: ['a', 'b'],
+  yack: { s: 'group-1', n: 1 },
+  fulltext: 'A document created by the benchmark, with some text for the full-text index.'
+}
+
+function expectBigCount (body: string): string | undefined {
+  return (JSON.parse(body) as { count?: number }).count === -1 ? undefined : 'expected count -1 (collection above the exact-count limit)'
+}
+
+export const SCENARIOS: Scenario[] = [
+  { name: 'baseline', target: 'baseline', build: ctx => getEach(ctx.testIds.map(id => `/baseline/${id}`)) },
+  { name: 'get-by-id', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`)) },
+  { name: 'list', target: 'quire', build: () => getEach(['/api/test?limit=10']) },
+  { name: 'list-filtered', target: 'quire', build: () => getEach(range(FOO_VALUES, i => `/api/test?filter[foo]=foo-${i}&limit=10`)) },
+  { name: 'search', target: 'quire', build: () => getEach(range(TOPICS, i => `/api/test?search=topic${i}&limit=10`)) },
+  { name: 'populate', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}?populate=link`)) },
+  { name: 'list-big', target: 'quire', build: () => ({ ...getEach(['/api/link?limit=10']), expect: expectBigCount }) },
+  { name: 'get-basic-auth', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`), { authorization: ctx.basicAuth }) },
+  { name: 'get-api-key', target: 'quire', build: async ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`), { apikey: await ctx.apiKey() }) },
+  {
+    name: 'aggregate',
+    target: 'quire',
+    build: ctx => ({ method: 'POST', paths: ['/aggregate/test'], headers: { authorization: ctx.basicAuth }, body: JSON.stringify(AGGREGATE_PIPELINE) })
+  },
+  // Last: it grows the test collection that the scenarios above read.
+  {
+    name: 'create',
+    target: 'quire',
+    build: ctx => ({ method: 'POST', paths: ['/api/test'], headers: { authorization: ctx.basicAuth }, body: JSON.stringify(NEW_DOCUMENT) })
+  }
+]
+
+/** The scenarios named in `names` (all when undefined); an unknown name is an error. */
+export function selectScenarios (names: string[] | undefined): Scenario[] {
+  if (!names) return SCENARIOS
+  const unknown = names.filter(n => !SCENARIOS.some(s => s.name === n))
+  if (unknown.length) throw new Error(`BENCH_SCENARIOS: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map(s => s.name).join(', ')}`)
+  return SCENARIOS.filter(s => names.includes(s.name))
+}
