@@ -1,0 +1,109 @@
+// The Engine for MongoDB through the official driver (no ODM). The neutral query
+// language is MongoDB's own, so filters, sorts and projections pass straight through;
+// documents are stored as JSON values (string _id, ISO date strings) like the SQL engines.
+import { MongoClient, MongoServerError } from 'mongodb'
+import type { Engine, FindQuery, FindResult } from './engine.ts'
+import type { Model } from '../models/model-definition.ts'
+import { collectionName, syncCollection } from './mongo-indexes.ts'
+import { checkFilter, findPipeline, matchOf, projectionOf } from './mongo-pipeline.ts'
+import { inTransaction, runBulkWrite, toStored, type StoredDoc } from './mongo-bulk-write.ts'
+import { preparePipeline } from './mongo-aggregate.ts'
+import { QuireError } from '../errors.ts'
+
+const DUPLICATE_KEY = 11000
+const MAX_TIME_EXPIRED = 50
+const INVALID_REGEX = [51091, 51108]
+
+/** Turns the database errors a client can cause into catalogue errors. */
+function translateMongoError (err: unknown): never {
+  if (err instanceof MongoServerError) {
+    if (err.code === DUPLICATE_KEY) throw new QuireError('DUPLICATE_KEY')
+    if (err.code === MAX_TIME_EXPIRED) throw new QuireError('QUERY_TIMEOUT')
+    if (INVALID_REGEX.includes(err.code as number)) throw new QuireError('INVALID_REGEX', 'Invalid regular expression')
+  }
+  throw err
+}
+
+async function run<T> (work: () => Promise<T>): Promise<T> {
+  try { return await work() } catch (err) { return translateMongoError(err) }
+}
+
+/** Connects to the database named in `url` ("test" when it names none). */
+export async function openMongoEngine (url: string, options: { statementTimeoutMs: number, log?: (msg: string) => void }): Promise<Engine> {
+  const client = await MongoClient.connect(url, { appName: 'quire' })
+  const db = client.db()
+  const maxTimeMS = options.statementTimeoutMs
+  const log = options.log ?? (() => {})
+  const collectionOf = (model: Model) => db.collection<StoredDoc>(collectionName(model))
+
+  async function find (model: Model, query: FindQuery): Promise<FindResult> {
+    const collection = collectionOf(model)
+    const pipeline = findPipeline(model, query)
+    const [docs, count] = await run(() => Promise.all([
+      collection.aggregate(pipeline, { maxTimeMS }).toArray(),
+      query.count ? collection.countDocuments(matchOf(query), { maxTimeMS }) : undefined
+    ]))
+    return { data: JSON.stringify(docs), returned: docs.length, ...(count !== undefined && { count }) }
+  }
+
+  return {
+    kind: 'mongodb',
+
+    syncModels: async (models) => {
+      for (const model of models) await syncCollection(db, model, log, maxTimeMS)
+    },
+
+    insert: async (model, doc) => {
+      const stored = toStored(doc)
+      await run(() => collectionOf(model).insertOne(stored, { maxTimeMS }))
+      for (const field of model.passwordFields) delete stored[field]
+      return JSON.stringify(stored)
+    },
+
+    findOne: async (model, filter, options = {}) => {
+      const result = await find(model, { filter, sort: [], fields: options.fields, limit: 1, skip: 0, count: false, populate: options.populate ?? [] })
+      return result.data === '[]' ? null : result.data.slice(1, -1)
+    },
+
+    findRaw: (model, filter) => run(() => collectionOf(model).findOne(checkFilter(model, filter), { maxTimeMS })),
+
+    find,
+
+    count: (model, filter) => run(() => collectionOf(model).countDocuments(checkFilter(model, filter), { maxTimeMS })),
+
+    estimateCount: (model) => run(() => collectionOf(model).estimatedDocumentCount({ maxTimeMS })),
+
+    updateOne: async (model, filter, set) => {
+      const projection = projectionOf(undefined, model.passwordFields)
+      const updated = await run(() => collectionOf(model).findOneAndUpdate(checkFilter(model, filter),
+        { $set: toStored(set), $inc: { __v: 1 } }, { returnDocument: 'after', maxTimeMS, ...(projection && { projection }) }))
+      return updated && JSON.stringify(updated)
+    },
+
+    aggregate: async (model, pipeline, options) => {
+      const docs = await run(() => collectionOf(model).aggregate(preparePipeline(model, pipeline, options), { maxTimeMS }).toArray())
+      return JSON.stringify(docs)
+    },
+
+    bulkWrite: (model, operations) => run(() => runBulkWrite(client, { model, collection: collectionOf(model), maxTimeMS }, operations)),
+
+    insertMany: async (model, docs) => {
+      if (docs.length === 0) return 0
+      await run(() => inTransaction(client, session => collectionOf(model).insertMany(docs.map(toStored), { session, maxTimeMS })))
+      return docs.length
+    },
+
+    exportAll: async function * (model, batchSize) {
+      const limit = Math.max(1, Math.floor(batchSize))
+      let last = ''
+      for (;;) {
+        const docs = await run(() => collectionOf(model).find({ _id: { $gt: last } }, { sort: { _id: 1 }, limit, maxTimeMS }).toArray())
+        if (docs.length === 0) return
+        last = docs[docs.length - 1]._id
+        yield docs.map(doc => JSON.stringify(doc))
+      }
+    },
+
+    close: () => client.close()
+  }
+}
