@@ -38,12 +38,15 @@ export class QuireError extends Error {
   readonly code: ErrorCode
   readonly status: number
   readonly details?: unknown
+  /** The spec's `err` reason string (login, refresh, recover and getjwt failures). */
+  readonly reason?: string
 
-  constructor (code: ErrorCode, message?: string, details?: unknown) {
+  constructor (code: ErrorCode, message?: string, details?: unknown, reason?: string) {
     super(message ?? ERRORS[code].message)
     this.code = code
     this.status = ERRORS[code].status
     this.details = details
+    this.reason = reason
   }
 }
 
@@ -55,5 +58,6 @@ export function errorBody (err: QuireError): Record<string, unknown> {
     message: err.message
   }
   if (err.details !== undefined) body.details = err.details
+  if (err.reason !== undefined) body.err = err.reason
   return body
 }

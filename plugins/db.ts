@@ -1,0 +1,15 @@
+// Decorates the instance with `db` (the storage engine chosen by DATABASE_URL)
+// and `models` (the loaded models), and syncs their storage on start.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { openStorage } from '../src/engines/open-storage.ts'
+
+async function dbPlugin (app: FastifyInstance): Promise<void> {
+  const { engine, models } = await openStorage(app.config, msg => app.log.info(msg))
+  app.log.info(`storage: ${engine.kind}; models: ${models.all().map(m => m.name).join(', ')}`)
+  app.decorate('db', engine)
+  app.decorate('models', models)
+  app.addHook('onClose', async () => { await engine.close() })
+}
+
+export default fp(dbPlugin, { name: 'db', dependencies: ['config'] })

@@ -1,0 +1,19 @@
+// Decorates the instance with `documentContext(request)`: what the document
+// operations (src/documents) need for one request.
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { cachedEstimates, type DocumentContext } from '../src/documents/document-context.ts'
+
+async function documentsPlugin (app: FastifyInstance): Promise<void> {
+  const estimateCount = cachedEstimates(app.db, app.models)
+  app.decorate('documentContext', (request: FastifyRequest): DocumentContext => ({
+    engine: app.db,
+    registry: app.models,
+    config: app.config,
+    caller: request.caller,
+    queryBuilder: app.queryBuilder,
+    estimateCount
+  }))
+}
+
+export default fp(documentsPlugin, { name: 'documents', dependencies: ['db', 'auth', 'queryBuilder'] })

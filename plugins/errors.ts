@@ -1,0 +1,42 @@
+// Maps every error to the catalogue's envelope: client mistakes become 4xx with
+// a stable code; anything else is logged and answered with a bare 500.
+import fp from 'fastify-plugin'
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { QuireError, errorBody } from '../src/errors.ts'
+
+function toQuireError (err: FastifyError): QuireError | undefined {
+  if (err instanceof QuireError) return err
+  if (err.validation) {
+    const details = err.validation.slice(0, 20).map(v => ({
+      field: (v.instancePath || (v.params as { missingProperty?: string }).missingProperty || '').replace(/^\//, '').replace(/\//g, '.'),
+      message: v.message ?? 'is invalid'
+    }))
+    const code = err.validationContext === 'body' ? 'INVALID_BODY' : 'BAD_REQUEST'
+    return new QuireError(code, `Invalid ${err.validationContext ?? 'request'}: ${details.map(d => `${d.field} ${d.message}`.trim()).join(', ')}`, details)
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return new QuireError('PAYLOAD_TOO_LARGE')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return new QuireError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON (application/json) or a form (application/x-www-form-urlencoded)')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY': return new QuireError('INVALID_BODY', 'The JSON body is empty')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY': return new QuireError('INVALID_BODY', 'The body is not valid JSON')
+  }
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return new QuireError('BAD_REQUEST', err.message)
+  return undefined
+}
+
+async function errorsPlugin (app: FastifyInstance): Promise<void> {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const known = toQuireError(err)
+    if (known) {
+      if (known.code === 'RATE_LIMITED' && known.details) reply.header('retry-after', String((known.details as { retryAfter: number }).retryAfter))
+      return reply.code(known.status).send(errorBody(known))
+    }
+    request.log.error({ err }, 'unexpected error')
+    return reply.code(500).send(errorBody(new QuireError('INTERNAL')))
+  })
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(errorBody(new QuireError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0].slice(0, 100)}`)))
+  })
+}
+
+export default fp(errorsPlugin, { name: 'errors' })

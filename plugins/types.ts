@@ -1,0 +1,22 @@
+// Type declarations for what the plugins decorate the Fastify instance and requests with.
+import type { Config } from '../src/config.ts'
+import type { Engine } from '../src/engines/engine.ts'
+import type { ModelRegistry } from '../src/models/model-registry.ts'
+import type { Caller } from '../src/auth/caller.ts'
+import type { QueryBuilder } from '../src/query/query-builder.ts'
+import type { AuthService } from './auth.ts'
+import type { DocumentContext } from '../src/documents/document-context.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+    db: Engine
+    models: ModelRegistry
+    queryBuilder: QueryBuilder
+    auth: AuthService
+    documentContext: (request: FastifyRequest) => DocumentContext
+  }
+  interface FastifyRequest {
+    caller: Caller
+  }
+}

@@ -1,0 +1,24 @@
+// POST /bulkwrite/{model}: MongoDB-style bulk operations in one transaction.
+import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { ModelParams } from '../schemas/common.ts'
+import { bulkWrite } from '../src/documents/bulk-write.ts'
+
+const BulkResponse = Type.Object({
+  status: Type.Literal('ok'),
+  nInserted: Type.Integer(),
+  nMatched: Type.Integer(),
+  nModified: Type.Integer(),
+  nUpserted: Type.Integer(),
+  nDeleted: Type.Integer(),
+  upsertedIds: Type.Array(Type.String())
+})
+
+export default async function bulkWriteRoutes (fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  app.post('/bulkwrite/:model', { schema: { params: ModelParams, body: Type.Array(Type.Unknown()), response: { 200: BulkResponse } } }, async (request) => {
+    const model = app.models.get(request.params.model)
+    return { status: 'ok' as const, ...await bulkWrite(app.documentContext(request), model, request.body) }
+  })
+}

@@ -1,0 +1,60 @@
+// The data endpoints: /api/{model} and /api/{model}/{_id} (GET, POST, PUT, DELETE).
+// Reads splice the stored JSON text into the reply without re-serializing it.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { DocumentParams, ListQuery, ModelParams } from '../schemas/common.ts'
+import { DocumentBody } from '../schemas/document-bodies.ts'
+import { listDocuments, readDocument } from '../src/documents/read-documents.ts'
+import { createDocument, deleteDocument, updateDocument, type WriteResult } from '../src/documents/write-documents.ts'
+import { QuireError, errorBody } from '../src/errors.ts'
+
+function isForm (request: FastifyRequest): boolean {
+  return (request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
+}
+
+function sendJson (reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json)
+}
+
+function sendWrite (reply: FastifyReply, result: WriteResult): FastifyReply {
+  const head = `{"status":"ok","message":${JSON.stringify(result.message)}`
+  return sendJson(reply, result.data === undefined ? `${head}}` : `${head},"data":${result.data}}`)
+}
+
+export default async function documentRoutes (fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+
+  app.get('/api/:model', { schema: { params: ModelParams, querystring: ListQuery } }, async (request, reply) => {
+    const model = app.models.get(request.params.model)
+    return sendJson(reply, await listDocuments(app.documentContext(request), model, request.query, request.url))
+  })
+
+  app.get('/api/:model/:id', { schema: { params: DocumentParams, querystring: ListQuery } }, async (request, reply) => {
+    const model = app.models.get(request.params.model)
+    return sendJson(reply, await readDocument(app.documentContext(request), model, request.params.id, request.query))
+  })
+
+  app.post('/api/:model', { schema: { params: ModelParams, body: DocumentBody } }, async (request, reply) => {
+    const model = app.models.get(request.params.model)
+    return sendWrite(reply, await createDocument(app.documentContext(request), model, request.body, isForm(request)))
+  })
+
+  app.put('/api/:model/:id', { schema: { params: DocumentParams, body: DocumentBody } }, async (request, reply) => {
+    const model = app.models.get(request.params.model)
+    return sendWrite(reply, await updateDocument(app.documentContext(request), model, request.params.id, request.body, isForm(request)))
+  })
+
+  app.delete('/api/:model/:id', { schema: { params: DocumentParams } }, async (request, reply) => {
+    const model = app.models.get(request.params.model)
+    return sendWrite(reply, await deleteDocument(app.documentContext(request), model, request.params.id))
+  })
+
+  app.route({
+    method: ['PATCH', 'OPTIONS'],
+    url: '/api/*',
+    handler: async (request, reply) => {
+      const err = new QuireError('METHOD_NOT_ALLOWED', `${request.method} is not supported: use PUT for partial updates`)
+      return reply.code(err.status).header('allow', 'GET, POST, PUT, DELETE').send(errorBody(err))
+    }
+  })
+}

@@ -1,0 +1,40 @@
+// The `quire` command line: serve the API, and administrative commands.
+import { Command } from 'commander'
+import { loadConfig } from './config.ts'
+import { addTransferCommands } from './commands/transfer-commands.ts'
+
+const program = new Command()
+program.name('quire').description('Quire: a self-hosted document data service')
+
+program.command('serve')
+  .description('start the HTTP API (configured by environment variables; see the README)')
+  .action(async () => {
+    const { buildApp } = await import('../app.ts')
+    const config = loadConfig()
+    const app = await buildApp({ config, logger: { level: config.logLevel } })
+    const close = (): void => { app.close().then(() => process.exit(0), () => process.exit(1)) }
+    process.once('SIGINT', close)
+    process.once('SIGTERM', close)
+    await app.listen({ port: config.port, host: config.host })
+  })
+
+addTransferCommands(program)
+
+program.command('admin').description('manage administrators')
+  .command('create')
+  .description('create an admin user in the storage DATABASE_URL names (the first admin, or another one)')
+  .requiredOption('--email <email>', 'the admin\'s email, used to log in')
+  .option('--password <password>', 'the password; or set QUIRE_ADMIN_PASSWORD to keep it out of the shell history')
+  .action(async (options: { email: string, password?: string }) => {
+    const { createAdmin } = await import('./auth/admin-command.ts')
+    const password = options.password ?? process.env.QUIRE_ADMIN_PASSWORD
+    if (!password) return program.error('quire admin create: give --password or set QUIRE_ADMIN_PASSWORD')
+    try {
+      const id = await createAdmin(loadConfig(), options.email, password)
+      console.log(`admin ${options.email.toLowerCase()} created (id ${id})`)
+    } catch (err) {
+      program.error(`quire admin create: ${(err as Error).message}`)
+    }
+  })
+
+await program.parseAsync()

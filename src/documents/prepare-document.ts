@@ -1,0 +1,113 @@
+// Turns a client's body into what is stored: read-only system fields dropped,
+// dates normalized, schema validated, passwords hashed, system fields set.
+import bcrypt from 'bcrypt'
+import type { Model } from '../models/model-definition.ts'
+import type { Doc } from '../engines/engine.ts'
+import type { Caller } from '../auth/caller.ts'
+import { compileValidators, describeErrors, type DocumentValidators } from '../models/document-schema.ts'
+import { normalizeDates } from '../models/normalize-dates.ts'
+import { newId, isValidId } from '../ids.ts'
+import { QuireError } from '../errors.ts'
+import { applyUserRules, ownUserRecord } from '../auth/user-rules.ts'
+
+/** System fields a client may send back (e.g. a document it read) but never sets. */
+const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v']
+
+const validatorCache = new WeakMap<Model, ReturnType<typeof compileValidators>>()
+
+function validatorsFor (model: Model, form: boolean): DocumentValidators {
+  let compiled = validatorCache.get(model)
+  if (!compiled) validatorCache.set(model, compiled = compileValidators(model))
+  return form ? compiled.form : compiled.json
+}
+
+export interface WriteInput {
+  model: Model
+  body: unknown
+  caller: Caller
+  /** The body came as an urlencoded form: strings are coerced to the schema's types. */
+  form: boolean
+  bcryptRounds: number
+}
+
+function splitSystemFields (body: unknown): { fields: Doc, owner?: unknown, deleted?: unknown } {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new QuireError('INVALID_BODY', 'The body must be a JSON object')
+  const { _owner_id: owner, _deleted: deleted, ...rest } = body as Doc
+  for (const key of READ_ONLY) delete rest[key]
+  return { fields: rest, owner, deleted }
+}
+
+async function hashPasswords (model: Model, doc: Doc, rounds: number): Promise<void> {
+  for (const field of model.passwordFields) {
+    if (field in doc) doc[field] = await hashPassword(doc[field], rounds)
+  }
+}
+
+function validate (validator: DocumentValidators['create'], doc: Doc): void {
+  if (!validator(doc)) throw new QuireError('VALIDATION_FAILED', 'The document does not match the model schema', describeErrors(validator.errors))
+}
+
+function checkOwner (owner: unknown, caller: Caller): void {
+  if (owner === undefined) return
+  if (!caller.admin) throw new QuireError('FORBIDDEN', 'Only an admin can set _owner_id')
+  if (owner !== null && !isValidId(owner)) throw new QuireError('VALIDATION_FAILED', '_owner_id must be a document id', [{ field: '_owner_id', message: 'must be 24 hex characters' }])
+}
+
+/** System fields of a new document created by `caller` (owner: the caller unless given). */
+export function newSystemFields (caller: Caller, owner?: unknown): Doc {
+  const id = newId()
+  const now = new Date().toISOString()
+  return { _id: id, id, _deleted: false, _owner_id: owner === undefined ? (caller.userId ?? null) : owner, createdAt: now, updatedAt: now, __v: 0 }
+}
+
+/** Validates a whole stored document (system fields aside) against the model; throws VALIDATION_FAILED. */
+export function checkStoredDocument (model: Model, doc: Doc): void {
+  const fields = { ...doc }
+  for (const key of [...READ_ONLY, '_deleted', '_owner_id']) delete fields[key]
+  validate(validatorsFor(model, false).create, fields)
+  Object.assign(doc, fields)
+}
+
+/** bcrypt hash of a password field's value. */
+export async function hashPassword (value: unknown, rounds: number): Promise<unknown> {
+  return typeof value === 'string' ? await bcrypt.hash(value, rounds) : value
+}
+
+/** A complete new document for POST. */
+export async function prepareCreate (input: WriteInput): Promise<Doc> {
+  const { model, caller } = input
+  const { fields, owner, deleted } = splitSystemFields(input.body)
+  if (deleted !== undefined) throw new QuireError('VALIDATION_FAILED', '_deleted cannot be set on create', [{ field: '_deleted', message: 'is set by DELETE' }])
+  checkOwner(owner, caller)
+  const doc = normalizeDates(model.fields, applyUserRules(model, caller, fields))
+  validate(validatorsFor(model, input.form).create, doc)
+  await hashPasswords(model, doc, input.bcryptRounds)
+  return ownUserRecord(model, { ...doc, ...newSystemFields(caller, owner) }, owner !== undefined)
+}
+
+/** The validated, date-normalized, password-hashed fields of a replacement document (bulk replaceOne). */
+export async function prepareReplacement (input: WriteInput): Promise<Doc> {
+  const { fields, owner, deleted } = splitSystemFields(input.body)
+  if (owner !== undefined || deleted !== undefined) throw new QuireError('VALIDATION_FAILED', 'A replacement cannot set _owner_id or _deleted')
+  const doc = normalizeDates(input.model.fields, fields)
+  validate(validatorsFor(input.model, false).create, doc)
+  await hashPasswords(input.model, doc, input.bcryptRounds)
+  return doc
+}
+
+/** The fields to merge for PUT; `_deleted` (restore/delete) and `_owner_id` (admins) included when sent. */
+export async function prepareUpdate (input: WriteInput): Promise<Doc> {
+  const { model, caller } = input
+  const { fields, owner, deleted } = splitSystemFields(input.body)
+  checkOwner(owner, caller)
+  if (deleted !== undefined && typeof deleted !== 'boolean') throw new QuireError('VALIDATION_FAILED', '_deleted must be a boolean', [{ field: '_deleted', message: 'must be boolean' }])
+  const set = normalizeDates(model.fields, applyUserRules(model, caller, fields))
+  validate(validatorsFor(model, input.form).update, set)
+  await hashPasswords(model, set, input.bcryptRounds)
+  return {
+    ...set,
+    ...(owner !== undefined && { _owner_id: owner }),
+    ...(deleted !== undefined && { _deleted: deleted }),
+    updatedAt: new Date().toISOString()
+  }
+}

@@ -1,0 +1,141 @@
+// The storage engine contract. Every engine (PGlite, PostgreSQL, MongoDB)
+// implements these semantics; test/engine-contract.test.ts checks them on each.
+import type { Model } from '../models/model-definition.ts'
+import type { Filter, Sort } from '../query/types.ts'
+
+/** A stored document: system fields plus the model's fields. */
+export type Doc = Record<string, unknown>
+
+/** Fill link fields with the linked documents (DESIGN.md section 4). */
+export interface PopulateSpec {
+  /** The model's link field, e.g. "link_id" or "array_link_id". */
+  field: string
+  /** The name the linked document(s) appear under, e.g. "link". */
+  as: string
+  target: Model
+  many: boolean
+  /** Only these fields of the linked documents (plus _id); all when undefined. */
+  fields?: string[]
+  /** Filter the linked documents must match (soft delete, read permission). */
+  filter: Filter
+}
+
+export interface FindQuery {
+  /** The complete filter, soft-delete and owner conditions included (the query builder adds them). */
+  filter: Filter
+  /** Sort order; the engine always breaks ties by _id, and sorts by _id when empty. */
+  sort: Sort
+  /** Only these fields (plus _id and id); all when undefined. */
+  fields?: string[]
+  limit: number
+  skip: number
+  /** Also return the exact number of matching documents. */
+  count: boolean
+  /** Full-text search text (web-search syntax) on the model's full-text index; adds `score` and sorts by it first. */
+  search?: string
+  populate: PopulateSpec[]
+}
+
+export interface FindResult {
+  /** The page as JSON text of an array of documents (engines may pass stored text through). */
+  data: string
+  /** Number of documents in `data`. */
+  returned: number
+  /** The exact count, when asked for. */
+  count?: number
+}
+
+/** One terms list of a checked MongoDB update document: [operator, field path, value]. */
+export type UpdateTerms = Array<[operator: '$set' | '$unset' | '$inc' | '$push' | '$pull' | '$addToSet', path: string, value: unknown]>
+
+/**
+ * A write of a bulk request, already authorized and prepared by the caller: filters include the
+ * soft-delete and owner conditions; documents carry their system fields; `check` validates a
+ * document computed by the engine (an updated or upserted one) and throws a 400 QuireError.
+ */
+export type BulkOperation =
+  | { kind: 'insert', doc: Doc }
+  | { kind: 'update', filter: Filter, update: UpdateTerms, many: boolean, now: string, upsert?: Doc, check: (doc: Doc) => void }
+  | { kind: 'replace', filter: Filter, replacement: Doc, now: string, upsert?: Doc }
+  | { kind: 'delete', filter: Filter, many: boolean, now: string }
+
+export interface BulkResult {
+  nInserted: number
+  nMatched: number
+  nModified: number
+  nUpserted: number
+  nDeleted: number
+  upsertedIds: string[]
+}
+
+/** The most documents one updateMany may touch (a bigger one is a 400, and changes nothing). */
+export const MAX_BULK_UPDATE_DOCUMENTS = 10_000
+
+/** What a pipeline may touch, decided by the caller's permissions. */
+export interface AggregateOptions {
+  /** Applied before the first stage: soft delete and owner conditions. */
+  baseFilter: Filter
+  /** A model named by $lookup, with the filter its documents must match; throws 403/404 QuireErrors. */
+  lookup: (modelName: string) => { model: Model, filter: Filter }
+  /** $out and $merge: refused (403) unless true. */
+  allowWrites: boolean
+}
+
+export interface Engine {
+  /** "pglite", "postgres" or "mongodb". */
+  readonly kind: string
+
+  /** Creates the collections and indexes the models need; idempotent, and run on every start. */
+  syncModels: (models: Model[]) => Promise<void>
+
+  /**
+   * Stores a new document (system fields already set by the caller) and returns it as JSON text,
+   * password fields removed. A unique index violation throws QuireError DUPLICATE_KEY.
+   */
+  insert: (model: Model, doc: Doc) => Promise<string>
+
+  /** The first document matching `filter` (e.g. {_id, _deleted:false}) as JSON text, or null. */
+  findOne: (model: Model, filter: Filter, options?: { fields?: string[], populate?: PopulateSpec[] }) => Promise<string | null>
+
+  /** The same as findOne but as a parsed object with password fields kept: for the service's own use (login). */
+  findRaw: (model: Model, filter: Filter) => Promise<Doc | null>
+
+  /** A page of documents matching the query. */
+  find: (model: Model, query: FindQuery) => Promise<FindResult>
+
+  /** Exact number of documents matching `filter`. */
+  count: (model: Model, filter: Filter) => Promise<number>
+
+  /** The collection's approximate size, in O(1) (statistics), including soft-deleted documents. */
+  estimateCount: (model: Model) => Promise<number>
+
+  /**
+   * Merges `set` into the top level of the one document matching `filter`, increments __v,
+   * and returns the new document as JSON text (password fields removed), or null when nothing matched.
+   * The caller sets updatedAt in `set`. A unique violation throws DUPLICATE_KEY.
+   */
+  updateOne: (model: Model, filter: Filter, set: Doc) => Promise<string | null>
+
+  /**
+   * Runs the operations in order in ONE transaction: all of them or none. Updates and replaces
+   * bump __v and set updatedAt = op.now on documents they change (nModified counts those);
+   * deletes are soft (nDeleted counts live documents they marked deleted); an upsert inserts
+   * op.upsert (with the update applied) when nothing matched.
+   */
+  bulkWrite: (model: Model, operations: BulkOperation[]) => Promise<BulkResult>
+
+  /** Inserts many prepared documents in batches (import); returns how many were inserted. */
+  insertMany: (model: Model, docs: Doc[]) => Promise<number>
+
+  /** Every stored document (deleted ones too, passwords included), in _id order, in batches of JSON texts (export). */
+  exportAll: (model: Model, batchSize: number) => AsyncIterable<string[]>
+
+  /**
+   * Runs a MongoDB aggregation pipeline and returns its output documents as JSON text of an array.
+   * Password fields of the source and looked-up models are invisible to every stage.
+   */
+  aggregate: (model: Model, pipeline: unknown[], options: AggregateOptions) => Promise<string>
+
+  /** Releases connections and workers. */
+  close: () => Promise<void>
+}

@@ -1,0 +1,140 @@
+// The Engine for PostgreSQL and PGlite: every operation is one compiled SQL
+// statement over a SqlClient. Tables hold (_id text primary key, doc jsonb).
+import type { Doc, Engine, FindQuery, FindResult } from './engine.ts'
+import type { Model } from '../models/model-definition.ts'
+import type { SqlClient } from '../sql/sql-client.ts'
+import { SqlError } from '../sql/sql-client.ts'
+import { compileFind, compileWhere } from '../sql/compile-find.ts'
+import { compileProjection } from '../sql/compile-projection.ts'
+import { SqlParams } from '../sql/sql-params.ts'
+import { quoteIdent } from '../sql/quote.ts'
+import { tableName } from '../sql/schema-ddl.ts'
+import { syncModelSchema } from '../sql/sync-schema.ts'
+import { insertDocs, runBulkWrite } from './sql-bulk-write.ts'
+import { compilePipeline } from '../sql/compile-pipeline.ts'
+import { fieldKindLookup } from '../models/field-kinds.ts'
+import { quoteLiteral } from '../sql/quote.ts'
+import { QuireError } from '../errors.ts'
+
+/** Turns the database errors a client can cause into catalogue errors. */
+export function translateSqlError (err: unknown): never {
+  if (err instanceof SqlError) {
+    if (err.code === '23505') throw new QuireError('DUPLICATE_KEY')
+    if (err.code === '57014') throw new QuireError('QUERY_TIMEOUT')
+    if (err.code === '2201B') throw new QuireError('INVALID_REGEX', 'Invalid regular expression')
+    if (err.code === '54001') throw new QuireError('QUERY_TOO_COMPLEX', 'The query is too complex')
+  }
+  throw err
+}
+
+async function run<T> (work: () => Promise<T>): Promise<T> {
+  try { return await work() } catch (err) { return translateSqlError(err) }
+}
+
+
+/** A model's rows as a pipeline sees them: password fields removed before any stage runs. */
+function pipelineSource (model: Model): string {
+  const table = quoteIdent(tableName(model))
+  if (model.passwordFields.length === 0) return table
+  return `(SELECT _id, doc - ARRAY[${model.passwordFields.map(quoteLiteral).join(', ')}]::text[] AS doc FROM ${table})`
+}
+
+export function createSqlEngine (client: SqlClient, log: (msg: string) => void = () => {}): Engine {
+  const projectionOf = (model: Model, params: SqlParams, fields?: string[]): string =>
+    compileProjection(fields, { params, doc: 't.doc' }, { exclude: model.passwordFields })
+
+  async function find (model: Model, query: FindQuery): Promise<FindResult> {
+    const { text, values } = compileFind(model, query)
+    const rows = await run(() => client.query(text, values)) as Array<{ d: unknown, total?: unknown }>
+    const docs = rows.filter(r => r.d !== null).map(r => r.d as string)
+    return { data: `[${docs.join(',')}]`, returned: docs.length, ...(query.count && { count: Number(rows[0]?.total ?? 0) }) }
+  }
+
+  return {
+    kind: client.kind,
+
+    syncModels: async (models) => {
+      await client.transaction(async tx => {
+        await tx.query('SELECT pg_advisory_xact_lock(726354100)')
+        for (const model of models) await syncModelSchema(tx, model, log)
+      })
+    },
+
+    insert: async (model, doc) => {
+      const params = new SqlParams()
+      const text = `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) VALUES (${params.add(doc._id as string)}, ${params.addJson(doc)}) ` +
+        `RETURNING (${projectionOf(model, params)})::text AS d`
+      const rows = await run(() => client.query(text, params.values))
+      return rows[0].d as string
+    },
+
+    findOne: async (model, filter, options = {}) => {
+      const result = await find(model, { filter, sort: [], fields: options.fields, limit: 1, skip: 0, count: false, populate: options.populate ?? [] })
+      return result.data === '[]' ? null : result.data.slice(1, -1)
+    },
+
+    findRaw: async (model, filter) => {
+      const params = new SqlParams()
+      const text = `SELECT t.doc::text AS d FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)} LIMIT 1`
+      const rows = await run(() => client.query(text, params.values))
+      return rows.length ? JSON.parse(rows[0].d as string) as Doc : null
+    },
+
+    find,
+
+    count: async (model, filter) => {
+      const params = new SqlParams()
+      const text = `SELECT count(*) AS n FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)}`
+      const rows = await run(() => client.query(text, params.values))
+      return Number(rows[0].n)
+    },
+
+    estimateCount: async (model) => {
+      const text = 'SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::bigint AS n FROM pg_class c ' +
+        'LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = to_regclass($1)'
+      const rows = await run(() => client.query(text, [quoteIdent(tableName(model))]))
+      return Number(rows[0]?.n ?? 0)
+    },
+
+    updateOne: async (model, filter, set) => {
+      const params = new SqlParams()
+      const table = quoteIdent(tableName(model))
+      const target = `SELECT t._id FROM ${table} t WHERE ${compileWhere(model, filter, params)} LIMIT 1`
+      const text = `UPDATE ${table} AS t SET doc = t.doc || ${params.addJson(set)} || ` +
+        `jsonb_build_object('__v', coalesce((t.doc->>'__v')::int, 0) + 1) WHERE t._id = (${target}) ` +
+        `RETURNING (${projectionOf(model, params)})::text AS d`
+      const rows = await run(() => client.query(text, params.values))
+      return rows.length ? rows[0].d as string : null
+    },
+
+    aggregate: async (model, pipeline, options) => {
+      const { text, values } = compilePipeline(pipeline, {
+        table: name => pipelineSource(name === model.name ? model : options.lookup(name).model),
+        source: model.name,
+        baseFilter: options.baseFilter,
+        lookupFilter: name => options.lookup(name).filter,
+        allowWrites: options.allowWrites,
+        kindOf: fieldKindLookup(model)
+      })
+      const rows = await run(() => client.query(text, values))
+      return JSON.stringify(rows.map(r => r.doc))
+    },
+
+    bulkWrite: (model, operations) => run(() => runBulkWrite(client, model, operations)),
+
+    insertMany: (model, docs) => run(() => insertDocs(client, model, docs)),
+
+    exportAll: async function * (model, batchSize) {
+      const text = `SELECT _id, doc::text AS d FROM ${quoteIdent(tableName(model))} WHERE _id > $1 ORDER BY _id LIMIT ${Math.max(1, Math.floor(batchSize))}`
+      let last = ''
+      for (;;) {
+        const rows = await client.query(text, [last])
+        if (rows.length === 0) return
+        last = rows[rows.length - 1]._id as string
+        yield rows.map(r => r.d as string)
+      }
+    },
+
+    close: () => client.close()
+  }
+}

@@ -1,0 +1,13 @@
+// Document identifiers: 24 hex characters, generated like MongoDB ObjectIds
+// (time-ordered, so sorting by _id is sorting by creation).
+import { ObjectId } from 'bson'
+
+const OBJECT_ID = /^[0-9a-f]{24}$/
+
+export function newId (): string {
+  return new ObjectId().toHexString()
+}
+
+export function isValidId (value: unknown): value is string {
+  return typeof value === 'string' && OBJECT_ID.test(value)
+}

@@ -1,0 +1,35 @@
+// Answers "what kind of value does this field path hold?" from a model's schema,
+// so that compilers can choose index-friendly SQL and parsers can coerce values.
+import type { FieldKind, FieldKindLookup } from '../query/types.ts'
+import type { FieldSpec, Model } from './model-definition.ts'
+
+const SYSTEM_KINDS: Record<string, FieldKind> = {
+  _id: 'string', id: 'string', _deleted: 'boolean', _owner_id: 'string', createdAt: 'date', updatedAt: 'date', __v: 'integer'
+}
+
+function kindOfSpec (spec: FieldSpec): FieldKind {
+  switch (spec.type) {
+    case 'password': case 'id': return 'string'
+    default: return spec.type
+  }
+}
+
+/** Finds the spec of a dotted path; undefined when it crosses an array or an unknown field. */
+export function fieldSpecAt (model: Model, path: string): FieldSpec | undefined {
+  const [first, ...rest] = path.split('.')
+  let spec: FieldSpec | undefined = model.fields[first]
+  for (const seg of rest) {
+    if (spec?.type !== 'object' || !spec.properties) return undefined
+    spec = spec.properties[seg]
+  }
+  return spec
+}
+
+export function fieldKindLookup (model: Model): FieldKindLookup {
+  return (path: string) => {
+    const system = SYSTEM_KINDS[path]
+    if (system) return system
+    const spec = fieldSpecAt(model, path)
+    return spec ? kindOfSpec(spec) : undefined
+  }
+}

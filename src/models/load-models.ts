@@ -1,0 +1,83 @@
+// Loads model files (models/*.json), checks them against the model file schema
+// and against each other (links, indexes), and resolves them into Models.
+import { readdirSync, readFileSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { Value } from '@sinclair/typebox/value'
+import { ModelFileSchema, SYSTEM_FIELDS, type FieldSpec, type Model, type ModelFile } from './model-definition.ts'
+import { fieldSpecAt } from './field-kinds.ts'
+
+const LINK_SUFFIX = /_ids?$/
+
+function linkTarget (spec: FieldSpec): { target: string, many: boolean } | undefined {
+  if (spec.link && spec.type === 'array') return { target: spec.link, many: true }
+  if (spec.link) return { target: spec.link, many: false }
+  return undefined
+}
+
+/** Turns a checked model file into a Model; throws with the file's name on a mistake. */
+export function resolveModel (file: ModelFile): Model {
+  const problems: string[] = []
+  for (const name of Object.keys(file.fields)) {
+    if ((SYSTEM_FIELDS as readonly string[]).includes(name)) problems.push(`field ${name} is a system field`)
+  }
+  const links: Model['links'] = []
+  for (const [field, spec] of Object.entries(file.fields)) {
+    const link = linkTarget(spec)
+    if (!link) continue
+    if (!LINK_SUFFIX.test(field)) problems.push(`link field ${field} must end in _id or _ids`)
+    links.push({ field, as: field.replace(LINK_SUFFIX, ''), ...link })
+  }
+  const draft: Model = {
+    name: file.name,
+    fields: file.fields,
+    required: file.required ?? [],
+    additionalFields: file.additionalFields ?? false,
+    indexes: (file.indexes ?? []).map(i => ({ fields: i.fields, unique: i.unique ?? false })),
+    fulltext: file.fulltext && { fields: file.fulltext.fields, language: file.fulltext.language ?? 'english' },
+    perms: file.perms ?? {},
+    passwordFields: Object.entries(file.fields).filter(([, s]) => s.type === 'password').map(([n]) => n),
+    links
+  }
+  for (const r of draft.required) if (!file.fields[r]) problems.push(`required field ${r} is not defined`)
+  for (const index of draft.indexes) {
+    for (const f of index.fields) if (!fieldSpecAt(draft, f) && f !== '_owner_id' && f !== 'createdAt' && f !== 'updatedAt') problems.push(`index field ${f} is not defined`)
+  }
+  for (const f of draft.fulltext?.fields ?? []) {
+    if (fieldSpecAt(draft, f)?.type !== 'string') problems.push(`full-text field ${f} must be a string field`)
+  }
+  if (problems.length) throw new Error(`model ${file.name}: ${problems.join('; ')}`)
+  return draft
+}
+
+/** Checks that every link points at a known model. */
+export function checkLinks (models: Map<string, Model>): void {
+  for (const model of models.values()) {
+    for (const link of model.links) {
+      if (!models.has(link.target)) throw new Error(`model ${model.name}: link ${link.field} points at unknown model ${link.target}`)
+    }
+  }
+}
+
+/** Parses and checks one model file's JSON text. */
+export function parseModelFile (text: string, source: string): Model {
+  let json: unknown
+  try { json = JSON.parse(text) } catch (err) { throw new Error(`${source}: not valid JSON (${(err as Error).message})`) }
+  if (!Value.Check(ModelFileSchema, json)) {
+    const first = [...Value.Errors(ModelFileSchema, json)].slice(0, 3).map(e => `${e.path || '/'} ${e.message}`)
+    throw new Error(`${source}: not a valid model file: ${first.join('; ')}`)
+  }
+  return resolveModel(json)
+}
+
+/** Loads every *.json model in a directory (none when it does not exist), plus built-in models. */
+export function loadModels (dir: string, builtIns: Model[] = []): Map<string, Model> {
+  const models = new Map<string, Model>(builtIns.map(m => [m.name, m]))
+  const files = existsSync(dir) ? readdirSync(dir).filter(f => f.endsWith('.json')).sort() : []
+  for (const file of files) {
+    const model = parseModelFile(readFileSync(join(dir, file), 'utf8'), join(dir, file))
+    if (models.has(model.name)) throw new Error(`${file}: model ${model.name} is defined twice (or is built in)`)
+    models.set(model.name, model)
+  }
+  checkLinks(models)
+  return models
+}

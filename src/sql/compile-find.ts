@@ -1,0 +1,78 @@
+// Compiles a FindQuery into one SQL statement: filter, full-text search, sort,
+// projection, populate (correlated subqueries) and paging, plus the exact count
+// in the same round trip when it is asked for.
+import type { FindQuery, PopulateSpec } from '../engines/engine.ts'
+import type { Model } from '../models/model-definition.ts'
+import { fieldKindLookup } from '../models/field-kinds.ts'
+import type { Filter } from '../query/types.ts'
+import { compileFilter } from './compile-filter.ts'
+import { compileSort } from './compile-sort.ts'
+import { compileProjection } from './compile-projection.ts'
+import { jsonPathExpr, quoteIdent, quoteLiteral } from './quote.ts'
+import { fulltextColumn, tableName } from './schema-ddl.ts'
+import { SqlParams, type SqlValue } from './sql-params.ts'
+import { QuireError } from '../errors.ts'
+
+export interface CompiledSql { text: string, values: SqlValue[] }
+
+/** WHERE condition for `filter` on alias `t`, using the primary key when the filter names an _id. */
+export function compileWhere (model: Model, filter: Filter, params: SqlParams, alias = 't'): string {
+  const condition = compileFilter(filter, { params, doc: `${alias}.doc`, kindOf: fieldKindLookup(model) })
+  return typeof filter._id === 'string' ? `${alias}._id = ${params.add(filter._id)} AND ${condition}` : condition
+}
+
+function populateExpr (spec: PopulateSpec, params: SqlParams, depth: number): string {
+  const alias = `p${depth}`
+  const table = quoteIdent(tableName(spec.target))
+  const proj = compileProjection(spec.fields, { params, doc: `${alias}.doc` }, { exclude: spec.target.passwordFields })
+  const where = compileWhere(spec.target, spec.filter, params, alias)
+  if (!spec.many) {
+    return `(SELECT ${proj} FROM ${table} ${alias} WHERE ${alias}._id = (t.doc->>${quoteLiteral(spec.field)}) AND ${where})`
+  }
+  const link = jsonPathExpr('t.doc', spec.field)
+  const ids = `CASE WHEN jsonb_typeof(${link}) = 'array' THEN ${link} ELSE '[]'::jsonb END`
+  return `(SELECT coalesce(jsonb_agg(${proj} ORDER BY a.ord), '[]'::jsonb) FROM jsonb_array_elements_text(${ids}) WITH ORDINALITY a(id, ord) ` +
+    `JOIN ${table} ${alias} ON ${alias}._id = a.id WHERE ${where})`
+}
+
+/** The jsonb expression of one result row: projection, populated links and the search score. */
+function rowExpr (model: Model, query: FindQuery, params: SqlParams, score?: string): string {
+  let expr = compileProjection(query.fields, { params, doc: 't.doc' }, { exclude: model.passwordFields })
+  const extras = query.populate.map((spec, i) => `${quoteLiteral(spec.as)}, ${populateExpr(spec, params, i)}`)
+  if (score) extras.push(`'score', ${score}`)
+  if (extras.length) expr = `(${expr}) || jsonb_build_object(${extras.join(', ')})`
+  return expr
+}
+
+function searchParts (model: Model, text: string, params: SqlParams): { where: string, score: string } {
+  const fts = fulltextColumn(model)
+  if (!fts) throw new QuireError('NO_FULLTEXT_INDEX', `Model ${model.name} has no full-text index: search needs one`)
+  const tsquery = `websearch_to_tsquery(${quoteLiteral(fts.language)}::regconfig, ${params.add(text)})`
+  const column = `t.${quoteIdent(fts.name)}`
+  return { where: `${column} @@ ${tsquery}`, score: `ts_rank(${column}, ${tsquery})` }
+}
+
+/**
+ * One statement answering a FindQuery. Each row has `d` (a document as JSON text, or null on an
+ * empty page) and, when the count is asked for, `total` (the same on every row).
+ */
+export function compileFind (model: Model, query: FindQuery): CompiledSql {
+  const params = new SqlParams()
+  const table = quoteIdent(tableName(model))
+  let where = compileWhere(model, query.filter, params)
+  let order = compileSort(query.sort, { params, doc: 't.doc', idColumn: 't._id', kindOf: fieldKindLookup(model) })
+  let score: string | undefined
+  if (query.search !== undefined) {
+    const search = searchParts(model, query.search, params)
+    where = `${search.where} AND ${where}`
+    score = search.score
+    order = `${score} DESC, ${order}`
+  }
+  const row = rowExpr(model, query, params, score)
+  const page = `SELECT (${row})::text AS d FROM ${table} t WHERE ${where} ORDER BY ${order} ` +
+    `LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.skip)}`
+  if (!query.count) return { text: page, values: params.values }
+  const text = `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${where}) c ` +
+    `LEFT JOIN LATERAL (${page}) p ON true`
+  return { text, values: params.values }
+}

@@ -1,0 +1,52 @@
+// DDL for a model: its table, its indexes and its full-text column. Names are
+// derived from a hash of each definition, so a changed definition gets a new
+// index and the stale one is dropped: syncing is idempotent on every start.
+import { createHash } from 'node:crypto'
+import type { Model } from '../models/model-definition.ts'
+import { fieldKindLookup } from '../models/field-kinds.ts'
+import { indexExpression } from './compile-filter.ts'
+import { quoteIdent, quoteLiteral, jsonPathExpr } from './quote.ts'
+
+const INDEX_PREFIX = 'qx_'
+
+function shortHash (text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 10)
+}
+
+export function tableName (model: Model | string): string {
+  return `q_${typeof model === 'string' ? model : model.name}`
+}
+
+export interface IndexDefinition { name: string, sql: string }
+
+/** The indexes a model wants, each with a name unique to its definition. */
+export function indexDefinitions (model: Model): IndexDefinition[] {
+  const table = tableName(model)
+  const kindOf = fieldKindLookup(model)
+  const defs = model.indexes.map(index => {
+    const columns = index.fields.map(f => `(${indexExpression('doc', f, kindOf(f))})`).join(', ')
+    const unique = index.unique ? 'UNIQUE ' : ''
+    const body = `${unique}INDEX %NAME% ON ${quoteIdent(table)} (${columns})`
+    return { body, name: `${INDEX_PREFIX}${model.name.slice(0, 30)}_${shortHash(body)}` }
+  })
+  const fts = fulltextColumn(model)
+  if (fts) {
+    const body = `INDEX %NAME% ON ${quoteIdent(table)} USING gin (${quoteIdent(fts.name)})`
+    defs.push({ body, name: `${INDEX_PREFIX}${model.name.slice(0, 30)}_${shortHash(body)}` })
+  }
+  return defs.map(d => ({ name: d.name, sql: `CREATE ${d.body.replace('%NAME%', quoteIdent(d.name))}` }))
+}
+
+/** The generated tsvector column of a model's full-text index, or undefined. */
+export function fulltextColumn (model: Model): { name: string, language: string, sql: string } | undefined {
+  if (!model.fulltext) return undefined
+  const { fields, language } = model.fulltext
+  const text = fields.map(f => `coalesce(${jsonPathExpr('doc', f).replace(/->('[^']*')$/, '->>$1')}, '')`).join(` || ' ' || `)
+  const expr = `to_tsvector(${quoteLiteral(language)}::regconfig, ${text})`
+  const name = `fts_${shortHash(expr)}`
+  return { name, language, sql: `tsvector GENERATED ALWAYS AS (${expr}) STORED` }
+}
+
+export function createTableSql (model: Model): string {
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(tableName(model))} (_id text PRIMARY KEY, doc jsonb NOT NULL)`
+}

@@ -1,0 +1,45 @@
+// Brings one model's table, full-text column and indexes in line with its
+// definition: creates what is missing, drops what is stale, logs what it builds.
+import type { Model } from '../models/model-definition.ts'
+import type { SqlClient } from './sql-client.ts'
+import { createTableSql, fulltextColumn, indexDefinitions, tableName } from './schema-ddl.ts'
+import { quoteIdent } from './quote.ts'
+
+async function syncFulltextColumn (tx: SqlClient, model: Model, log: (msg: string) => void): Promise<void> {
+  const table = tableName(model)
+  const wanted = fulltextColumn(model)
+  const rows = await tx.query(
+    "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name LIKE 'fts\\_%'",
+    [table])
+  for (const { name } of rows as Array<{ name: string }>) {
+    if (name !== wanted?.name) await tx.exec(`ALTER TABLE ${quoteIdent(table)} DROP COLUMN ${quoteIdent(name)}`)
+  }
+  if (wanted && !rows.some(r => r.name === wanted.name)) {
+    log(`building full-text column ${wanted.name} on ${table}`)
+    await tx.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(wanted.name)} ${wanted.sql}`)
+  }
+}
+
+async function syncIndexes (tx: SqlClient, model: Model, log: (msg: string) => void): Promise<void> {
+  const table = tableName(model)
+  const wanted = indexDefinitions(model)
+  const rows = await tx.query(
+    "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 AND indexname LIKE 'qx\\_%'",
+    [table]) as Array<{ name: string }>
+  const existing = new Set(rows.map(r => r.name))
+  for (const name of existing) {
+    if (!wanted.some(w => w.name === name)) await tx.exec(`DROP INDEX ${quoteIdent(name)}`)
+  }
+  for (const index of wanted) {
+    if (existing.has(index.name)) continue
+    log(`building index ${index.name} on ${table}`)
+    await tx.exec(index.sql)
+  }
+}
+
+/** Creates or updates the storage of one model; runs inside the caller's transaction. */
+export async function syncModelSchema (tx: SqlClient, model: Model, log: (msg: string) => void): Promise<void> {
+  await tx.exec(createTableSql(model))
+  await syncFulltextColumn(tx, model, log)
+  await syncIndexes(tx, model, log)
+}

@@ -1,0 +1,65 @@
+// Builds Quire apps for HTTP scenario tests on every engine: PGlite in memory,
+// and a real PostgreSQL server (one throwaway cluster per test file, a fresh
+// database per app). MongoDB runs when MONGODB_URL is set.
+import type { Test } from 'tap'
+import type { FastifyInstance } from 'fastify'
+import postgres from 'postgres'
+import { buildApp } from '../../app.ts'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { startPgCluster, type PgCluster } from '../../src/sql/pg-cluster.ts'
+import { prepareCreate } from '../../src/documents/prepare-document.ts'
+import { USER_MODEL } from '../../src/auth/user-model.ts'
+import { ANONYMOUS } from '../../src/auth/caller.ts'
+
+export type EngineName = 'pglite' | 'postgres'
+
+let cluster: Promise<PgCluster> | undefined
+let databases = 0
+
+/** The shared cluster of this test file, started on first use and stopped when the file ends. */
+function sharedCluster (t: Test): Promise<PgCluster> {
+  if (!cluster) {
+    cluster = startPgCluster()
+    t.teardown(async () => { await (await cluster!).stop() })
+  }
+  return cluster
+}
+
+export async function databaseUrl (t: Test, engine: EngineName): Promise<string> {
+  if (engine === 'pglite') return 'pglite://memory'
+  const { url } = await sharedCluster(t)
+  const name = `quire_test_${process.pid}_${++databases}`
+  const admin = postgres(url, { max: 1, onnotice: () => {} })
+  await admin.unsafe(`CREATE DATABASE ${name}`)
+  await admin.end()
+  return url.replace(/\/postgres$/, `/${name}`)
+}
+
+export const ENGINES: EngineName[] = ['pglite', 'postgres']
+
+export interface TestApp {
+  app: FastifyInstance
+  /** Authorization header of an admin user created for the test. */
+  admin: string
+  /** Creates a (non-admin unless said) user and returns its Basic authorization header. */
+  createUser: (email: string, password: string, fields?: Record<string, unknown>) => Promise<{ auth: string, id: string }>
+}
+
+export function basicAuth (email: string, password: string): string {
+  return `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`
+}
+
+/** A new app on `engine` with the sample models, closed when `t` ends. */
+export async function createTestApp (t: Test, engine: EngineName, overrides: Partial<Config> = {}): Promise<TestApp> {
+  const config: Config = { ...loadConfig({}), modelsDir: new URL('../../models', import.meta.url).pathname, bcryptRounds: 4, ...overrides }
+  config.databaseUrl = overrides.databaseUrl ?? await databaseUrl(t, engine)
+  const app = await buildApp({ config })
+  t.teardown(() => app.close())
+  const createUser: TestApp['createUser'] = async (email, password, fields = {}) => {
+    const doc = await prepareCreate({ model: USER_MODEL, body: { email, password, ...fields }, caller: { ...ANONYMOUS, admin: true }, form: false, bcryptRounds: 4 })
+    await app.db.insert(USER_MODEL, doc)
+    return { auth: basicAuth(email, password), id: doc._id as string }
+  }
+  const { auth: admin } = await createUser('admin@example.com', 'admin-password', { admin: true })
+  return { app, admin, createUser }
+}

@@ -1,0 +1,81 @@
+// Table-driven tests of the URL parameter parser: each query string becomes the
+// expected neutral filter, sort, paging and populate requests, or a 400.
+import t from 'tap'
+import { parseListParams, type QueryParams } from '../../src/query/parse-list-params.ts'
+import { parseModelFile } from '../../src/models/load-models.ts'
+
+const model = parseModelFile(JSON.stringify({
+  name: 'thing',
+  fields: {
+    name: { type: 'string' },
+    n: { type: 'number' },
+    ok: { type: 'boolean' },
+    when: { type: 'date' },
+    tags: { type: 'array', items: { type: 'string' } },
+    nums: { type: 'array', items: { type: 'integer' } },
+    yack: { type: 'object', properties: { n: { type: 'number' }, s: { type: 'string' } } },
+    owner_id: { type: 'id', link: 'thing' }
+  }
+}), 'test')
+
+const filters: Array<[string, QueryParams, unknown]> = [
+  ['plain string equality', { 'filter[name]': 'bob' }, { name: 'bob' }],
+  ['number is coerced', { 'filter[n]': '5' }, { n: 5 }],
+  ['boolean is coerced', { 'filter[ok]': 'true' }, { ok: true }],
+  ['date from ISO', { 'filter[when]': '2024-01-02' }, { when: '2024-01-02T00:00:00.000Z' }],
+  ['date from Unix seconds', { 'filter[when]': '$gt:1700000000' }, { when: { $gt: '2023-11-14T22:13:20.000Z' } }],
+  ['comparison on a number', { 'filter[n]': '$gte:2.5' }, { n: { $gte: 2.5 } }],
+  ['$ne', { 'filter[name]': '$ne:x' }, { name: { $ne: 'x' } }],
+  ['$in with brackets', { 'filter[n]': '$in:[1,2,3]' }, { n: { $in: [1, 2, 3] } }],
+  ['$nin without brackets', { 'filter[name]': '$nin:a,b' }, { name: { $nin: ['a', 'b'] } }],
+  ['$exists', { 'filter[name]': '$exists:false' }, { name: { $exists: false } }],
+  ['$regex with flags', { 'filter[name]': '$regex:/^bo+b$/im' }, { name: { $regex: '^bo+b$', $options: 'im' } }],
+  ['$regex without slashes', { 'filter[name]': '$regex:bo' }, { name: { $regex: 'bo' } }],
+  ['array element kind', { 'filter[nums]': '7' }, { nums: 7 }],
+  ['dotted path kind', { 'filter[yack.n]': '$gt:3' }, { 'yack.n': { $gt: 3 } }],
+  ['repeated key combines', { 'filter[n]': ['$gte:1', '$lt:5'] }, { $and: [{ n: { $gte: 1 } }, { n: { $lt: 5 } }] }],
+  ['two fields', { 'filter[n]': '1', 'filter[name]': 'a' }, { n: 1, name: 'a' }],
+  ['search[field] is a literal case-insensitive regex', { 'search[name]': 'a.b*' }, { name: { $regex: 'a\\.b\\*', $options: 'i' } }],
+  ['null', { 'filter[name]': 'null' }, { name: null }]
+]
+
+for (const [name, query, expected] of filters) {
+  t.test(name, async t => {
+    t.same(parseListParams(model, query).filter, expected)
+  })
+}
+
+t.test('sort, fields, paging, populate', async t => {
+  const p = parseListParams(model, { sort: '-n,name', 'sort[when]': '-1', fields: 'name,n', limit: '10', page: '3', populate: 'owner', showDeleted: 'true' })
+  t.same(p.sort, [['n', -1], ['name', 1], ['when', -1]])
+  t.same(p.fields, ['name', 'n'])
+  t.equal(p.limit, 10)
+  t.equal(p.page, 3)
+  t.same([...p.populate], [['owner', undefined]])
+  t.equal(p.showDeleted, true)
+  t.same([...parseListParams(model, { 'populate[owner]': 'name,n' }).populate], [['owner', ['name', 'n']]])
+  t.same([...parseListParams(model, { 'populate[]': 'owner' }).populate], [['owner', undefined]])
+  t.equal(parseListParams(model, {}).page, 1)
+  t.equal(parseListParams(model, { apikey: 'k', jwt: 'j' }).page, 1, 'credential parameters are ignored')
+})
+
+const errors: Array<[string, QueryParams, string]> = [
+  ['non-number for a number field', { 'filter[n]': 'abc' }, 'INVALID_QUERY'],
+  ['bad boolean', { 'filter[ok]': 'yes' }, 'INVALID_QUERY'],
+  ['bad date', { 'filter[when]': 'tomorrow' }, 'INVALID_QUERY'],
+  ['limit zero', { limit: '0' }, 'BAD_REQUEST'],
+  ['negative page', { page: '-1' }, 'BAD_REQUEST'],
+  ['limit not a number', { limit: '10abc' }, 'BAD_REQUEST'],
+  ['unknown parameter', { filters: 'x' }, 'BAD_REQUEST'],
+  ['bad sort direction', { 'sort[n]': '2' }, 'BAD_REQUEST'],
+  ['too many sort terms', { sort: 'a,b,c,d,e,f,g,h,i' }, 'QUERY_TOO_COMPLEX'],
+  ['very long value', { 'filter[name]': 'x'.repeat(1001) }, 'QUERY_TOO_COMPLEX'],
+  ['too many filters', Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`filter[f${i}]`, 'x'])), 'QUERY_TOO_COMPLEX'],
+  ['limit twice', { limit: ['1', '2'] }, 'BAD_REQUEST']
+]
+
+for (const [name, query, code] of errors) {
+  t.test(`rejects ${name}`, async t => {
+    t.throws(() => parseListParams(model, query), { code, status: 400 }, 'a 400 with the stable code')
+  })
+}
