@@ -14,7 +14,7 @@ export interface PopulateSpec {
   as: string
   target: Model
   many: boolean
-  /** Only these fields of the linked documents (plus _id); all when undefined. */
+  /** Only these fields of the linked documents (plus _id and id); all when undefined. */
   fields?: string[]
   /** Filter the linked documents must match (soft delete, read permission). */
   filter: Filter
@@ -106,7 +106,10 @@ export interface Engine {
   /** Exact number of documents matching `filter`. */
   count: (model: Model, filter: Filter) => Promise<number>
 
-  /** The collection's approximate size, in O(1) (statistics), including soft-deleted documents. */
+  /**
+   * The collection's approximate size, in O(1) (statistics), including soft-deleted documents.
+   * It may lag writes of the last seconds (PostgreSQL flushes its statistics periodically).
+   */
   estimateCount: (model: Model) => Promise<number>
 
   /**
@@ -124,7 +127,7 @@ export interface Engine {
    */
   bulkWrite: (model: Model, operations: BulkOperation[]) => Promise<BulkResult>
 
-  /** Inserts many prepared documents in batches (import); returns how many were inserted. */
+  /** Inserts prepared documents, all or none (one import batch); returns how many were inserted. */
   insertMany: (model: Model, docs: Doc[]) => Promise<number>
 
   /** Every stored document (deleted ones too, passwords included), in _id order, in batches of JSON texts (export). */

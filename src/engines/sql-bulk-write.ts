@@ -1,6 +1,7 @@
 // Bulk writes for the SQL engines: every operation in one transaction. Updates
 // are computed in SQL, validated by the caller's check, then written back, so a
 // document that would break its schema fails the whole request (a 400).
+import { isDeepStrictEqual } from 'node:util'
 import type { BulkOperation, BulkResult, Doc, UpdateTerms } from './engine.ts'
 import { MAX_BULK_UPDATE_DOCUMENTS } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
@@ -57,7 +58,7 @@ async function writeBack (tx: SqlClient, model: Model, docs: Doc[]): Promise<voi
 /** The new version of a changed document: __v bumped, updatedAt set; undefined when nothing changed. */
 function nextVersion (row: { old: string, next: Doc }, now: string): Doc | undefined {
   const old = JSON.parse(row.old) as Doc
-  if (JSON.stringify(row.next) === JSON.stringify(old)) return undefined
+  if (isDeepStrictEqual(row.next, old)) return undefined
   return { ...row.next, updatedAt: now, __v: (Number(old.__v) || 0) + 1 }
 }
 

@@ -56,6 +56,7 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
     syncModels: async (models) => {
       await client.transaction(async tx => {
         await tx.query('SELECT pg_advisory_xact_lock(726354100)')
+        await tx.exec('SET LOCAL statement_timeout = 0')
         for (const model of models) await syncModelSchema(tx, model, log)
       })
     },
