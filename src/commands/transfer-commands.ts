@@ -47,6 +47,7 @@ export function addTransferCommands (program: Command): void {
     .description('write every document of a model (soft-deleted ones too) to stdout as NDJSON')
     .action(async (modelName: string) => {
       const { engine, models } = await openStorage(loadConfig(), quiet)
+      process.stdout.on('error', (err: NodeJS.ErrnoException) => { if (err.code === 'EPIPE') process.exit(0) })
       try {
         const count = await exportDocuments(engine, models.get(modelName), process.stdout, n => process.stderr.write(`\rexported ${n} documents`))
         process.stderr.write(`\rexported ${count} documents from ${modelName}\n`)

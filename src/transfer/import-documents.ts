@@ -12,7 +12,7 @@ import { QuireError } from '../errors.ts'
 import { readDocumentStream } from './read-document-stream.ts'
 
 const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$/
-const BATCH_SIZE = 2000
+const BATCH_SIZE = 5000
 
 export interface ImportProgress { bytes: number, totalBytes: number, imported: number, skipped: number }
 
@@ -25,15 +25,16 @@ export interface ImportOptions {
 
 /** System fields taken from the source where valid, generated where missing. */
 function systemFields (source: Doc): Doc {
-  const fresh = newSystemFields(ANONYMOUS)
-  const id = isValidId(source._id) ? source._id : fresh._id
+  const fresh = isValidId(source._id) && source.createdAt !== undefined ? undefined : newSystemFields(ANONYMOUS)
+  const id = isValidId(source._id) ? source._id : fresh!._id
+  const createdAt = toIsoDate(source.createdAt) ?? fresh?.createdAt ?? new Date().toISOString()
   return {
     _id: id,
     id,
     _deleted: typeof source._deleted === 'boolean' ? source._deleted : false,
     _owner_id: isValidId(source._owner_id) ? source._owner_id : null,
-    createdAt: toIsoDate(source.createdAt) ?? fresh.createdAt,
-    updatedAt: toIsoDate(source.updatedAt) ?? toIsoDate(source.createdAt) ?? fresh.updatedAt,
+    createdAt,
+    updatedAt: toIsoDate(source.updatedAt) ?? createdAt,
     __v: Number.isInteger(source.__v) ? source.__v : 0
   }
 }
@@ -57,14 +58,23 @@ function describe (err: unknown): string {
   return err instanceof Error ? err.message : String(err)
 }
 
-/** Imports the file; stops at the first invalid document unless skipInvalid. Returns the count imported. */
+/**
+ * Imports the file; stops at the first invalid document unless skipInvalid. One batch is
+ * inserted while the next is prepared. Returns the final progress.
+ */
 export async function importDocuments (engine: Engine, model: Model, path: string, options: ImportOptions): Promise<ImportProgress> {
   const progress: ImportProgress = { bytes: 0, totalBytes: statSync(path).size, imported: 0, skipped: 0 }
   let batch: Doc[] = []
+  let inFlight: Promise<void> = Promise.resolve()
   const flush = async (): Promise<void> => {
-    progress.imported += await engine.insertMany(model, batch)
+    const docs = batch
     batch = []
-    options.onProgress(progress)
+    await inFlight
+    inFlight = engine.insertMany(model, docs).then(n => {
+      progress.imported += n
+      options.onProgress(progress)
+    })
+    inFlight.catch(() => {})
   }
   for await (const { position, doc } of readDocumentStream(path, bytes => { progress.bytes = bytes })) {
     try {
@@ -77,5 +87,6 @@ export async function importDocuments (engine: Engine, model: Model, path: strin
     if (batch.length >= BATCH_SIZE) await flush()
   }
   await flush()
+  await inFlight
   return progress
 }
