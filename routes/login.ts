@@ -1,0 +1,70 @@
+// Sessions: POST /login (email and password as JSON, a form or a Basic header),
+// POST /refresh (refresh token as Bearer; rotates it), GET|POST /login/logout,
+// and GET /login/jwt?jwt= (exchanges a login link for a login response).
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { JwtQuery, LoginResponse, RefreshResponse } from '../schemas/auth.ts'
+import { OkMessage } from '../schemas/common.ts'
+import { parseBasic } from '../src/auth/presented-credential.ts'
+import { QuireError } from '../src/errors.ts'
+
+function denied (reason: string): never {
+  throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
+}
+
+function bodyString (body: Record<string, unknown>, name: string, maxLength: number): string | undefined {
+  const value = body[name]
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || value.length === 0 || value.length > maxLength) {
+    throw new QuireError('INVALID_BODY', `${name} must be a string of 1 to ${maxLength} characters`, [{ field: name, message: 'is invalid' }])
+  }
+  return value
+}
+
+/** The email and password of a login: from the body (JSON or form), else from a Basic header. */
+function loginPair (body: unknown, header: string | undefined): { email: string, password: string } {
+  const fields = body && typeof body === 'object' ? body as Record<string, unknown> : {}
+  const email = bodyString(fields, 'email', 254)
+  const password = bodyString(fields, 'password', 1024)
+  if (email !== undefined && password !== undefined) return { email, password }
+  if (header && /^basic\s/i.test(header)) return parseBasic(header) ?? denied('Malformed Basic credentials')
+  return denied('Send email and password (as JSON, a form or a Basic authorization header)')
+}
+
+function bearerToken (request: FastifyRequest): string {
+  const header = request.headers.authorization ?? ''
+  const token = /^bearer\s/i.test(header) ? header.slice(7).trim() : ''
+  return token || denied('Send the refresh token as Authorization: Bearer <refresh_token>')
+}
+
+export default async function loginRoutes (fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const { auth } = app
+  const sessionRoute = { authenticate: false, loginEndpoint: true }
+
+  app.post('/login', { config: sessionRoute, schema: { response: { 200: LoginResponse } } }, async (request) => {
+    const { email, password } = loginPair(request.body, request.headers.authorization)
+    const user = await auth.passwords.verify(email, password, request.ip)
+    return { status: 'ok' as const, ...await auth.sessions.login(user._id as string) }
+  })
+
+  app.post('/refresh', { config: sessionRoute, schema: { response: { 200: RefreshResponse } } }, async (request) => {
+    return { status: 'ok' as const, ...await auth.sessions.refresh(bearerToken(request)) }
+  })
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/login/logout',
+    schema: { response: { 200: OkMessage } },
+    handler: async (request) => {
+      const userId = request.caller.userId
+      if (!userId) throw new QuireError('AUTH_REQUIRED', 'Log in to log out')
+      await auth.sessions.end(userId)
+      return { status: 'ok' as const, message: 'Logged out' }
+    }
+  })
+
+  app.get('/login/jwt', { config: { loginEndpoint: true }, schema: { querystring: JwtQuery, response: { 200: LoginResponse } } }, async (request) => {
+    return { status: 'ok' as const, ...await auth.sessions.login(request.caller.userId as string) }
+  })
+}

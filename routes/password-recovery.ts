@@ -1,0 +1,49 @@
+// Login links: POST /login/recover (emails a reset link), POST /login/getjwt
+// (an admin mints a login link for a user) and POST /login/reset (sets a new
+// password with a link's JWT; the link dies with the old password).
+import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { EmailBody, JwtResponse, ResetBody } from '../schemas/auth.ts'
+import { OkMessage } from '../schemas/common.ts'
+import type { Doc } from '../src/engines/engine.ts'
+import { findUserByEmail } from '../src/auth/password-checker.ts'
+import { requireAdmin } from '../src/auth/permissions.ts'
+import { resetPassword } from '../src/auth/user-records.ts'
+import { QuireError } from '../src/errors.ts'
+
+export default async function passwordRecoveryRoutes (fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const { auth } = app
+
+  async function userWithEmail (email: string): Promise<Doc> {
+    const user = await findUserByEmail(app.db, email)
+    if (!user) throw new QuireError('FORBIDDEN', 'Unauthorized', undefined, 'Could not find email')
+    return user
+  }
+
+  app.post('/login/recover', { config: { loginEndpoint: true }, schema: { body: EmailBody, response: { 200: OkMessage } } }, async (request) => {
+    const account = `recover:${request.body.email.toLowerCase()}`
+    auth.failures.check(account)
+    const user = await userWithEmail(request.body.email)
+    auth.failures.record(account)
+    try {
+      await auth.mailer.send(user.email as string, auth.links.mint(user))
+    } catch (err) {
+      request.log.error({ err }, 'sending the recovery email failed')
+      throw new QuireError('UNAVAILABLE', 'The recovery email could not be sent: try again later')
+    }
+    return { status: 'ok' as const, message: 'Sent recovery email' }
+  })
+
+  app.post('/login/getjwt', { schema: { body: EmailBody, response: { 200: JwtResponse } } }, async (request) => {
+    requireAdmin(request.caller, 'get a login link for a user')
+    const user = await userWithEmail(request.body.email)
+    return { status: 'ok' as const, jwt: auth.links.mint(user) }
+  })
+
+  app.post('/login/reset', { config: { loginEndpoint: true }, schema: { body: ResetBody, response: { 200: OkMessage } } }, async (request) => {
+    const user = await auth.links.resolve(request.body.jwt)
+    await resetPassword(app.db, user, request.body.password, app.config.bcryptRounds)
+    return { status: 'ok' as const, message: 'Password changed' }
+  })
+}

@@ -1,0 +1,60 @@
+// Delivers password recovery links: by SMTP (nodemailer, SMTP_URL) with a text
+// template (RECOVERY_EMAIL_TEMPLATE), or, when no SMTP server is configured, to
+// the log at warn level so that an operator can pass the link on by hand.
+import { readFileSync } from 'node:fs'
+import nodemailer from 'nodemailer'
+
+export interface MailSettings {
+  smtpUrl?: string
+  mailFrom: string
+  /** The reset page; `{jwt}` is replaced by the JWT (appended as ?jwt= when absent). */
+  passwordRecoveryUrl: string
+  /** A text file: an optional "Subject: ..." line, then the body; {email}, {link} and {minutes} are filled in. */
+  recoveryEmailTemplate?: string
+  jwtTtlSeconds: number
+}
+
+export interface RecoveryMailer {
+  send: (to: string, jwt: string) => Promise<void>
+  close: () => void
+}
+
+const DEFAULT_TEMPLATE = `Subject: Reset your password
+
+Someone (hopefully you) asked to reset the password of {email}.
+Open this link within {minutes} minutes to choose a new one:
+
+{link}
+
+If you did not ask for this, you can ignore this email.
+`
+
+export function recoveryLink (urlTemplate: string, jwt: string): string {
+  const token = encodeURIComponent(jwt)
+  if (urlTemplate.includes('{jwt}')) return urlTemplate.replaceAll('{jwt}', token)
+  return `${urlTemplate}${urlTemplate.includes('?') ? '&' : '?'}jwt=${token}`
+}
+
+/** Fills the template's placeholders and splits off its subject line. */
+export function renderRecoveryMail (template: string, values: Record<'email' | 'link' | 'minutes', string>): { subject: string, text: string } {
+  const filled = template.replace(/\{(email|link|minutes)\}/g, (_, name: 'email' | 'link' | 'minutes') => values[name])
+  const subject = /^Subject:[ \t]*(.*)\r?\n(\r?\n)?/.exec(filled)
+  return subject ? { subject: subject[1].trim(), text: filled.slice(subject[0].length) } : { subject: 'Reset your password', text: filled }
+}
+
+export function createRecoveryMailer (settings: MailSettings, warn: (msg: string) => void): RecoveryMailer {
+  const template = settings.recoveryEmailTemplate ? readFileSync(settings.recoveryEmailTemplate, 'utf8') : DEFAULT_TEMPLATE
+  const transport = settings.smtpUrl ? nodemailer.createTransport(settings.smtpUrl) : undefined
+  return {
+    send: async (to, jwt) => {
+      const link = recoveryLink(settings.passwordRecoveryUrl, jwt)
+      if (!transport) {
+        warn(`SMTP_URL is not set, so no email was sent: pass this password recovery link to ${to} by hand (it logs them in; keep it secret): ${link}`)
+        return
+      }
+      const mail = renderRecoveryMail(template, { email: to, link, minutes: String(Math.round(settings.jwtTtlSeconds / 60)) })
+      await transport.sendMail({ from: settings.mailFrom, to, ...mail })
+    },
+    close: () => { transport?.close() }
+  }
+}

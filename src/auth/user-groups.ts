@@ -1,0 +1,44 @@
+// Admin operations on a user's groups: list, add, remove. Changes are
+// compare-and-swap on the record's version, so concurrent changes do not lose
+// each other's groups. A changed group list applies from the user's next request.
+import type { Doc, Engine } from '../engines/engine.ts'
+import { QuireError } from '../errors.ts'
+import { isValidId } from '../ids.ts'
+import { checkGroupNames } from './user-rules.ts'
+import { USER_MODEL } from './user-model.ts'
+
+const GROUP_NAME = /^[A-Za-z0-9_-]{1,64}$/
+const ATTEMPTS = 5
+
+async function findUser (engine: Engine, id: string): Promise<Doc> {
+  if (!isValidId(id)) throw new QuireError('INVALID_ID', 'A user id is 24 hexadecimal characters')
+  const user = await engine.findRaw(USER_MODEL, { _id: id, _deleted: false })
+  if (!user) throw new QuireError('DOCUMENT_NOT_FOUND', `No user with id ${id}`)
+  return user
+}
+
+function groupsOf (user: Doc): string[] {
+  return Array.isArray(user.groups) ? user.groups as string[] : []
+}
+
+export function checkGroupName (group: string): void {
+  if (!GROUP_NAME.test(group)) {
+    throw new QuireError('VALIDATION_FAILED', 'A group name is 1 to 64 letters, digits, _ or -', [{ field: 'group', message: 'must match ^[A-Za-z0-9_-]{1,64}$' }])
+  }
+  checkGroupNames([group])
+}
+
+export async function listGroups (engine: Engine, userId: string): Promise<string[]> {
+  return groupsOf(await findUser(engine, userId))
+}
+
+/** Applies `change` to the user's groups and stores the result; returns the new list. */
+export async function changeGroups (engine: Engine, userId: string, change: (groups: string[]) => string[]): Promise<string[]> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const user = await findUser(engine, userId)
+    const groups = change(groupsOf(user))
+    const set = { groups, updatedAt: new Date().toISOString() }
+    if (await engine.updateOne(USER_MODEL, { _id: userId, _deleted: false, __v: user.__v }, set) !== null) return groups
+  }
+  throw new QuireError('CONFLICT', 'The user record is changing concurrently: try again')
+}

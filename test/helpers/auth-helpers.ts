@@ -1,0 +1,87 @@
+// Helpers of the authentication tests: log in, read JSON replies, move the
+// app's clock, build an app whose log lines are captured, run an SMTP server.
+import type { Test } from 'tap'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { Writable } from 'node:stream'
+import type { AddressInfo } from 'node:net'
+import { SMTPServer } from 'smtp-server'
+import { buildApp } from '../../app.ts'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { databaseUrl, type EngineName } from './test-app.ts'
+
+export interface LoginReply {
+  status: string
+  user_id: string
+  apikey: string
+  token: string
+  token_expires: string
+  refresh_token: string
+  refresh_token_expires: string
+}
+
+export function json (res: LightMyRequestResponse): Record<string, any> {
+  return JSON.parse(res.body) as Record<string, any>
+}
+
+export async function login (app: FastifyInstance, email: string, password: string): Promise<LoginReply> {
+  const res = await app.inject({ method: 'POST', url: '/login', payload: { email, password } })
+  if (res.statusCode !== 200) throw new Error(`login of ${email} failed: ${res.statusCode} ${res.body}`)
+  return json(res) as LoginReply
+}
+
+export function bearer (token: string): { authorization: string } {
+  return { authorization: `Bearer ${token}` }
+}
+
+/** Moves the app's auth clock `ms` further (cumulative). */
+export function advanceClock (app: FastifyInstance, ms: number): void {
+  const previous = app.auth.clock.now
+  app.auth.clock.now = () => previous() + ms
+}
+
+/** Test settings: generous rate limits unless a test is about them. */
+export const TEST_SETTINGS: Partial<Config> = { loginRateLimit: 1000 }
+
+export interface LoggedApp { app: FastifyInstance, logs: string[] }
+
+/** An app with no users yet, whose log lines (every level) are collected in `logs`. */
+export async function createLoggedApp (t: Test, engine: EngineName, overrides: Partial<Config> = {}): Promise<LoggedApp> {
+  const logs: string[] = []
+  const stream = new Writable({ write (chunk, _enc, done) { logs.push(String(chunk)); done() } })
+  const config: Config = {
+    ...loadConfig({}),
+    modelsDir: new URL('../../models', import.meta.url).pathname,
+    bcryptRounds: 4,
+    ...TEST_SETTINGS,
+    ...overrides,
+    databaseUrl: await databaseUrl(t, engine)
+  }
+  const app = await buildApp({ config, logger: { level: 'trace', stream } })
+  t.teardown(() => app.close())
+  return { app, logs }
+}
+
+export interface Mail { to: string[], data: string }
+
+/** A local SMTP server (no TLS, no auth) collecting the mails it receives; stopped when `t` ends. */
+export async function startSmtp (t: Test): Promise<{ port: number, mails: Mail[] }> {
+  const mails: Mail[] = []
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: true,
+    logger: false,
+    onData (stream, session, done) {
+      let data = ''
+      stream.on('data', (chunk: Buffer) => { data += chunk.toString('utf8') })
+      stream.on('end', () => { mails.push({ to: session.envelope.rcptTo.map(r => r.address), data }); done() })
+    }
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>(resolve => server.close(resolve)))
+  return { port: (server.server.address() as AddressInfo).port, mails }
+}
+
+/** A mail's text with quoted-printable soft breaks and escapes undone. */
+export function decodeMail (data: string): string {
+  return data.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+}
