@@ -117,7 +117,7 @@ for (const engine of ENGINES) {
     })
 
     t.test('quire admin create', async t => {
-      const url = engine === 'pglite' ? `pglite://${mkdtempSync(join(tmpdir(), 'quire-cli-'))}` : await databaseUrl(t, engine)
+      const url = engine === 'pglite' ? `pglite://${mkdtempSync(join(tmpdir(), 'quire-cli-'))}` : await databaseUrl(engine)
       const env = { ...process.env, DATABASE_URL: url, MODELS_DIR: join(root, 'models'), BCRYPT_ROUNDS: '4' }
       const cli = async (...args: string[]): Promise<{ code: number, out: string }> => {
         try {

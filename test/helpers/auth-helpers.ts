@@ -54,7 +54,7 @@ export async function createLoggedApp (t: Test, engine: EngineName, overrides: P
     bcryptRounds: 4,
     ...TEST_SETTINGS,
     ...overrides,
-    databaseUrl: await databaseUrl(t, engine)
+    databaseUrl: await databaseUrl(engine)
   }
   const app = await buildApp({ config, logger: { level: 'trace', stream } })
   t.teardown(() => app.close())
