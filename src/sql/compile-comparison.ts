@@ -4,7 +4,7 @@
 import { QuireError } from '../errors.ts'
 import { isComparableScalar, jsonTypeOf, type JsonValue } from './filter-values.ts'
 import type { ScalarField } from './index-expression.ts'
-import { fieldPath, jsonpathLiteral, nullOrMissingPath } from './json-path.ts'
+import { fieldPath, jsonpathLiteral, jsonpathString, nullOrMissingPath } from './json-path.ts'
 import { joinOr } from './sql-logic.ts'
 import type { SqlParams } from './sql-params.ts'
 
@@ -61,9 +61,9 @@ function compileScalarEquality (field: FieldRef, values: Array<string | number |
 /** Arrays and documents: equal to the field's value or to one of its elements (jsonb equality). */
 function compileDocumentEquality (field: FieldRef, values: JsonValue[]): string {
   const path = fieldPath(field.segs)
-  const candidates = `SELECT jsonb_path_query(${field.doc}, ${jsonpathLiteral(path)}) ` +
+  const candidates = `SELECT jsonb_path_query(${field.doc}, ${jsonpathLiteral(path)}) AS v ` +
     `UNION ALL SELECT jsonb_path_query(${field.doc}, ${jsonpathLiteral(`${path}[*]`)})`
-  return `EXISTS (SELECT 1 FROM (${candidates}) AS x(v) WHERE x.v IN (SELECT jsonb_array_elements(${field.params.addJson(values)})))`
+  return `EXISTS (SELECT 1 FROM (${candidates}) AS x WHERE x.v IN (SELECT jsonb_array_elements(${field.params.addJson(values)})))`
 }
 
 /** $gt, $gte, $lt, $lte: type-bracketed, so `$gt: 5` matches numbers only. */
@@ -81,10 +81,13 @@ export function compileRange (field: FieldRef, operator: RangeOperator, value: J
   return pathExistsWithVars(field, `${fieldPath(field.segs)} ? (@.type() != "array" && @ ${sqlOperator} $v)`, { v: value })
 }
 
-/** A string value or string element matches the (already translated) ARE pattern. */
+/**
+ * A string value or string element matches the (already translated) ARE pattern. The general
+ * form is one jsonpath `like_regex`; the path, holding the pattern as a JSON-escaped string
+ * literal, is a bound parameter.
+ */
 export function compileRegexMatch (field: FieldRef, pattern: string): string {
-  const bound = field.params.add(pattern)
-  if (field.scalar?.isText) return `${field.scalar.raw} ~ ${bound} AND ${field.scalar.typeCheck}`
-  const strings = jsonpathLiteral(`${fieldPath(field.segs)} ? (@.type() == "string")`)
-  return `EXISTS (SELECT 1 FROM jsonb_path_query(${field.doc}, ${strings}) AS x(v) WHERE (x.v #>> '{}') ~ ${bound})`
+  if (field.scalar?.isText) return `${field.scalar.raw} ~ ${field.params.add(pattern)} AND ${field.scalar.typeCheck}`
+  const path = `lax ${fieldPath(field.segs)} ? (@.type() == "string" && @ like_regex ${jsonpathString(pattern)})`
+  return `jsonb_path_exists(${field.doc}, ${field.params.add(path)}::jsonpath)`
 }

@@ -184,5 +184,5 @@ function compileElemMatch (field: FieldRef, criteria: unknown, state: CompileSta
   const condition = isValueCriteria(criteria)
     ? compileOperators({ doc: `jsonb_build_object('v', ${alias}.v)`, segs: ['v'], params: state.params }, criteria, inner)
     : `jsonb_typeof(${alias}.v) = 'object' AND ${compileDocument(criteria, inner)}`
-  return `EXISTS (SELECT 1 FROM jsonb_path_query(${field.doc}, ${elements}) AS ${alias}(v) WHERE ${condition})`
+  return `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(${field.doc}, ${elements}) AS v) AS ${alias} WHERE ${condition})`
 }

@@ -42,7 +42,7 @@ function compileSortTerm (path: string, direction: unknown, ctx: SortContext): s
 function sortValue (doc: string, segs: string[], dir: string): string {
   const value = valueExpr(doc, segs)
   const candidates = jsonpathLiteral(`${fieldPath(segs)}[*]`)
-  const pick = `(SELECT s.v FROM jsonb_path_query(${doc}, ${candidates}) AS s(v) ORDER BY ${typeOrderKeys('s.v', dir, '1').join(', ')} LIMIT 1)`
+  const pick = `(SELECT s.v FROM (SELECT jsonb_path_query(${doc}, ${candidates}) AS v) AS s ORDER BY ${typeOrderKeys('s.v', dir, '1').join(', ')} LIMIT 1)`
   return `CASE WHEN jsonb_typeof(${value}) IN ('null', 'number', 'string', 'object', 'boolean') THEN ${value} ELSE ${pick} END`
 }
 

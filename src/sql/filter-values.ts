@@ -25,7 +25,8 @@ export function isOperatorObject (value: unknown): value is Record<string, unkno
 
 /** Converts a filter value to JSON: Dates become ISO strings; anything JSON cannot hold is a client error. */
 export function toJsonValue (value: unknown): JsonValue {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
+  if (typeof value === 'string') return checkText(value)
+  if (value === null || typeof value === 'boolean') return value
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new QuireError('INVALID_QUERY', 'Numbers in a query must be finite')
     return value
@@ -36,9 +37,15 @@ export function toJsonValue (value: unknown): JsonValue {
   }
   if (Array.isArray(value)) return value.map(toJsonValue)
   if (isPlainObject(value)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJsonValue(v)]))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [checkText(k), toJsonValue(v)]))
   }
   throw new QuireError('INVALID_QUERY', `Unsupported value in query: ${Object.prototype.toString.call(value)}`)
+}
+
+/** jsonb cannot hold NUL characters or unpaired surrogates. */
+export function checkText (text: string): string {
+  if (/[\u0000]|\p{Cs}/u.test(text)) throw new QuireError('INVALID_QUERY', 'Text with NUL characters or unpaired surrogates cannot be queried')
+  return text
 }
 
 export function jsonTypeOf (value: JsonValue): JsonType {

@@ -1,6 +1,7 @@
 // Renders validated field paths as lax-mode SQL/JSON path (jsonpath) text. Lax mode walks
 // arrays of objects one level deep, as MongoDB does; array-index segments get explicit guards
 // because lax mode would otherwise treat a non-array as a one-element array.
+import { checkText } from './filter-values.ts'
 import { quoteLiteral } from './quote.ts'
 
 /** A field name followed by the array indexes applied to its value ("items.0" -> items, [0]). */
@@ -86,6 +87,14 @@ function nullOrMissingCondition (runs: Run[], i: number): string {
   const guard = runGuard(run)
   parts.push(`${guard ? `${guard} && ` : ''}exists(@${runAccessor(run)} ? (${inner}))`)
   return parts.map(p => `(${p})`).join(' || ')
+}
+
+/**
+ * A client string as a jsonpath string literal. JSON string syntax is valid jsonpath string
+ * syntax with the same meaning; text PostgreSQL cannot hold (NUL, lone surrogates) is refused.
+ */
+export function jsonpathString (text: string): string {
+  return JSON.stringify(checkText(text))
 }
 
 /** A jsonpath constant for SQL. Paths hold only validated field names, never client values. */

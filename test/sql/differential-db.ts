@@ -1,0 +1,23 @@
+// Loads the generated documents into a database and runs compiled statements on it; shared by
+// the differential test (PostgreSQL server) and its worker thread (PGlite).
+import type { SqlValue } from '../../src/sql/sql-params.ts'
+
+export type Query = (text: string, values: SqlValue[]) => Promise<Array<Record<string, unknown>>>
+export interface Statement { text: string, values: SqlValue[], sorted: boolean }
+/** The ids a statement selected (in id order unless the statement sorts), or its error text. */
+export type Outcome = string[] | string
+
+export async function loadDocuments (query: Query, docs: unknown[]): Promise<void> {
+  await query('CREATE TABLE docs (_id text PRIMARY KEY, doc jsonb NOT NULL)', [])
+  await query("INSERT INTO docs SELECT d->>'_id', d FROM jsonb_array_elements($1::text::jsonb) AS d", [JSON.stringify(docs)])
+  await query('ANALYZE docs', [])
+}
+
+export async function selectIds (query: Query, statement: Statement): Promise<Outcome> {
+  try {
+    const ids = (await query(statement.text, statement.values)).map(row => row._id as string)
+    return statement.sorted ? ids : ids.sort()
+  } catch (err) {
+    return `SQL error: ${(err as Error).message}`
+  }
+}
