@@ -64,6 +64,10 @@ for (const engine of ENGINES) {
     }
     await send({ method: 'POST', url: '/query/test', headers: admin, payload: { query: { password: { $regex: '^\\$2b' } } } })
     await send({ method: 'POST', url: '/query/test', headers: admin, payload: { query: { $expr: { $eq: [{ $substr: ['$password', 0, 1] }, '$'] } } } })
+    for (const pipeline of [[{ $project: { h: '$password' } }], [{ $replaceRoot: { newRoot: { doc: '$$ROOT' } } }], [{ $group: { _id: '$password' } }],
+      [{ $match: { password: { $regex: '^\\$2' } } }, { $count: 'n' }], [{ $lookup: { from: 'user', localField: '_owner_id', foreignField: '_id', as: 'owner' } }]]) {
+      await send({ method: 'POST', url: '/aggregate/test', headers: admin, payload: pipeline })
+    }
     await send({ method: 'PUT', url: `/api/user/${alice._id}`, headers: admin, payload: { password: 'alice-password-1' } })
     await send({ method: 'GET', url: '/login/logout', headers: admin })
 
@@ -97,6 +101,8 @@ for (const engine of ENGINES) {
         t.equal(e.status, 400, `${e.url} is refused`)
       }
       t.same(exchanges.filter(e => e.url === '/query/test').map(e => e.status), [400, 400], 'queries on a password field are refused')
+      const matched = exchanges.filter(e => e.url === '/aggregate/test')[3]
+      t.equal(matched.body, '{"data":[]}', 'a pipeline cannot match on a password hash (it never sees one)')
     })
   })
 }
