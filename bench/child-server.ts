@@ -8,6 +8,8 @@ export interface ChildServer {
   pid: number
   /** The server's address on loopback, e.g. http://127.0.0.1:41234 */
   url: string
+  /** CPU time (user + system, all threads) the server process has used so far, in microseconds. */
+  cpuMicros: () => Promise<number>
   stop: () => Promise<void>
 }
 
@@ -20,6 +22,18 @@ function waitForPort (child: ChildProcess, name: string): Promise<number> {
     const timer = setTimeout(() => reject(new Error(`${name} did not report its port within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)
     child.once('message', (msg: { port?: number }) => { clearTimeout(timer); resolve(Number(msg.port)) })
     child.once('exit', code => { clearTimeout(timer); reject(new Error(`${name} exited with code ${code} before listening`)) })
+  })
+}
+
+function askCpuMicros (child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (msg: { cpuMicros?: number }): void => {
+      if (msg.cpuMicros === undefined) return
+      child.off('message', onMessage)
+      resolve(msg.cpuMicros)
+    }
+    child.on('message', onMessage)
+    child.send({ type: 'cpu' }, err => { if (err) { child.off('message', onMessage); reject(err) } })
   })
 }
 
@@ -45,14 +59,14 @@ export async function startChildServer (name: string, script: string, env: Recor
   })
   try {
     const port = await waitForPort(child, name)
-    return { name, pid: child.pid!, url: `http://127.0.0.1:${port}`, stop: () => stopChild(child) }
+    return { name, pid: child.pid!, url: `http://127.0.0.1:${port}`, cpuMicros: () => askCpuMicros(child), stop: () => stopChild(child) }
   } catch (err) {
     await stopChild(child)
     throw err
   }
 }
 
-/** Reports the port to the parent and exits when told to, or when the parent goes away. */
+/** Reports the port to the parent, answers its CPU-time questions, and exits when told to or when the parent goes away. */
 export function serveUntilStopped (port: number, close: () => Promise<void>): void {
   let closing = false
   const shutdown = (): void => {
@@ -62,5 +76,10 @@ export function serveUntilStopped (port: number, close: () => Promise<void>): vo
   }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, shutdown)
   process.on('disconnect', shutdown)
+  process.on('message', (msg: { type?: string }) => {
+    if (msg.type !== 'cpu') return
+    const { user, system } = process.cpuUsage()
+    process.send?.({ cpuMicros: user + system })
+  })
   process.send?.({ port })
 }

@@ -45,25 +45,31 @@ function describeStatusCodes (stats: Record<string, { count?: number }> = {}): s
     .sort((a, b) => b[1] - a[1]).map(([code, count]) => `${code} x${count}`).join(', ')
 }
 
-type Measured = Pick<ResultRow, 'status' | 'reqPerSec' | 'p99Ms' | 'requests' | 'non2xx' | 'errors' | 'timeouts' | 'note'>
+type Measured = Pick<ResultRow, 'status' | 'reqPerSec' | 'p99Ms' | 'cpuMicrosPerRequest' | 'requests' | 'non2xx' | 'errors' | 'timeouts' | 'note'>
 
-export async function runLoad (baseUrl: string, spec: LoadSpec, settings: LoadSettings): Promise<Measured> {
+/**
+ * Runs autocannon against `baseUrl` (an unmeasured warm-up first) and returns the measured part of
+ * a result row; `cpuMicros` reads the server's CPU time, to charge it per request.
+ */
+export async function runLoad (baseUrl: string, spec: LoadSpec, settings: LoadSettings, cpuMicros: () => Promise<number>): Promise<Measured> {
   const options = {
     url: baseUrl,
     connections: settings.connections,
-    duration: settings.duration,
     method: spec.method,
     headers: headersOf(spec),
     body: spec.body,
-    requests: requestsOf(spec),
-    ...(settings.warmup > 0 && { warmup: { connections: settings.connections, duration: settings.warmup } })
+    requests: requestsOf(spec)
   }
-  const result = await autocannon(options as autocannon.Options)
+  if (settings.warmup > 0) await autocannon({ ...options, duration: settings.warmup })
+  const cpuBefore = await cpuMicros()
+  const result = await autocannon({ ...options, duration: settings.duration })
+  const cpu = await cpuMicros() - cpuBefore
   const failed = result.non2xx + result.errors + result.timeouts
   return {
     status: failed > 0 ? 'errors' : 'ok',
     reqPerSec: result.requests.average,
     p99Ms: result.latency.p99,
+    cpuMicrosPerRequest: result.requests.total > 0 ? cpu / result.requests.total : undefined,
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,

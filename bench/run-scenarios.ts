@@ -4,6 +4,7 @@ import { checkFirstRequest, runLoad, type LoadSettings } from './load.ts'
 import { SkipScenario, type Scenario, type ScenarioContext } from './scenarios.ts'
 import { log, type ResultRow } from './report.ts'
 import { BENCH_USER } from './seed-data.ts'
+import type { ChildServer } from './child-server.ts'
 
 /** The context scenarios build their requests from; the API key is fetched once, on first use. */
 export function createScenarioContext (baseUrl: string, testIds: string[]): ScenarioContext {
@@ -28,13 +29,13 @@ export function createScenarioContext (baseUrl: string, testIds: string[]): Scen
   }
 }
 
-async function runScenario (scenario: Scenario, engine: string, ctx: ScenarioContext, settings: LoadSettings): Promise<ResultRow> {
-  const row: ResultRow = { scenario: scenario.name, engine, status: 'ok' }
+async function runScenario (scenario: Scenario, server: ChildServer, ctx: ScenarioContext, settings: LoadSettings): Promise<ResultRow> {
+  const row: ResultRow = { scenario: scenario.name, engine: server.name, status: 'ok' }
   try {
     const spec = await scenario.build(ctx)
     const problem = await checkFirstRequest(ctx.baseUrl, spec)
     if (problem) return { ...row, status: 'failed', note: problem }
-    return { ...row, ...await runLoad(ctx.baseUrl, spec, settings) }
+    return { ...row, ...await runLoad(ctx.baseUrl, spec, settings, server.cpuMicros) }
   } catch (err) {
     return { ...row, status: err instanceof SkipScenario ? 'skipped' : 'failed', note: (err as Error).message }
   }
@@ -43,15 +44,16 @@ async function runScenario (scenario: Scenario, engine: string, ctx: ScenarioCon
 function describe (row: ResultRow): string {
   if (row.status === 'skipped' || row.status === 'failed') return `${row.status}: ${row.note}`
   const errors = row.status === 'errors' ? `  !! ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts ${row.note ?? ''}` : ''
-  return `${row.reqPerSec?.toFixed(0)} req/s, p99 ${row.p99Ms?.toFixed(1)} ms${errors}`
+  return `${row.reqPerSec?.toFixed(0)} req/s, p99 ${row.p99Ms?.toFixed(1)} ms, server CPU ${row.cpuMicrosPerRequest?.toFixed(0)} us/req${errors}`
 }
 
-export async function runScenarios (scenarios: Scenario[], engine: string, ctx: ScenarioContext, settings: LoadSettings): Promise<ResultRow[]> {
+/** Runs `scenarios` against `server` (the rows' engine is the server's name). */
+export async function runScenarios (scenarios: Scenario[], server: ChildServer, ctx: ScenarioContext, settings: LoadSettings): Promise<ResultRow[]> {
   const rows: ResultRow[] = []
   for (const scenario of scenarios) {
-    const label = `${engine.padEnd(8)} ${scenario.name.padEnd(15)}`
+    const label = `${server.name.padEnd(8)} ${scenario.name.padEnd(15)}`
     log(`> ${label} running (${settings.warmup} s warm-up + ${settings.duration} s, ${settings.connections} connections)`)
-    const row = await runScenario(scenario, engine, ctx, settings)
+    const row = await runScenario(scenario, server, ctx, settings)
     log(`  ${label} ${describe(row)}`)
     rows.push(row)
   }

@@ -40,13 +40,14 @@ async function preparePglite (data: SeedData): Promise<string> {
 
 /** Starts one server child, runs `scenarios` against it and stops it. */
 async function benchServer (engine: string, script: string, env: Record<string, string>, scenarios: Scenario[], data: SeedData, options: BenchOptions): Promise<ResultRow[]> {
-  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${engine}-${Date.now()}.cpuprofile`] : []
+  // One profile per thread (the main thread is the one with the most samples), in a directory per server.
+  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, engine)}`] : []
   log(`starting the ${engine} server`)
   const server = await startChildServer(engine, script, env, nodeArgs)
   onCleanup(() => server.stop())
   try {
     const ctx = createScenarioContext(server.url, data.test.map(d => d._id as string))
-    return await runScenarios(scenarios, engine, ctx, options)
+    return await runScenarios(scenarios, server, ctx, options)
   } finally {
     await server.stop()
   }
