@@ -27,8 +27,10 @@ export interface ResultRow {
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url))
 
+/** Prints a line, prefixed with the seconds since the run started. */
 export function log (message: string): void {
-  process.stdout.write(`${message}\n`)
+  const [first, ...rest] = message.split('\n')
+  process.stdout.write(`${`[${(performance.now() / 1000).toFixed(0).padStart(3)} s]`} ${first}\n${rest.map(l => `${l}\n`).join('')}`)
 }
 
 /** One line that rewrites itself on a terminal; otherwise a line at every quarter. */
@@ -74,6 +76,16 @@ export function formatTable (rows: ResultRow[]): string {
   const numeric = [false, false, true, true, true, true, false]
   const line = (r: string[]): string => r.map((c, i) => numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])).join(' | ').trimEnd()
   return [line(header), widths.map(w => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n')
+}
+
+/** The issue's goal: GET by id on PostgreSQL at least GOAL_RATIO of the baseline's req/s. */
+export const GOAL_RATIO = 0.8
+
+export function describeGoal (rows: ResultRow[]): string | undefined {
+  const row = rows.find(r => r.scenario === 'get-by-id' && r.engine === 'postgres')
+  if (row?.ratio === undefined) return undefined
+  const verdict = row.status !== 'ok' ? 'not judged (errors)' : row.ratio >= GOAL_RATIO ? 'met' : 'NOT met'
+  return `goal: get-by-id on postgres at ${row.ratio.toFixed(2)} of the baseline (target >= ${GOAL_RATIO}): ${verdict}`
 }
 
 /** Writes the run to bench/results/latest.json and returns the path. */

@@ -14,7 +14,7 @@ import { generateSeedData, type SeedData } from './seed-data.ts'
 import { seedDatabase, MODELS_DIR } from './seed-database.ts'
 import { selectScenarios, type Scenario } from './scenarios.ts'
 import { createScenarioContext, runScenarios } from './run-scenarios.ts'
-import { addRatios, formatTable, log, writeResults, type ResultRow } from './report.ts'
+import { addRatios, describeGoal, formatTable, log, writeResults, type ResultRow } from './report.ts'
 
 /** Starts the throwaway cluster, creates the bench database and seeds it; returns its URL. */
 async function preparePostgres (data: SeedData): Promise<string> {
@@ -80,7 +80,9 @@ async function main (): Promise<void> {
   const rows = await benchAll(options)
   addRatios(rows)
   const seconds = (Date.now() - started) / 1000
-  log(`\n${formatTable(rows)}\n`)
+  log(`results:\n${formatTable(rows)}\n`)
+  const goal = describeGoal(rows)
+  if (goal) log(goal)
   const path = writeResults({
     finishedAt: new Date().toISOString(),
     runtimeSeconds: Math.round(seconds),
