@@ -87,7 +87,7 @@ export function compileRange (field: FieldRef, operator: RangeOperator, value: J
  * literal, is a bound parameter.
  */
 export function compileRegexMatch (field: FieldRef, pattern: string): string {
-  if (field.scalar?.isText) return `${field.scalar.raw} ~ ${field.params.add(pattern)} AND ${field.scalar.typeCheck}`
+  if (field.scalar?.isText) return `(${field.scalar.raw}) ~ ${field.params.add(pattern)} AND ${field.scalar.typeCheck}`
   const path = `lax ${fieldPath(field.segs)} ? (@.type() == "string" && @ like_regex ${jsonpathString(pattern)})`
   return `jsonb_path_exists(${field.doc}, ${field.params.add(path)}::jsonpath)`
 }

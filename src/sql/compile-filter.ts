@@ -144,8 +144,8 @@ function compileIn (field: FieldRef, operator: string, operand: unknown): string
   const list = readList(operator, operand)
   const values = list.filter(v => !(v instanceof RegExp)).map(toJsonValue)
   const patterns = list.filter((v): v is RegExp => v instanceof RegExp)
-  const parts = patterns.map(re => compileRegexMatch(field, compileRegex(readRegex(re))))
-  if (values.length > 0) parts.unshift(compileEquality(field, values))
+  const parts = values.length > 0 ? [compileEquality(field, values)] : []
+  parts.push(...patterns.map(re => compileRegexMatch(field, compileRegex(readRegex(re)))))
   return joinOr(parts)
 }
 

@@ -200,6 +200,8 @@ function readClassItem (src: string, i: number): ClassItem {
   if ('dws'.includes(e)) return { text: '\\' + e, length: 2, newline: e === 's' }
   const control = { n: 10, r: 13, t: 9, f: 12, v: 11 }[e]
   if (control !== undefined) return { text: '\\' + e, code: control, length: 2, newline: control === 10 }
+  const hex = /^x([0-9a-fA-F]{2})/.exec(src.slice(i + 1))
+  if (hex) return { text: `\\u00${hex[1]}`, code: parseInt(hex[1], 16), length: 4, newline: hex[1] === '0a' || hex[1] === '0A' }
   if (/[A-Za-z0-9]/.test(e)) throw invalid(`Unsupported escape in character class: \\${e}`)
   return { text: escapeLiteral(e), code: e.charCodeAt(0), length: 2, newline: false }
 }

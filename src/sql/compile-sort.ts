@@ -22,34 +22,37 @@ export interface SortContext extends FilterContext {
  */
 export function compileSort (sort: Sort, ctx: SortContext): string {
   if (sort.length > MAX_SORT_TERMS) throw new QuireError('QUERY_TOO_COMPLEX', `A sort may have at most ${MAX_SORT_TERMS} fields`)
-  const terms = sort.flatMap(([path, direction]) => compileSortTerm(path, direction, ctx))
+  const terms = sort.map(([path, direction]) => compileSortTerm(path, direction, ctx))
   if (!sort.some(([path]) => path === '_id')) terms.push(`${ctx.idColumn} ASC`)
   return terms.join(', ')
 }
 
-function compileSortTerm (path: string, direction: unknown, ctx: SortContext): string[] {
+function compileSortTerm (path: string, direction: unknown, ctx: SortContext): string {
   if (direction !== 1 && direction !== -1) throw new QuireError('INVALID_QUERY', `Sort direction of ${path} must be 1 or -1`)
   const dir = direction === 1 ? 'ASC' : 'DESC'
-  if (path === '_id') return [`${ctx.idColumn} ${dir}`]
+  if (path === '_id') return `${ctx.idColumn} ${dir}`
   const segs = parseFieldPath(path)
   const scalar = scalarField(ctx.doc, segs, ctx.kindOf?.(path))
-  if (scalar) return [`${scalar.expr} ${dir} NULLS ${direction === 1 ? 'FIRST' : 'LAST'}`]
+  if (scalar) return `${scalar.expr} ${dir} NULLS ${direction === 1 ? 'FIRST' : 'LAST'}`
   const emptyOrMissing = `CASE WHEN ${ctx.doc} @? ${jsonpathLiteral(fieldPath(segs))} THEN 0 ELSE 1 END`
-  return typeOrderKeys(sortValue(ctx.doc, segs, dir), dir, emptyOrMissing)
+  return `(SELECT ${typeOrderKey('k.v', emptyOrMissing)} FROM (SELECT ${sortValue(ctx.doc, segs, dir)} AS v) AS k) ${dir}`
 }
 
 /** The value a document sorts by: the field's value, or its smallest/largest element or value reached through arrays. */
 function sortValue (doc: string, segs: string[], dir: string): string {
   const value = valueExpr(doc, segs)
   const candidates = jsonpathLiteral(`${fieldPath(segs)}[*]`)
-  const pick = `(SELECT s.v FROM (SELECT jsonb_path_query(${doc}, ${candidates}) AS v) AS s ORDER BY ${typeOrderKeys('s.v', dir, '1').join(', ')} LIMIT 1)`
+  const pick = `(SELECT s.v FROM (SELECT jsonb_path_query(${doc}, ${candidates}) AS v) AS s ORDER BY ${typeOrderKey('s.v', '1')} ${dir} LIMIT 1)`
   return `CASE WHEN jsonb_typeof(${value}) IN ('null', 'number', 'string', 'object', 'boolean') THEN ${value} ELSE ${pick} END`
 }
 
-/** Keys ordering jsonb values by MongoDB's type order, then within the type (strings in byte order). */
-function typeOrderKeys (value: string, dir: string, missingRank: string): string[] {
+/**
+ * One row value ordering jsonb values by MongoDB's type order, then within the type: strings in
+ * byte order (the row keeps the C collation), numbers, booleans and documents in jsonb order.
+ */
+function typeOrderKey (value: string, missingRank: string): string {
   const rank = `CASE jsonb_typeof(${value}) WHEN 'null' THEN 1 WHEN 'number' THEN 2 WHEN 'string' THEN 3 ` +
     `WHEN 'object' THEN 4 WHEN 'array' THEN 5 WHEN 'boolean' THEN 6 ELSE ${missingRank} END`
   const text = `(CASE WHEN jsonb_typeof(${value}) = 'string' THEN ${value} #>> '{}' END) COLLATE "C"`
-  return [`${rank} ${dir}`, `${text} ${dir}`, `NULLIF(${value}, 'null'::jsonb) ${dir}`]
+  return `ROW(${rank}, ${text}, NULLIF(${value}, 'null'::jsonb))`
 }

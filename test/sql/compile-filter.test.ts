@@ -1,0 +1,157 @@
+// Table-driven tests of the filter compiler: the exact SQL and bound values of representative
+// filters (general and kind-hinted forms), and the client errors for bad or hostile input.
+import t from 'tap'
+import type { FieldKind, Filter } from '../../src/query/types.ts'
+import { compileFilter, MAX_FILTER_DEPTH, MAX_FILTER_TERMS, MAX_IN_VALUES } from '../../src/sql/compile-filter.ts'
+import { SqlParams } from '../../src/sql/sql-params.ts'
+
+const KINDS: Record<string, FieldKind> = { name: 'string', age: 'number', active: 'boolean', createdAt: 'date', 'yack.n': 'integer', tags: 'array' }
+const kindOf = (path: string): FieldKind | undefined => KINDS[path]
+
+function compile (filter: Filter, hinted = false): { sql: string, values: unknown[] } {
+  const params = new SqlParams()
+  const sql = compileFilter(filter, { params, doc: 't.doc', kindOf: hinted ? kindOf : undefined })
+  return { sql, values: params.values }
+}
+
+const eq = (path: string): string => `'lax ${path} ? (@.type() != "array" && @ == $v[*])'::jsonpath`
+
+interface Row { name: string, filter: Filter, hinted?: boolean, sql: string, values: unknown[] }
+
+const ROWS: Row[] = [
+  { name: 'empty filter', filter: {}, sql: 'TRUE', values: [] },
+  { name: 'implicit equality', filter: { name: 'bob' }, sql: `jsonb_path_exists(t.doc, ${eq('$."name"')}, $1::text::jsonb)`, values: ['{"v":["bob"]}'] },
+  { name: 'equality on a string kind', filter: { name: 'bob' }, hinted: true, sql: `(t.doc->>'name') COLLATE "C" = $1 AND jsonb_typeof(t.doc->'name') = 'string'`, values: ['bob'] },
+  { name: 'equality on a boolean kind', filter: { active: true }, hinted: true, sql: `NULLIF(t.doc->'active', 'null'::jsonb) = $1::text::jsonb`, values: ['true'] },
+  { name: 'equality on a nested integer kind', filter: { 'yack.n': 3 }, hinted: true, sql: `NULLIF(t.doc->'yack'->'n', 'null'::jsonb) = $1::text::jsonb`, values: ['3'] },
+  { name: 'kind does not match the value: general form', filter: { age: 'old' }, hinted: true, sql: `jsonb_path_exists(t.doc, ${eq('$."age"')}, $1::text::jsonb)`, values: ['{"v":["old"]}'] },
+  { name: 'array kind: general form', filter: { tags: 'a' }, hinted: true, sql: `jsonb_path_exists(t.doc, ${eq('$."tags"')}, $1::text::jsonb)`, values: ['{"v":["a"]}'] },
+  { name: 'range on a number kind', filter: { age: { $gt: 30 } }, hinted: true, sql: `NULLIF(t.doc->'age', 'null'::jsonb) > $1::text::jsonb AND jsonb_typeof(t.doc->'age') = 'number'`, values: ['30'] },
+  {
+    name: 'two ranges, general form',
+    filter: { age: { $gte: 30, $lt: 40 } },
+    sql: `(jsonb_path_exists(t.doc, 'lax $."age" ? (@.type() != "array" && @ >= $v)'::jsonpath, $1::text::jsonb)) AND (jsonb_path_exists(t.doc, 'lax $."age" ? (@.type() != "array" && @ < $v)'::jsonpath, $2::text::jsonb))`,
+    values: ['{"v":30}', '{"v":40}']
+  },
+  { name: 'Date operand on a date kind', filter: { createdAt: { $gte: new Date('2024-01-02T03:04:05Z') } }, hinted: true, sql: `(t.doc->>'createdAt') COLLATE "C" >= $1 AND jsonb_typeof(t.doc->'createdAt') = 'string'`, values: ['2024-01-02T03:04:05.000Z'] },
+  { name: 'Date operand, general form', filter: { d: new Date(0) }, sql: `jsonb_path_exists(t.doc, ${eq('$."d"')}, $1::text::jsonb)`, values: ['{"v":["1970-01-01T00:00:00.000Z"]}'] },
+  { name: 'null on a kind', filter: { name: null }, hinted: true, sql: `(t.doc->>'name') COLLATE "C" IS NULL`, values: [] },
+  { name: 'null, general form', filter: { name: null }, sql: `t.doc @? 'lax $ ? ((!exists(@."name")) || (exists(@."name" ? (@.type() == "null"))))'::jsonpath`, values: [] },
+  {
+    name: 'null on a dotted path',
+    filter: { 'a.b': null },
+    sql: `t.doc @? 'lax $ ? ((!exists(@."a")) || (@."a".type() != "object" && @."a".type() != "array") || (exists(@."a" ? (@.type() == "object" && ((!exists(@."b")) || (exists(@."b" ? (@.type() == "null"))))))))'::jsonpath`,
+    values: []
+  },
+  { name: '$ne on a kind', filter: { name: { $ne: 'x' } }, hinted: true, sql: `((t.doc->>'name') COLLATE "C" = $1 AND jsonb_typeof(t.doc->'name') = 'string') IS NOT TRUE`, values: ['x'] },
+  { name: '$in on a kind', filter: { name: { $in: ['a', 'b'] } }, hinted: true, sql: `(t.doc->>'name') COLLATE "C" = ANY(ARRAY(SELECT jsonb_array_elements_text($1::text::jsonb))) AND jsonb_typeof(t.doc->'name') = 'string'`, values: ['["a","b"]'] },
+  { name: '$in with null on a kind', filter: { age: { $in: [1, 2, null] } }, hinted: true, sql: `((NULLIF(t.doc->'age', 'null'::jsonb) IS NULL) OR (NULLIF(t.doc->'age', 'null'::jsonb) = ANY(ARRAY(SELECT jsonb_array_elements($1::text::jsonb)))))`, values: ['[1,2]'] },
+  {
+    name: '$in with a regular expression',
+    filter: { tags: { $in: ['a', 5, /^b/i] } },
+    sql: `((jsonb_path_exists(t.doc, ${eq('$."tags"')}, $1::text::jsonb)) OR (jsonb_path_exists(t.doc, $2::jsonpath)))`,
+    values: ['{"v":["a",5]}', 'lax $."tags" ? (@.type() == "string" && @ like_regex "(?pi)^b")']
+  },
+  { name: '$nin: []', filter: { a: { $nin: [] } }, sql: '(FALSE) IS NOT TRUE', values: [] },
+  {
+    name: 'array value: equal to the array or to an element',
+    filter: { tags: ['a', 'b'] },
+    sql: `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $."tags"'::jsonpath) AS v UNION ALL SELECT jsonb_path_query(t.doc, 'lax $."tags"[*]'::jsonpath)) AS x WHERE x.v IN (SELECT jsonb_array_elements($1::text::jsonb)))`,
+    values: ['[["a","b"]]']
+  },
+  { name: 'array index segment', filter: { 'items.0.sku': 'x' }, sql: `jsonb_path_exists(t.doc, ${eq('$ ? (@."items".type() == "array")."items"[0]."sku"')}, $1::text::jsonb)`, values: ['{"v":["x"]}'] },
+  { name: '$size', filter: { tags: { $size: 2 } }, sql: `jsonb_path_exists(t.doc, 'lax $ ? (@."tags".type() == "array" && @."tags".size() == $n)'::jsonpath, $1::text::jsonb)`, values: ['{"n":2}'] },
+  { name: '$type array', filter: { tags: { $type: 'array' } }, sql: `t.doc @? 'lax $."tags".type() ? (@ == "array")'::jsonpath`, values: [] },
+  { name: '$type list', filter: { n: { $type: ['int', 10] } }, sql: `((t.doc @? 'lax $."n" ? (@.type() == "number" && @.floor() == @)'::jsonpath) OR (t.doc @? 'lax $."n" ? (@.type() == "null")'::jsonpath))`, values: [] },
+  { name: '$exists: false', filter: { x: { $exists: false } }, sql: `(t.doc @? 'lax $."x"'::jsonpath) IS NOT TRUE`, values: [] },
+  { name: '$regex on a string kind', filter: { name: { $regex: '^a.b$', $options: 'ms' } }, hinted: true, sql: `(t.doc->>'name') ~ $1 AND jsonb_typeof(t.doc->'name') = 'string'`, values: ['(?w)^a.b$'] },
+  { name: 'RegExp value', filter: { name: /x/i }, sql: 'jsonb_path_exists(t.doc, $1::jsonpath)', values: ['lax $."name" ? (@.type() == "string" && @ like_regex "(?pi)x")'] },
+  {
+    name: '$elemMatch on documents',
+    filter: { items: { $elemMatch: { sku: 'a', qty: { $gt: 1 } } } },
+    sql: `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $ ? (@."items".type() == "array")."items"[*]'::jsonpath) AS v) AS e1 WHERE jsonb_typeof(e1.v) = 'object' AND (jsonb_path_exists(e1.v, ${eq('$."sku"')}, $1::text::jsonb)) AND (jsonb_path_exists(e1.v, 'lax $."qty" ? (@.type() != "array" && @ > $v)'::jsonpath, $2::text::jsonb)))`,
+    values: ['{"v":["a"]}', '{"v":1}']
+  },
+  {
+    name: '$elemMatch on values',
+    filter: { scores: { $elemMatch: { $gte: 80, $lt: 85 } } },
+    sql: `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $ ? (@."scores".type() == "array")."scores"[*]'::jsonpath) AS v) AS e1 WHERE (jsonb_path_exists(jsonb_build_object('v', e1.v), 'lax $."v" ? (@.type() != "array" && @ >= $v)'::jsonpath, $1::text::jsonb)) AND (jsonb_path_exists(jsonb_build_object('v', e1.v), 'lax $."v" ? (@.type() != "array" && @ < $v)'::jsonpath, $2::text::jsonb)))`,
+    values: ['{"v":80}', '{"v":85}']
+  },
+  {
+    name: '$all with $elemMatch',
+    filter: { tags: { $all: ['a', { $elemMatch: { $eq: 'b' } }] } },
+    sql: `(jsonb_path_exists(t.doc, ${eq('$."tags"')}, $1::text::jsonb)) AND (EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $ ? (@."tags".type() == "array")."tags"[*]'::jsonpath) AS v) AS e1 WHERE jsonb_path_exists(jsonb_build_object('v', e1.v), ${eq('$."v"')}, $2::text::jsonb)))`,
+    values: ['{"v":["a"]}', '{"v":["b"]}']
+  },
+  { name: '$all: []', filter: { tags: { $all: [] } }, sql: 'FALSE', values: [] },
+  {
+    name: '$or beside a field, $not',
+    filter: { $or: [{ a: 1 }, { b: 2 }], c: { $not: { $gt: 5 } } },
+    sql: `(((jsonb_path_exists(t.doc, ${eq('$."a"')}, $1::text::jsonb)) OR (jsonb_path_exists(t.doc, ${eq('$."b"')}, $2::text::jsonb)))) AND ((jsonb_path_exists(t.doc, 'lax $."c" ? (@.type() != "array" && @ > $v)'::jsonpath, $3::text::jsonb)) IS NOT TRUE)`,
+    values: ['{"v":[1]}', '{"v":[2]}', '{"v":5}']
+  },
+  { name: '$nor', filter: { $nor: [{ a: 1 }] }, sql: `(jsonb_path_exists(t.doc, ${eq('$."a"')}, $1::text::jsonb)) IS NOT TRUE`, values: ['{"v":[1]}'] },
+  { name: 'quotes and backslashes stay in the bound value', filter: { name: "x' OR 1=1; --\\" }, hinted: true, sql: `(t.doc->>'name') COLLATE "C" = $1 AND jsonb_typeof(t.doc->'name') = 'string'`, values: ["x' OR 1=1; --\\"] },
+  { name: 'quotes in a general form', filter: { name: '"); DROP TABLE t; --' }, sql: `jsonb_path_exists(t.doc, ${eq('$."name"')}, $1::text::jsonb)`, values: ['{"v":["\\"); DROP TABLE t; --"]}'] },
+  { name: 'quotes in a regular expression', filter: { name: { $regex: `a"' \\)` } }, sql: 'jsonb_path_exists(t.doc, $1::jsonpath)', values: [`lax $."name" ? (@.type() == "string" && @ like_regex "(?p)a\\"' \\\\)")`] }
+]
+
+t.test('exact SQL and values', async t => {
+  for (const row of ROWS) t.same(compile(row.filter, row.hinted), { sql: row.sql, values: row.values }, row.name)
+})
+
+function nest (depth: number): Filter {
+  return depth === 1 ? { a: 1 } : { $and: [nest(depth - 1)] }
+}
+
+const ERRORS: Array<[string, () => Filter, string, RegExp?]> = [
+  ['quote in a field name', () => ({ "a'b": 1 }), 'INVALID_FIELD'],
+  ['semicolon in a field name', () => ({ 'a;drop': 1 }), 'INVALID_FIELD'],
+  ['operator inside a path', () => ({ 'a.$where': 1 }), 'INVALID_FIELD'],
+  ['very long field name', () => ({ ['x'.repeat(65)]: 1 }), 'INVALID_FIELD'],
+  ['empty path segment', () => ({ 'a..b': 1 }), 'INVALID_FIELD'],
+  ['too many path segments', () => ({ 'a.b.c.d.e.f.g.h.i': 1 }), 'INVALID_FIELD'],
+  ['bad field name in $elemMatch', () => ({ items: { $elemMatch: { "x'": 1 } } }), 'INVALID_FIELD'],
+  ['$where', () => ({ $where: 'sleep(1)' }), 'UNSUPPORTED_OPERATOR', /^Unsupported query operator: \$where$/],
+  ['$expr', () => ({ $expr: { $eq: ['$a', 1] } }), 'UNSUPPORTED_OPERATOR'],
+  ['unknown field operator', () => ({ a: { $foo: 1 } }), 'UNSUPPORTED_OPERATOR', /^Unsupported query operator: \$foo$/],
+  ['$mod', () => ({ a: { $mod: [2, 0] } }), 'UNSUPPORTED_OPERATOR'],
+  ['empty $and', () => ({ $and: [] }), 'INVALID_QUERY'],
+  ['$or of an object', () => ({ $or: { a: 1 } }), 'INVALID_QUERY'],
+  ['$in of a scalar', () => ({ a: { $in: 5 } }), 'INVALID_QUERY'],
+  ['range with an array operand', () => ({ a: { $gt: [1] } }), 'INVALID_QUERY'],
+  ['negative $size', () => ({ a: { $size: -1 } }), 'INVALID_QUERY'],
+  ['unknown $type', () => ({ a: { $type: 'foo' } }), 'INVALID_QUERY'],
+  ['$not of a scalar', () => ({ a: { $not: 5 } }), 'INVALID_QUERY'],
+  ['$options alone', () => ({ a: { $options: 'i' } }), 'INVALID_QUERY'],
+  ['operators mixed with fields', () => ({ a: { $gt: 1, b: 2 } }), 'INVALID_QUERY'],
+  ['undefined value', () => ({ a: undefined }), 'INVALID_QUERY'],
+  ['NaN', () => ({ a: NaN }), 'INVALID_QUERY'],
+  ['NUL character', () => ({ a: 'x\u0000y' }), 'INVALID_QUERY'],
+  ['operator in $all', () => ({ a: { $all: [{ $gt: 1 }] } }), 'INVALID_QUERY'],
+  ['$elemMatch of a scalar', () => ({ a: { $elemMatch: 5 } }), 'INVALID_QUERY'],
+  ['$eq of a regular expression', () => ({ a: { $eq: /x/ } }), 'INVALID_QUERY'],
+  ['filter is not an object', () => ({ $and: [5] }), 'INVALID_QUERY'],
+  [`nesting deeper than ${MAX_FILTER_DEPTH}`, () => nest(MAX_FILTER_DEPTH + 1), 'QUERY_TOO_COMPLEX'],
+  [`more than ${MAX_FILTER_TERMS} terms`, () => ({ $or: Array.from({ length: MAX_FILTER_TERMS }, (_, i) => ({ [`f${i}`]: i })) }), 'QUERY_TOO_COMPLEX'],
+  [`$in longer than ${MAX_IN_VALUES}`, () => ({ a: { $in: Array.from({ length: MAX_IN_VALUES + 1 }, (_, i) => i) } }), 'QUERY_TOO_COMPLEX'],
+  ['bad regular expression', () => ({ a: { $regex: '(?<name>x)' } }), 'INVALID_REGEX']
+]
+
+t.test('client errors', async t => {
+  for (const [name, make, code, message] of ERRORS) {
+    t.throws(() => compile(make()), { code, status: 400, ...(message ? { message } : {}) }, name)
+  }
+})
+
+t.test('limits are inclusive', async t => {
+  t.doesNotThrow(() => compile(nest(MAX_FILTER_DEPTH)), `${MAX_FILTER_DEPTH} levels`)
+  t.doesNotThrow(() => compile({ $or: Array.from({ length: MAX_FILTER_TERMS - 1 }, (_, i) => ({ [`f${i}`]: i })) }), `${MAX_FILTER_TERMS} terms`)
+  t.doesNotThrow(() => compile({ a: { $in: Array.from({ length: MAX_IN_VALUES }, (_, i) => i) } }), `${MAX_IN_VALUES} values`)
+})
+
+t.test('every result can be an AND operand', async t => {
+  const { sql } = compile({ $or: [{ a: 1 }, { b: 1 }] })
+  t.match(sql, /^\(.*\)$/, 'an OR comes parenthesized')
+})
