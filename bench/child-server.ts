@@ -2,14 +2,15 @@
 // Node process, so the load generator never shares its event loop, and stops it.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import type { CpuMeter } from './database-cpu.ts'
 
 export interface ChildServer {
   name: string
   pid: number
   /** The server's address on loopback, e.g. http://127.0.0.1:41234 */
   url: string
-  /** CPU time (user + system, all threads) the server process has used so far, in microseconds. */
-  cpuMicros: () => Promise<number>
+  /** CPU time (user + system, all threads) of the server process. */
+  cpuMeter: CpuMeter
   stop: () => Promise<void>
 }
 
@@ -59,7 +60,11 @@ export async function startChildServer (name: string, script: string, env: Recor
   })
   try {
     const port = await waitForPort(child, name)
-    return { name, pid: child.pid!, url: `http://127.0.0.1:${port}`, cpuMicros: () => askCpuMicros(child), stop: () => stopChild(child) }
+    const cpuMeter: CpuMeter = async () => {
+      const before = await askCpuMicros(child)
+      return async () => await askCpuMicros(child) - before
+    }
+    return { name, pid: child.pid!, url: `http://127.0.0.1:${port}`, cpuMeter, stop: () => stopChild(child) }
   } catch (err) {
     await stopChild(child)
     throw err

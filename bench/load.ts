@@ -2,6 +2,7 @@
 // autocannon's load (paths rotated per request), summarized as a result row.
 import autocannon from 'autocannon'
 import type { ResultRow } from './report.ts'
+import type { CpuMeter } from './database-cpu.ts'
 
 /** The requests of a scenario; `paths` are taken in turn, one per request. */
 export interface LoadSpec {
@@ -14,6 +15,9 @@ export interface LoadSpec {
 }
 
 export interface LoadSettings { duration: number, connections: number, warmup: number }
+
+/** What is charged per request: the server process, and the database backends when they can be read. */
+export interface CpuMeters { server: CpuMeter, database?: CpuMeter }
 
 function headersOf (spec: LoadSpec): Record<string, string> {
   return { ...(spec.body !== undefined && { 'content-type': 'application/json' }), ...spec.headers }
@@ -45,13 +49,11 @@ function describeStatusCodes (stats: Record<string, { count?: number }> = {}): s
     .sort((a, b) => b[1] - a[1]).map(([code, count]) => `${code} x${count}`).join(', ')
 }
 
-type Measured = Pick<ResultRow, 'status' | 'reqPerSec' | 'p99Ms' | 'cpuMicrosPerRequest' | 'requests' | 'non2xx' | 'errors' | 'timeouts' | 'note'>
+type Measured = Pick<ResultRow, 'status' | 'reqPerSec' | 'p99Ms' | 'serverCpuMicros' | 'databaseCpuMicros' |
+'requests' | 'non2xx' | 'errors' | 'timeouts' | 'note'>
 
-/**
- * Runs autocannon against `baseUrl` (an unmeasured warm-up first) and returns the measured part of
- * a result row; `cpuMicros` reads the server's CPU time, to charge it per request.
- */
-export async function runLoad (baseUrl: string, spec: LoadSpec, settings: LoadSettings, cpuMicros: () => Promise<number>): Promise<Measured> {
+/** Runs autocannon against `baseUrl` (an unmeasured warm-up first) and returns the measured part of a result row. */
+export async function runLoad (baseUrl: string, spec: LoadSpec, settings: LoadSettings, meters: CpuMeters): Promise<Measured> {
   const options = {
     url: baseUrl,
     connections: settings.connections,
@@ -61,15 +63,17 @@ export async function runLoad (baseUrl: string, spec: LoadSpec, settings: LoadSe
     requests: requestsOf(spec)
   }
   if (settings.warmup > 0) await autocannon({ ...options, duration: settings.warmup })
-  const cpuBefore = await cpuMicros()
+  const serverCpu = await meters.server()
+  const databaseCpu = await meters.database?.()
   const result = await autocannon({ ...options, duration: settings.duration })
-  const cpu = await cpuMicros() - cpuBefore
+  const perRequest = (micros: number): number | undefined => result.requests.total > 0 ? micros / result.requests.total : undefined
   const failed = result.non2xx + result.errors + result.timeouts
   return {
     status: failed > 0 ? 'errors' : 'ok',
     reqPerSec: result.requests.average,
     p99Ms: result.latency.p99,
-    cpuMicrosPerRequest: result.requests.total > 0 ? cpu / result.requests.total : undefined,
+    serverCpuMicros: perRequest(await serverCpu()),
+    databaseCpuMicros: databaseCpu && perRequest(await databaseCpu()),
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,

@@ -15,7 +15,9 @@ export interface ResultRow {
   reqPerSec?: number
   p99Ms?: number
   /** CPU time the server process (all its threads) spent per request, in microseconds. */
-  cpuMicrosPerRequest?: number
+  serverCpuMicros?: number
+  /** CPU time the PostgreSQL backends spent per request, in microseconds (PostgreSQL only). */
+  databaseCpuMicros?: number
   /** reqPerSec divided by the baseline's. */
   ratio?: number
   requests?: number
@@ -63,17 +65,18 @@ function cells (row: ResultRow): string[] {
     row.engine,
     measured && row.reqPerSec !== undefined ? row.reqPerSec.toFixed(0) : '-',
     measured && row.p99Ms !== undefined ? row.p99Ms.toFixed(1) : '-',
-    measured && row.cpuMicrosPerRequest !== undefined ? row.cpuMicrosPerRequest.toFixed(0) : '-',
+    measured && row.serverCpuMicros !== undefined ? row.serverCpuMicros.toFixed(0) : '-',
+    measured && row.databaseCpuMicros !== undefined ? row.databaseCpuMicros.toFixed(0) : '-',
     row.ratio !== undefined ? row.ratio.toFixed(2) : '-',
     statusText(row)
   ]
 }
 
 export function formatTable (rows: ResultRow[]): string {
-  const header = ['scenario', 'engine', 'req/s', 'p99 ms', 'server CPU us/req', 'x baseline', 'status']
+  const header = ['scenario', 'engine', 'req/s', 'p99 ms', 'server CPU us/req', 'db CPU us/req', 'x baseline', 'status']
   const body = rows.map(cells)
   const widths = header.map((h, i) => Math.max(h.length, ...body.map(r => r[i].length)))
-  const numeric = [false, false, true, true, true, true, false]
+  const numeric = [false, false, true, true, true, true, true, false]
   const line = (r: string[]): string => r.map((c, i) => numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])).join(' | ').trimEnd()
   return [line(header), widths.map(w => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n')
 }

@@ -1,10 +1,12 @@
 // Runs a list of scenarios against one running server, one after another,
 // printing a line as each starts and finishes.
-import { checkFirstRequest, runLoad, type LoadSettings } from './load.ts'
+import { checkFirstRequest, runLoad, type CpuMeters, type LoadSettings } from './load.ts'
 import { SkipScenario, type Scenario, type ScenarioContext } from './scenarios.ts'
 import { log, type ResultRow } from './report.ts'
 import { BENCH_USER } from './seed-data.ts'
-import type { ChildServer } from './child-server.ts'
+
+/** The server a list of scenarios runs against: its name (the rows' engine) and what is metered. */
+export interface BenchTarget { name: string, meters: CpuMeters }
 
 /** The context scenarios build their requests from; the API key is fetched once, on first use. */
 export function createScenarioContext (baseUrl: string, testIds: string[]): ScenarioContext {
@@ -29,13 +31,13 @@ export function createScenarioContext (baseUrl: string, testIds: string[]): Scen
   }
 }
 
-async function runScenario (scenario: Scenario, server: ChildServer, ctx: ScenarioContext, settings: LoadSettings): Promise<ResultRow> {
-  const row: ResultRow = { scenario: scenario.name, engine: server.name, status: 'ok' }
+async function runScenario (scenario: Scenario, target: BenchTarget, ctx: ScenarioContext, settings: LoadSettings): Promise<ResultRow> {
+  const row: ResultRow = { scenario: scenario.name, engine: target.name, status: 'ok' }
   try {
     const spec = await scenario.build(ctx)
     const problem = await checkFirstRequest(ctx.baseUrl, spec)
     if (problem) return { ...row, status: 'failed', note: problem }
-    return { ...row, ...await runLoad(ctx.baseUrl, spec, settings, server.cpuMicros) }
+    return { ...row, ...await runLoad(ctx.baseUrl, spec, settings, target.meters) }
   } catch (err) {
     return { ...row, status: err instanceof SkipScenario ? 'skipped' : 'failed', note: (err as Error).message }
   }
@@ -44,16 +46,16 @@ async function runScenario (scenario: Scenario, server: ChildServer, ctx: Scenar
 function describe (row: ResultRow): string {
   if (row.status === 'skipped' || row.status === 'failed') return `${row.status}: ${row.note}`
   const errors = row.status === 'errors' ? `  !! ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts ${row.note ?? ''}` : ''
-  return `${row.reqPerSec?.toFixed(0)} req/s, p99 ${row.p99Ms?.toFixed(1)} ms, server CPU ${row.cpuMicrosPerRequest?.toFixed(0)} us/req${errors}`
+  return `${row.reqPerSec?.toFixed(0)} req/s, p99 ${row.p99Ms?.toFixed(1)} ms, server CPU ${row.serverCpuMicros?.toFixed(0)} us/req` +
+    `${row.databaseCpuMicros === undefined ? '' : `, db CPU ${row.databaseCpuMicros.toFixed(0)} us/req`}${errors}`
 }
 
-/** Runs `scenarios` against `server` (the rows' engine is the server's name). */
-export async function runScenarios (scenarios: Scenario[], server: ChildServer, ctx: ScenarioContext, settings: LoadSettings): Promise<ResultRow[]> {
+export async function runScenarios (scenarios: Scenario[], target: BenchTarget, ctx: ScenarioContext, settings: LoadSettings): Promise<ResultRow[]> {
   const rows: ResultRow[] = []
   for (const scenario of scenarios) {
-    const label = `${server.name.padEnd(8)} ${scenario.name.padEnd(15)}`
+    const label = `${target.name.padEnd(8)} ${scenario.name.padEnd(15)}`
     log(`> ${label} running (${settings.warmup} s warm-up + ${settings.duration} s, ${settings.connections} connections)`)
-    const row = await runScenario(scenario, server, ctx, settings)
+    const row = await runScenario(scenario, target, ctx, settings)
     log(`  ${label} ${describe(row)}`)
     rows.push(row)
   }

@@ -7,17 +7,24 @@ import { join } from 'node:path'
 import postgres from 'postgres'
 import { startPgCluster } from '../src/sql/pg-cluster.ts'
 import { loadModels } from '../src/models/load-models.ts'
-import { readBenchOptions, type BenchOptions, type EngineName } from './options.ts'
+import { readBenchOptions, type BenchOptions } from './options.ts'
 import { onCleanup, runCleanup, cleanupOnSignals } from './cleanup.ts'
 import { startChildServer } from './child-server.ts'
+import { createDatabaseCpuMeter, type CpuMeter } from './database-cpu.ts'
 import { generateSeedData, type SeedData } from './seed-data.ts'
 import { seedDatabase, MODELS_DIR } from './seed-database.ts'
 import { selectScenarios, type Scenario } from './scenarios.ts'
 import { createScenarioContext, runScenarios } from './run-scenarios.ts'
 import { addRatios, describeGoal, formatTable, log, writeResults, type ResultRow } from './report.ts'
 
-/** Starts the throwaway cluster, creates the bench database and seeds it; returns its URL. */
-async function preparePostgres (data: SeedData): Promise<string> {
+interface Database {
+  url: string
+  /** CPU of the PostgreSQL backends (undefined for PGlite, whose work is in the server process). */
+  cpuMeter?: CpuMeter
+}
+
+/** Starts the throwaway cluster, creates the bench database and seeds it. */
+async function preparePostgres (data: SeedData): Promise<Database> {
   log('starting a throwaway PostgreSQL cluster')
   const cluster = await startPgCluster()
   onCleanup(() => cluster.stop())
@@ -26,28 +33,32 @@ async function preparePostgres (data: SeedData): Promise<string> {
   await admin.end()
   const url = cluster.url.replace(/\/postgres$/, '/quire_bench')
   await seedDatabase(url, data, 'postgres')
-  return url
+  const meter = createDatabaseCpuMeter(url)
+  if (meter) onCleanup(() => meter.close())
+  return { url, cpuMeter: meter?.meter }
 }
 
 /** Seeds a PGlite data directory (deleted at the end) that the server then opens. */
-async function preparePglite (data: SeedData): Promise<string> {
+async function preparePglite (data: SeedData): Promise<Database> {
   const dir = mkdtempSync(join(tmpdir(), 'quire-bench-pglite-'))
   onCleanup(() => rmSync(dir, { recursive: true, force: true }))
   const url = `pglite://${dir}`
   await seedDatabase(url, data, 'pglite')
-  return url
+  return { url }
 }
 
-/** Starts one server child, runs `scenarios` against it and stops it. */
-async function benchServer (engine: string, script: string, env: Record<string, string>, scenarios: Scenario[], data: SeedData, options: BenchOptions): Promise<ResultRow[]> {
+interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[] }
+
+/** Starts one server child, runs its scenarios against it and stops it. */
+async function benchServer (plan: ServerPlan, testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
   // One profile per thread (the main thread is the one with the most samples), in a directory per server.
-  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, engine)}`] : []
-  log(`starting the ${engine} server`)
-  const server = await startChildServer(engine, script, env, nodeArgs)
+  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, plan.name)}`] : []
+  log(`starting the ${plan.name} server`)
+  const server = await startChildServer(plan.name, plan.script, { DATABASE_URL: plan.database.url }, nodeArgs)
   onCleanup(() => server.stop())
   try {
-    const ctx = createScenarioContext(server.url, data.test.map(d => d._id as string))
-    return await runScenarios(scenarios, server, ctx, options)
+    const target = { name: plan.name, meters: { server: server.cpuMeter, database: plan.database.cpuMeter } }
+    return await runScenarios(plan.scenarios, target, createScenarioContext(server.url, testIds), options)
   } finally {
     await server.stop()
   }
@@ -60,13 +71,14 @@ async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
   const models = loadModels(MODELS_DIR)
   log(`generating ${options.linkDocs} link and ${options.testDocs} test documents`)
   const data = await generateSeedData({ test: models.get('test')!, link: models.get('link')! }, options)
+  const testIds = data.test.map(d => d._id as string)
   const rows: ResultRow[] = []
-  const pgUrl = baseline.length || options.engines.includes('postgres') ? await preparePostgres(data) : undefined
-  if (baseline.length && pgUrl) rows.push(...await benchServer('baseline', './baseline-server.ts', { DATABASE_URL: pgUrl }, baseline, data, options))
+  const pg = baseline.length || options.engines.includes('postgres') ? await preparePostgres(data) : undefined
+  if (baseline.length && pg) rows.push(...await benchServer({ name: 'baseline', script: './baseline-server.ts', database: pg, scenarios: baseline }, testIds, options))
   if (!quire.length) return rows
   for (const engine of options.engines) {
-    const url = engine === 'postgres' ? pgUrl! : await preparePglite(data)
-    rows.push(...await benchServer(engine, './serve.ts', { DATABASE_URL: url }, quire, data, options))
+    const database = engine === 'postgres' ? pg! : await preparePglite(data)
+    rows.push(...await benchServer({ name: engine, script: './serve.ts', database, scenarios: quire }, testIds, options))
   }
   return rows
 }
