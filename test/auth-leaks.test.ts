@@ -37,6 +37,7 @@ for (const engine of ENGINES) {
     const admin = { authorization: basicAuth('root@example.com', 'root-password-1') }
     const alice = (await send({ method: 'POST', url: '/api/user', headers: admin, payload: { email: 'alice@example.com', password: 'alice-password-1' } })).data
     await send({ method: 'POST', url: '/api/test', headers: admin, payload: { foo: 'x', password: 'doc-password-1' } })
+    await send({ method: 'POST', url: '/api/test', headers: admin, payload: { foo: 'y' } })
     await send({ method: 'POST', url: '/login', payload: { email: 'alice@example.com', password: 'wrong-password-1' } })
     const session = await send({ method: 'POST', url: '/login', payload: { email: 'alice@example.com', password: 'alice-password-1' } })
     const refreshed = await send({ method: 'POST', url: '/refresh', headers: bearer(session.refresh_token) })
@@ -45,6 +46,8 @@ for (const engine of ENGINES) {
       await send({ method: 'GET', url: `/api/user/${alice._id}${query}` })
     }
     await send({ method: 'GET', url: '/api/user', headers: { 'x-api-key': session.apikey } })
+    const paged = await send({ method: 'GET', url: `/api/test?limit=1&apikey=${session.apikey}` })
+    t.equal(paged.next, '/api/test?limit=1&page=2', 'paging links leave the API key out')
     await send({ method: 'GET', url: '/api/user', headers: bearer(refreshed.token) })
     await send({ method: 'GET', url: '/api/user', headers: bearer(session.token) })
     await send({ method: 'GET', url: '/api/user', headers: { authorization: basicAuth('alice@example.com', 'wrong-password-1') } })

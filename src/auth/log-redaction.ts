@@ -13,7 +13,7 @@ function decoded (text: string): string {
 }
 
 /** The URL with the values of credential query parameters redacted. */
-export function redactUrl (url: string): string {
+function redactUrl (url: string): string {
   const mark = url.indexOf('?')
   if (mark < 0) return url
   const pairs = url.slice(mark + 1).split('&').map(pair => {
@@ -34,7 +34,7 @@ interface LoggedRequest {
 }
 
 /** Fastify's request log serializer, with the URL redacted. */
-export function serializeRequest (req: LoggedRequest): Record<string, unknown> {
+function serializeRequest (req: LoggedRequest): Record<string, unknown> {
   return {
     method: req.method,
     url: redactUrl(req.url),

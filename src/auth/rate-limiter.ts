@@ -1,6 +1,7 @@
 // A small fixed-window counter per key (an IP, an account), in memory: enough
 // to slow password guessing on one process. Over the limit -> 429 with
 // Retry-After (the error handler sets the header from details.retryAfter).
+// A limit of 0 turns the limiter off.
 import { QuireError } from '../errors.ts'
 import type { Clock } from './clock.ts'
 
@@ -32,7 +33,7 @@ export function createRateLimiter (limit: number, windowMs: number, clock: Clock
   return {
     check: (key) => {
       const entry = current(key)
-      if (entry && entry.count >= limit) {
+      if (limit > 0 && entry && entry.count >= limit) {
         const retryAfter = Math.max(1, Math.ceil((entry.endsAt - clock.now()) / 1000))
         throw new QuireError('RATE_LIMITED', `Too many attempts: try again in ${retryAfter} s`, { retryAfter })
       }

@@ -29,14 +29,14 @@ Open this link within {minutes} minutes to choose a new one:
 If you did not ask for this, you can ignore this email.
 `
 
-export function recoveryLink (urlTemplate: string, jwt: string): string {
+function recoveryLink (urlTemplate: string, jwt: string): string {
   const token = encodeURIComponent(jwt)
   if (urlTemplate.includes('{jwt}')) return urlTemplate.replaceAll('{jwt}', token)
   return `${urlTemplate}${urlTemplate.includes('?') ? '&' : '?'}jwt=${token}`
 }
 
 /** Fills the template's placeholders and splits off its subject line. */
-export function renderRecoveryMail (template: string, values: Record<'email' | 'link' | 'minutes', string>): { subject: string, text: string } {
+function renderRecoveryMail (template: string, values: Record<'email' | 'link' | 'minutes', string>): { subject: string, text: string } {
   const filled = template.replace(/\{(email|link|minutes)\}/g, (_, name: 'email' | 'link' | 'minutes') => values[name])
   const subject = /^Subject:[ \t]*(.*)\r?\n(\r?\n)?/.exec(filled)
   return subject ? { subject: subject[1].trim(), text: filled.slice(subject[0].length) } : { subject: 'Reset your password', text: filled }

@@ -9,7 +9,7 @@ import { ROLE_NAMES, type Caller } from './caller.ts'
 import { endSessions } from './sessions.ts'
 
 /** Fields a non-admin may change in their own user record. */
-export const SELF_EDITABLE = ['name', 'password']
+const SELF_EDITABLE = ['name', 'password']
 
 function isUserModel (model: Model): boolean {
   return model.builtIn === true && model.name === 'user'
