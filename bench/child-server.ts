@@ -2,7 +2,7 @@
 // Node process, so the load generator never shares its event loop, and stops it.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import type { CpuMeter } from './database-cpu.ts'
+import type { CpuMeter } from './load.ts'
 
 export interface ChildServer {
   name: string

@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import postgres from 'postgres'
+import type { CpuMeter } from './load.ts'
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100
 
@@ -14,9 +15,6 @@ function processTicks (pid: number): number {
     return Number(fields[11]) + Number(fields[12])
   } catch { return 0 }
 }
-
-/** Starts measuring; the returned function gives the CPU microseconds used since. */
-export type CpuMeter = () => Promise<() => Promise<number>>
 
 export interface DatabaseCpuMeter {
   /** CPU used by the client backends of the database (connections opened meanwhile included). */

@@ -2,7 +2,6 @@
 // autocannon's load (paths rotated per request), summarized as a result row.
 import autocannon from 'autocannon'
 import type { ResultRow } from './report.ts'
-import type { CpuMeter } from './database-cpu.ts'
 
 /** The requests of a scenario; `paths` are taken in turn, one per request. */
 export interface LoadSpec {
@@ -15,6 +14,9 @@ export interface LoadSpec {
 }
 
 export interface LoadSettings { duration: number, connections: number, warmup: number }
+
+/** Starts measuring a CPU consumer; the returned function gives the CPU microseconds it used since. */
+export type CpuMeter = () => Promise<() => Promise<number>>
 
 /** What is charged per request: the server process, and the database backends when they can be read. */
 export interface CpuMeters { server: CpuMeter, database?: CpuMeter }

@@ -43,20 +43,21 @@ async function runScenario (scenario: Scenario, target: BenchTarget, ctx: Scenar
   }
 }
 
-function describe (row: ResultRow): string {
+function describeRow (row: ResultRow): string {
   if (row.status === 'skipped' || row.status === 'failed') return `${row.status}: ${row.note}`
   const errors = row.status === 'errors' ? `  !! ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts ${row.note ?? ''}` : ''
   return `${row.reqPerSec?.toFixed(0)} req/s, p99 ${row.p99Ms?.toFixed(1)} ms, server CPU ${row.serverCpuMicros?.toFixed(0)} us/req` +
     `${row.databaseCpuMicros === undefined ? '' : `, db CPU ${row.databaseCpuMicros.toFixed(0)} us/req`}${errors}`
 }
 
+/** Runs `scenarios` one after another against `target`, one result row each. */
 export async function runScenarios (scenarios: Scenario[], target: BenchTarget, ctx: ScenarioContext, settings: LoadSettings): Promise<ResultRow[]> {
   const rows: ResultRow[] = []
   for (const scenario of scenarios) {
     const label = `${target.name.padEnd(8)} ${scenario.name.padEnd(15)}`
     log(`> ${label} running (${settings.warmup} s warm-up + ${settings.duration} s, ${settings.connections} connections)`)
     const row = await runScenario(scenario, target, ctx, settings)
-    log(`  ${label} ${describe(row)}`)
+    log(`  ${label} ${describeRow(row)}`)
     rows.push(row)
   }
   return rows
