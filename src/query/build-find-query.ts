@@ -9,6 +9,7 @@ import type { ModelRegistry } from '../models/model-registry.ts'
 import type { ListParams } from './parse-list-params.ts'
 import type { Filter } from './types.ts'
 import { QuireError } from '../errors.ts'
+import { refuseSecretFields } from '../auth/secret-fields.ts'
 
 export interface PageSettings { defaultPageSize: number, maxPageSize: number }
 
@@ -47,6 +48,7 @@ export interface BuiltList { query: FindQuery, limit: number, page: number, limi
 export function buildFindQuery (model: Model, registry: ModelRegistry, caller: Caller, params: ListParams,
   settings: PageSettings, queryFilter: Filter = {}): BuiltList {
   const base = readFilter(model, caller, params.showDeleted)
+  refuseSecretFields(model, { $and: [params.filter, queryFilter] }, params.sort)
   const parts = [base, params.filter, queryFilter].filter(f => Object.keys(f).length > 0)
   const limitCapped = params.limit !== undefined && params.limit > settings.maxPageSize
   const limit = Math.min(params.limit ?? settings.defaultPageSize, settings.maxPageSize)

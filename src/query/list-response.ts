@@ -15,10 +15,12 @@ export interface ListPage {
   url: string
 }
 
-/** The same URL with `page` set to `page` (every other parameter kept). */
+/** The same URL with `page` set to `page` (every other parameter kept, credentials left out). */
 export function pageUrl (url: string, page: number): string {
   const [path, query = ''] = url.split(/\?(.*)/s)
   const params = new URLSearchParams(query)
+  params.delete('apikey')
+  params.delete('jwt')
   params.set('page', String(page))
   return `${path}?${params.toString()}`
 }

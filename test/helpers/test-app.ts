@@ -1,7 +1,7 @@
 // Builds Quire apps for HTTP scenario tests on every engine: PGlite in memory,
 // and a real PostgreSQL server (one throwaway cluster per test file, a fresh
 // database per app). MongoDB runs when MONGODB_URL is set.
-import type { Test } from 'tap'
+import tap, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import postgres from 'postgres'
 import { buildApp } from '../../app.ts'
@@ -16,18 +16,19 @@ export type EngineName = 'pglite' | 'postgres'
 let cluster: Promise<PgCluster> | undefined
 let databases = 0
 
-/** The shared cluster of this test file, started on first use and stopped when the file ends. */
-function sharedCluster (t: Test): Promise<PgCluster> {
+/** The shared cluster of this test file, started on first use (also in a subtest) and stopped when the file ends. */
+function sharedCluster (): Promise<PgCluster> {
   if (!cluster) {
     cluster = startPgCluster()
-    t.teardown(async () => { await (await cluster!).stop() })
+    tap.teardown(async () => { await (await cluster!).stop() })
   }
   return cluster
 }
 
-export async function databaseUrl (t: Test, engine: EngineName): Promise<string> {
+/** A fresh database for one app: PGlite in memory, or a new database in the shared cluster. */
+export async function databaseUrl (engine: EngineName): Promise<string> {
   if (engine === 'pglite') return 'pglite://memory'
-  const { url } = await sharedCluster(t)
+  const { url } = await sharedCluster()
   const name = `quire_test_${process.pid}_${++databases}`
   const admin = postgres(url, { max: 1, onnotice: () => {} })
   await admin.unsafe(`CREATE DATABASE ${name}`)
@@ -52,7 +53,7 @@ export function basicAuth (email: string, password: string): string {
 /** A new app on `engine` with the sample models, closed when `t` ends. */
 export async function createTestApp (t: Test, engine: EngineName, overrides: Partial<Config> = {}): Promise<TestApp> {
   const config: Config = { ...loadConfig({}), modelsDir: new URL('../../models', import.meta.url).pathname, bcryptRounds: 4, ...overrides }
-  config.databaseUrl = overrides.databaseUrl ?? await databaseUrl(t, engine)
+  config.databaseUrl = overrides.databaseUrl ?? await databaseUrl(engine)
   const app = await buildApp({ config })
   t.teardown(() => app.close())
   const createUser: TestApp['createUser'] = async (email, password, fields = {}) => {
