@@ -34,6 +34,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   })
   app.register(fp(async (instance) => { instance.decorate('config', config) }, { name: 'config' }))
   app.register(errors)
+  app.removeContentTypeParser('text/plain')
   app.register(formbody)
   app.register(db)
   app.register(auth)

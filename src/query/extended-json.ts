@@ -1,5 +1,6 @@
-// MongoDB extended JSON in client input: {"$oid": "..."} becomes the hex string and
-// {"$date": ...} the normalized ISO 8601 UTC string that Quire stores for dates.
+// MongoDB extended JSON in client input: {"$oid": "..."} becomes the hex string,
+// {"$date": ...} the normalized ISO 8601 UTC string that Quire stores for dates, and
+// {"$numberInt"|"$numberLong"|"$numberDouble"|"$numberDecimal": "..."} a number.
 import { QuireError } from '../errors.ts'
 
 const OBJECT_ID = /^[0-9a-fA-F]{24}$/
@@ -14,6 +15,7 @@ export function reviveExtendedJson (value: unknown): unknown {
     const [key, inner] = entries[0]
     if (key === '$oid') return reviveObjectId(inner)
     if (key === '$date') return reviveDate(inner)
+    if (NUMBER_WRAPPERS.has(key)) return reviveNumber(key, inner)
   }
   return Object.fromEntries(entries.map(([k, v]) => [k, reviveExtendedJson(v)]))
 }
@@ -23,6 +25,17 @@ function reviveObjectId (inner: unknown): string {
     throw new QuireError('INVALID_BODY', 'Invalid extended JSON: $oid needs a 24-character hexadecimal string')
   }
   return inner.toLowerCase()
+}
+
+/** mongoexport's canonical mode wraps numbers: {"$numberInt": "2"}, {"$numberLong": "..."}, {"$numberDouble": "1.5"}. */
+const NUMBER_WRAPPERS = new Set(['$numberInt', '$numberLong', '$numberDouble', '$numberDecimal'])
+
+function reviveNumber (key: string, inner: unknown): number {
+  const value = typeof inner === 'string' ? Number(inner) : NaN
+  if (typeof inner !== 'string' || inner.trim() === '' || Number.isNaN(value)) {
+    throw new QuireError('INVALID_BODY', `Invalid extended JSON: ${key} needs a number as a string`)
+  }
+  return value
 }
 
 function reviveDate (inner: unknown): string {
