@@ -42,7 +42,7 @@ export function compileEquality (field: FieldRef, values: JsonValue[]): string {
 }
 
 /** `{field: null}`: the field is null or missing (see nullOrMissingPath). */
-export function compileNullOrMissing (field: FieldRef): string {
+function compileNullOrMissing (field: FieldRef): string {
   if (field.scalar) return `${field.scalar.expr} IS NULL`
   return pathExists(field, nullOrMissingPath(field.segs))
 }

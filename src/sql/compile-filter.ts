@@ -8,7 +8,7 @@ import { compileExists, compileSize, compileType } from './compile-element-ops.t
 import { compileRegex, readRegex } from './compile-regex.ts'
 import { isOperatorObject, isPlainObject, toJsonValue } from './filter-values.ts'
 import { scalarField } from './index-expression.ts'
-import { jsonpathLiteral, leafFilterPath, leafParts } from './json-path.ts'
+import { arrayElementsPath, jsonpathLiteral } from './json-path.ts'
 import { parseFieldPath } from './quote.ts'
 import { joinAnd, joinOr, negate } from './sql-logic.ts'
 import type { SqlParams } from './sql-params.ts'
@@ -178,8 +178,7 @@ function isValueCriteria (criteria: Record<string, unknown>): boolean {
 function compileElemMatch (field: FieldRef, criteria: unknown, state: CompileState): string {
   if (!isPlainObject(criteria)) throw invalidQuery('$elemMatch needs an object')
   const alias = `e${++state.budget.aliases}`
-  const arrays = leafFilterPath(field.segs, leaf => `${leaf}.type() == "array"`)
-  const elements = jsonpathLiteral(`${arrays}${leafParts(field.segs).accessor}[*]`)
+  const elements = jsonpathLiteral(arrayElementsPath(field.segs))
   const inner = nestState(state, { doc: `${alias}.v`, kindOf: undefined })
   const condition = isValueCriteria(criteria)
     ? compileOperators({ doc: `jsonb_build_object('v', ${alias}.v)`, segs: ['v'], params: state.params }, criteria, inner)

@@ -8,7 +8,7 @@ import { quoteLiteral } from './quote.ts'
 interface Run { name: string, indexes: string[] }
 
 /** The parts of a path for a condition on the last field, written as a filter on its parent. */
-export interface LeafParts {
+interface LeafParts {
   /** Path to the parents of the last field. */
   parent: string
   /** The last field relative to its parent, e.g. `@."tags"` or `@."m"[0]`. */
@@ -56,7 +56,7 @@ export function fieldPath (segs: string[]): string {
   return renderRuns(splitRuns(segs))
 }
 
-export function leafParts (segs: string[]): LeafParts {
+function leafParts (segs: string[]): LeafParts {
   const runs = splitRuns(segs)
   const last = runs[runs.length - 1]
   return { parent: renderRuns(runs.slice(0, -1)), leaf: `@${runAccessor(last)}`, accessor: runAccessor(last), guard: runGuard(last) }
@@ -66,6 +66,11 @@ export function leafParts (segs: string[]): LeafParts {
 export function leafFilterPath (segs: string[], condition: (leaf: string) => string): string {
   const { parent, leaf, guard } = leafParts(segs)
   return `${parent} ? (${guard ? `${guard} && ` : ''}${condition(leaf)})`
+}
+
+/** Path to the elements of the field's array values (for $elemMatch). */
+export function arrayElementsPath (segs: string[]): string {
+  return `${leafFilterPath(segs, leaf => `${leaf}.type() == "array"`)}${leafParts(segs).accessor}[*]`
 }
 
 /**

@@ -2,7 +2,7 @@
 // filters (general and kind-hinted forms), and the client errors for bad or hostile input.
 import t from 'tap'
 import type { FieldKind, Filter } from '../../src/query/types.ts'
-import { compileFilter, MAX_FILTER_DEPTH, MAX_FILTER_TERMS, MAX_IN_VALUES } from '../../src/sql/compile-filter.ts'
+import { compileFilter, indexExpression, MAX_FILTER_DEPTH, MAX_FILTER_TERMS, MAX_IN_VALUES } from '../../src/sql/compile-filter.ts'
 import { SqlParams } from '../../src/sql/sql-params.ts'
 
 const KINDS: Record<string, FieldKind> = { name: 'string', age: 'number', active: 'boolean', createdAt: 'date', 'yack.n': 'integer', tags: 'array' }
@@ -154,4 +154,14 @@ t.test('limits are inclusive', async t => {
 t.test('every result can be an AND operand', async t => {
   const { sql } = compile({ $or: [{ a: 1 }, { b: 1 }] })
   t.match(sql, /^\(.*\)$/, 'an OR comes parenthesized')
+})
+
+t.test('index expressions per kind, shared with the DDL', async t => {
+  t.equal(indexExpression('doc', 'name', 'string'), `(doc->>'name') COLLATE "C"`)
+  t.equal(indexExpression('doc', 'createdAt', 'date'), `(doc->>'createdAt') COLLATE "C"`)
+  t.equal(indexExpression('doc', 'yack.n', 'integer'), `NULLIF(doc->'yack'->'n', 'null'::jsonb)`)
+  t.equal(indexExpression('doc', 'active', 'boolean'), `NULLIF(doc->'active', 'null'::jsonb)`)
+  t.equal(indexExpression('doc', 'tags', 'array'), `doc->'tags'`, 'no scalar form: the jsonb value')
+  t.equal(indexExpression('doc', 'items.0.sku', 'string'), `doc->'items'->0->'sku'`, 'array index on the path: no scalar form')
+  t.throws(() => indexExpression('doc', "a'b", 'string'), { code: 'INVALID_FIELD' })
 })

@@ -1,7 +1,6 @@
-// Tests of the sort compiler: exact ORDER BY text, limits, and MongoDB's order across types
-// (arrays by their smallest or largest element) on PGlite.
+// Tests of the sort compiler: exact ORDER BY text and limits. MongoDB's order across types is
+// checked on PostgreSQL in sql-on-pglite.test.ts.
 import t from 'tap'
-import { PGlite } from '@electric-sql/pglite'
 import type { FieldKind, Sort } from '../../src/query/types.ts'
 import { compileSort, MAX_SORT_TERMS } from '../../src/sql/compile-sort.ts'
 import { SqlParams } from '../../src/sql/sql-params.ts'
@@ -29,35 +28,4 @@ t.test('limits and bad input', async t => {
   t.doesNotThrow(() => sortSql(many.slice(1)), `${MAX_SORT_TERMS} fields`)
   t.throws(() => sortSql([['a', 0 as 1]]), { code: 'INVALID_QUERY' }, 'direction 0')
   t.throws(() => sortSql([["a'b", 1]]), { code: 'INVALID_FIELD' }, 'bad field name')
-})
-
-const DOCS = [
-  { _id: 'a', v: 5, arr: [3, 9] },
-  { _id: 'b', v: 'str', arr: [] },
-  { _id: 'c', arr: [1, 'z'] },
-  { _id: 'd', v: null, arr: 0 },
-  { _id: 'e', v: true, arr: [true] },
-  { _id: 'f', v: 2.5, arr: [null, 8] },
-  { _id: 'g', v: { x: 1 }, arr: 'm' },
-  { _id: 'h', v: 'Str' }
-]
-
-/** Orders MongoDB gives: missing = null < numbers < strings < objects < booleans; arrays by min (asc) or max (desc), [] first. */
-const ORDERS: Array<[Sort, string]> = [
-  [[['v', 1]], 'c,d,f,a,h,b,g,e'],
-  [[['v', -1]], 'e,g,b,h,a,f,c,d'],
-  [[['arr', 1]], 'b,f,h,d,c,a,g,e'],
-  [[['arr', -1]], 'e,c,g,a,f,d,h,b'],
-  [[['v', -1], ['arr', 1]], 'e,g,b,h,a,f,d,c']
-]
-
-t.test('MongoDB order on PGlite', async t => {
-  const db = new PGlite()
-  t.teardown(async () => await db.close())
-  await db.query('CREATE TABLE docs (_id text PRIMARY KEY, doc jsonb NOT NULL)')
-  await db.query("INSERT INTO docs SELECT d->>'_id', d FROM jsonb_array_elements($1::text::jsonb) AS d", [JSON.stringify(DOCS)])
-  for (const [sort, expected] of ORDERS) {
-    const { rows } = await db.query<{ _id: string }>(`SELECT t._id FROM docs t ORDER BY ${sortSql(sort, false)}`)
-    t.equal(rows.map(r => r._id).join(','), expected, JSON.stringify(sort))
-  }
 })
