@@ -50,7 +50,7 @@ function compileValueAt (expr: unknown, scope: Scope, depth: number): string {
     const c = compilerAt(scope, depth + 1)
     const op = operatorOf(expr as Record<string, unknown>)
     if (op === undefined) {
-      return buildObject(Object.entries(expr).map(([k, v]) => [checkFieldName(k), c.value(v)]))
+      return buildObject(scope, Object.entries(expr).map(([k, v]) => [checkFieldName(k), c.value(v)]))
     }
     const args = (expr as Record<string, unknown>)[op]
     if (VALUE_TABLE[op] !== undefined) return VALUE_TABLE[op](args, c)

@@ -3,7 +3,7 @@
 import { QuireError } from '../errors.ts'
 import { compileFilter } from './compile-filter.ts'
 import { parseFieldPath, quoteLiteral } from './quote.ts'
-import { bindValues, jsonObject, resolveFieldPath } from './jsonb-sql.ts'
+import { bindValues, jsonObject, resolveFieldPath, JSON_NULL } from './jsonb-sql.ts'
 import { freshName, type CompileState, type Rel, type Scope } from './pipeline-state.ts'
 import { checkFieldName, compileExpression } from './compile-expression.ts'
 import { setFields } from './compile-reshape.ts'
@@ -45,48 +45,72 @@ function parseLookup (spec: unknown): LookupSpec {
   return s as unknown as LookupSpec
 }
 
-/**
- * MongoDB's lookup equality: an array local value matches through its elements, a null or
- * missing one matches null or missing foreign values, and foreign arrays match by element.
- */
-function joinCondition (scope: Scope, foreign: string, localField: string, foreignField: string): string {
-  const local = resolveFieldPath(scope, scope.doc, parseFieldPath(localField))
-  const values = bindValues(scope, [local], ([v]) =>
-    `CASE WHEN jsonb_typeof(${v}) = 'array' THEN ${v} ELSE jsonb_build_array(COALESCE(${v}, 'null'::jsonb)) END`)
-  const l = freshName(scope.st, 'l')
-  if (foreignField === '_id') {
-    return `${foreign}._id = ANY (ARRAY(SELECT ${l}.v #>> '{}' FROM jsonb_array_elements(${values}) AS ${l}(v) ` +
-      `WHERE jsonb_typeof(${l}.v) = 'string'))`
-  }
-  const segments = parseFieldPath(foreignField)
-  const path = `lax $${segments.map(s => `."${s}"`).join('')}`
-  const doc = `${foreign}.doc`
-  return `EXISTS (SELECT 1 FROM jsonb_array_elements(${values}) AS ${l}(v) WHERE CASE jsonb_typeof(${l}.v) ` +
-    `WHEN 'null' THEN jsonb_path_exists(${doc}, ${quoteLiteral(`${path} ? (@ == null)`)}) OR NOT jsonb_path_exists(${doc}, ${quoteLiteral(path)}) ` +
-    `WHEN 'object' THEN ${doc} #> ARRAY[${segments.map(quoteLiteral).join(', ')}]::text[] = ${l}.v ` +
-    `ELSE jsonb_path_exists(${doc}, ${quoteLiteral(`${path} ? (@ == $v)`)}, jsonb_build_object('v', ${l}.v)) END)`
+/** Text key of a jsonb value under lookup equality: numbers by value (1 = 1.0), others as JSON text. */
+function matchKey (v: string): string {
+  return `CASE WHEN jsonb_typeof(${v}) = 'number' THEN trim_scale((${v})::numeric)::text ELSE (${v})::text END`
 }
 
+/** SQL (per local document) of the values to match: an array's elements, else the value (null when missing). */
+function localValues (scope: Scope, localField: string): string {
+  const local = resolveFieldPath(scope, scope.doc, parseFieldPath(localField))
+  return bindValues(scope, [local], ([v]) =>
+    `CASE WHEN jsonb_typeof(${v}) = 'array' THEN ${v} ELSE jsonb_build_array(COALESCE(${v}, ${JSON_NULL})) END`)
+}
+
+/** text[] of the local match keys; for the foreign _id, the string values themselves. */
+function localKeys (values: string, foreignField: string, st: CompileState): string {
+  const x = freshName(st, 'x')
+  return foreignField === '_id'
+    ? `ARRAY(SELECT ${x}.v #>> '{}' FROM jsonb_array_elements(${values}) AS ${x}(v) WHERE jsonb_typeof(${x}.v) = 'string')`
+    : `ARRAY(SELECT ${matchKey(`${x}.v`)} FROM jsonb_array_elements(${values}) AS ${x}(v))`
+}
+
+/** text[] of a foreign document's match keys: the value or an array's elements; missing matches null. */
+function foreignKeys (doc: string, foreignField: string, st: CompileState): string {
+  const path = `lax $${parseFieldPath(foreignField).map(s => `."${s}"`).join('')}`
+  const x = freshName(st, 'x')
+  return `ARRAY(SELECT ${matchKey(`${x}.v`)} FROM jsonb_path_query(${doc}, ${quoteLiteral(`${path}[*]`)}) AS ${x}(v)) || ` +
+    `CASE WHEN jsonb_path_exists(${doc}, ${quoteLiteral(path)}) THEN '{}'::text[] ELSE ARRAY['null'] END`
+}
+
+/**
+ * $lookup as a correlated subquery per document. Per-document inputs (local match keys,
+ * `let` variables) are computed once in a LATERAL; the foreign rows, their permission
+ * filter and match keys once per statement in a materialized CTE (joins on the foreign
+ * _id use the primary key instead). Local arrays match by element, foreign arrays too.
+ */
 export function compileLookup (spec: unknown, rel: Rel, st: CompileState): Rel {
   const lookup = parseLookup(spec)
   const table = st.ctx.table(lookup.from)
   const filter = st.ctx.lookupFilter?.(lookup.from) ?? {}
-  const [s, f] = [freshName(st, 's'), freshName(st, 'f')]
+  const [s, f, lv, fk] = [freshName(st, 's'), freshName(st, 'f'), freshName(st, 'lv'), freshName(st, 'fk')]
   const scope = { st, doc: `${s}.doc` }
-  const conditions: string[] = []
-  if (Object.keys(filter).length > 0) conditions.push(compileFilter(filter, { params: st.params, doc: `${f}.doc` }))
-  if (lookup.localField !== undefined) conditions.push(joinCondition(scope, f, lookup.localField, lookup.foreignField as string))
-  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`
-  let matches: Rel = { sql: `SELECT ${f}.doc FROM ${table} ${f}${where}`, ordered: false }
+  const where = Object.keys(filter).length === 0 ? 'true' : compileFilter(filter, { params: st.params, doc: `${f}.doc` })
+  const perDocument: string[] = []
   const vars = new Map(st.vars)
   for (const [name, expr] of Object.entries(lookup.let ?? {})) {
     if (!VARIABLE_NAME.test(name)) throw new QuireError('INVALID_QUERY', `Invalid variable name: ${name.slice(0, 64)}`)
-    vars.set(name, `(${compileExpression(expr, scope)})`)
+    perDocument.push(`${compileExpression(expr, scope)} AS v${perDocument.length}`)
+    vars.set(name, `${lv}.v${perDocument.length - 1}`)
   }
-  const sub = nestedState(st, '$lookup', { vars, kindOf: undefined })
-  if (lookup.pipeline !== undefined) matches = st.compileStages(lookup.pipeline, matches, sub)
+  let foreign = `WITH ${fk} AS MATERIALIZED (SELECT ${f}.doc FROM ${table} ${f} WHERE ${where}) `
+  let matches: Rel = { sql: `SELECT ${fk}.doc FROM ${fk}`, ordered: false }
+  if (lookup.localField !== undefined) {
+    const foreignField = lookup.foreignField as string
+    perDocument.push(`${localKeys(localValues(scope, lookup.localField), foreignField, st)} AS keys`)
+    if (foreignField === '_id') {
+      foreign = ''
+      matches = { sql: `SELECT ${f}.doc FROM ${table} ${f} WHERE ${f}._id = ANY (${lv}.keys) AND ${where}`, ordered: false }
+    } else {
+      foreign = `WITH ${fk} AS MATERIALIZED (SELECT ${f}.doc, ${foreignKeys(`${f}.doc`, foreignField, st)} AS keys FROM ${table} ${f} WHERE ${where}) `
+      matches = { sql: `SELECT ${fk}.doc FROM ${fk} WHERE ${fk}.keys && ${lv}.keys`, ordered: false }
+    }
+  }
+  if (lookup.pipeline !== undefined) matches = st.compileStages(lookup.pipeline, matches, nestedState(st, '$lookup', { vars, kindOf: undefined }))
+  else nestedState(st, '$lookup')
+  const lateral = perDocument.length === 0 ? '' : ` CROSS JOIN LATERAL (SELECT ${perDocument.join(', ')} OFFSET 0) ${lv}`
   const doc = setFields(scope, `${s}.doc`, [[lookup.as, collectArray(matches, st)]])
-  return { sql: `SELECT ${doc} AS doc${rel.ordered ? `, ${s}.ord` : ''} FROM (${rel.sql}) ${s}`, ordered: rel.ordered }
+  return { sql: `${foreign}SELECT ${doc} AS doc${rel.ordered ? `, ${s}.ord` : ''} FROM (${rel.sql}) ${s}${lateral} OFFSET 0`, ordered: rel.ordered }
 }
 
 const FACET_FORBIDDEN = new Set(['$facet', '$out', '$merge'])

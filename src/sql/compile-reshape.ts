@@ -129,7 +129,7 @@ function applyInclusion (scope: Scope, doc: string, tree: FieldTree): string {
       pairs.push([key, mapArrayAware(scope, field(doc, key), element)])
     }
   }
-  return buildObject(pairs)
+  return buildObject(scope, pairs)
 }
 
 /** Exclusion: removes the listed fields, inside the object elements of arrays too. */
@@ -143,7 +143,7 @@ function applyExclusion (scope: Scope, doc: string, tree: FieldTree): string {
     rebuilt.push([key, `CASE WHEN ${field(doc, key)} IS NOT NULL THEN ${mapArrayAware(scope, field(doc, key), element)} END`])
   }
   const stripped = removed.length === 0 ? doc : `(${doc} - ${keyArray(removed)})`
-  return rebuilt.length === 0 ? stripped : `(${stripped} || ${buildObject(rebuilt)})`
+  return rebuilt.length === 0 ? stripped : `(${stripped} || ${buildObject(scope, rebuilt)})`
 }
 
 /**
@@ -160,5 +160,5 @@ function applySet (scope: Scope, doc: string, tree: FieldTree): string {
       pairs.push([key, mapArrayAware(scope, field(doc, key), element)])
     }
   }
-  return `((${doc} - ${keyArray([...tree.keys()])}) || ${buildObject(pairs)})`
+  return `((${doc} - ${keyArray([...tree.keys()])}) || ${buildObject(scope, pairs)})`
 }

@@ -19,11 +19,11 @@ function ordColumn (rel: Rel, alias: string): string {
   return rel.ordered ? `, ${alias}.ord` : ''
 }
 
-/** A stage that maps every document through `build` and keeps the order. */
+/** A stage that maps every document through `build` and keeps the order (fenced: see bindValues). */
 export function mapDocuments (build: DocumentBuilder) {
   return (spec: unknown, rel: Rel, st: CompileState): Rel => {
     const s = freshName(st, 's')
-    return { sql: `SELECT ${build({ st, doc: `${s}.doc` }, spec)} AS doc${ordColumn(rel, s)} FROM (${rel.sql}) ${s}`, ordered: rel.ordered }
+    return { sql: `SELECT ${build({ st, doc: `${s}.doc` }, spec)} AS doc${ordColumn(rel, s)} FROM (${rel.sql}) ${s} OFFSET 0`, ordered: rel.ordered }
   }
 }
 
@@ -47,12 +47,20 @@ export function compileMatch (spec: unknown, rel: Rel, st: CompileState): Rel {
   return { sql: `SELECT ${s}.doc${ordColumn(rel, s)} FROM (${rel.sql}) ${s} WHERE ${where}`, ordered: rel.ordered }
 }
 
-/** The sort value of a path: the smallest (largest when descending) value through arrays; [] sorts first. */
+/**
+ * The sort value of a path: the smallest (largest when descending) value found through
+ * arrays, null when missing, [] (sorting first) for an empty array. Paths without arrays
+ * take the direct value.
+ */
 function sortValue (doc: string, segments: string[], desc: boolean): string {
+  const prefixes = segments.map((_, i) => segments.slice(0, i + 1).reduce((e, seg) => `${e}->${quoteLiteral(seg)}`, doc))
+  const value = prefixes[prefixes.length - 1]
+  const direct = [...prefixes.slice(0, -1).map(p => `jsonb_typeof(${p}) = 'object'`), `jsonb_typeof(${value}) <> 'array'`]
   const path = `lax $${segments.map(s => `."${s}"`).join('')}`
-  return `COALESCE((SELECT x.v FROM jsonb_path_query(${doc}, ${quoteLiteral(`${path}[*]`)}) AS x(v) ` +
+  const general = `COALESCE((SELECT x.v FROM jsonb_path_query(${doc}, ${quoteLiteral(`${path}[*]`)}) AS x(v) ` +
     `ORDER BY ${orderKeys('x.v', desc).join(', ')} LIMIT 1), ` +
     `CASE WHEN jsonb_path_exists(${doc}, ${quoteLiteral(path)}) THEN '[]'::jsonb ELSE ${JSON_NULL} END)`
+  return `CASE WHEN ${prefixes[0]} IS NULL THEN ${JSON_NULL} WHEN ${direct.join(' AND ')} THEN COALESCE(${value}, ${JSON_NULL}) ELSE ${general} END`
 }
 
 export function compileSort (spec: unknown, rel: Rel, st: CompileState): Rel {
@@ -68,7 +76,7 @@ export function compileSort (spec: unknown, rel: Rel, st: CompileState): Rel {
   })
   return {
     sql: `SELECT ${k}.doc, row_number() OVER (ORDER BY ${order.join(', ')}) AS ord ` +
-      `FROM (SELECT ${s}.doc, ${keys.join(', ')} FROM (${rel.sql}) ${s}) ${k}`,
+      `FROM (SELECT ${s}.doc, ${keys.join(', ')} FROM (${rel.sql}) ${s} OFFSET 0) ${k}`,
     ordered: true
   }
 }
@@ -105,7 +113,7 @@ export function compileReplaceRoot (newRoot: unknown, rel: Rel, st: CompileState
   const [s, r] = [freshName(st, 's'), freshName(st, 'r')]
   const root = compileExpression(newRoot, { st, doc: `${s}.doc` })
   return {
-    sql: `SELECT ${r}.doc${ordColumn(rel, r)} FROM (SELECT ${root} AS doc${ordColumn(rel, s)} FROM (${rel.sql}) ${s}) ${r} ` +
+    sql: `SELECT ${r}.doc${ordColumn(rel, r)} FROM (SELECT ${root} AS doc${ordColumn(rel, s)} FROM (${rel.sql}) ${s} OFFSET 0) ${r} ` +
       `WHERE jsonb_typeof(${r}.doc) = 'object'`,
     ordered: rel.ordered
   }
@@ -145,5 +153,5 @@ export function compileUnwind (spec: unknown, rel: Rel, st: CompileState): Rel {
   }
   const join = preserveNullAndEmptyArrays === true ? `LEFT JOIN LATERAL (${elements}) ${u} ON true` : `CROSS JOIN LATERAL (${elements}) ${u}`
   const ord = rel.ordered ? `, row_number() OVER (ORDER BY ${s}.ord, ${u}.o) AS ord` : ''
-  return { sql: `SELECT ${doc} AS doc${ord} FROM (${rel.sql}) ${s} ${join}`, ordered: rel.ordered }
+  return { sql: `SELECT ${doc} AS doc${ord} FROM (${rel.sql}) ${s} ${join} OFFSET 0`, ordered: rel.ordered }
 }

@@ -8,7 +8,7 @@ export const EMPTY_ARRAY = '\'[]\'::jsonb'
 export const EMPTY_OBJECT = '\'{}\'::jsonb'
 
 /** SQL that is cheap and side-effect free to repeat: column references, bound literals, constants. */
-const CHEAP_SQL = /^(?:[a-z][a-z0-9_]*\.[a-z_]+|\$\d+::text::jsonb|'[^']*'::jsonb|NULL::jsonb)(?:->'[A-Za-z0-9_]+')*$/
+const CHEAP_SQL = /^(?:[a-z][a-z0-9_]*\.[a-z_][a-z0-9_]*|\$\d+::text::jsonb|'[^']*'::jsonb|NULL::jsonb)(?:->'[A-Za-z0-9_]+')*$/
 
 /** MongoDB's type order as a number: missing 0, null 1, numbers 2, strings 3, objects 4, arrays 5, booleans 6. */
 export function typeRank (v: string): string {
@@ -50,25 +50,26 @@ export function boolJson (condition: string): string {
 }
 
 /**
- * Evaluates each value once and hands `body` cheap references to the results
- * (values that are already cheap are passed through unchanged).
+ * Evaluates each value once and hands `body` cheap references to the results (values that
+ * are already cheap pass through). OFFSET 0 keeps the planner from inlining the values back
+ * into every reference; fenced subqueries below exist for the same reason.
  */
 export function bindValues (scope: Scope, values: string[], body: (refs: string[]) => string): string {
   if (values.every(v => CHEAP_SQL.test(v))) return body(values)
   const alias = freshName(scope.st, 'b')
   const refs = values.map((v, i) => CHEAP_SQL.test(v) ? v : `${alias}.v${i}`)
   const columns = values.flatMap((v, i) => CHEAP_SQL.test(v) ? [] : [`${v} AS v${i}`])
-  return `(SELECT ${body(refs)} FROM (SELECT ${columns.join(', ')}) ${alias})`
+  return `(SELECT ${body(refs)} FROM (SELECT ${columns.join(', ')} OFFSET 0) ${alias})`
 }
 
 /** -1, 0 or 1 comparing two values in MongoDB's order (missing < null < numbers < strings < ...). */
 export function compareValues (scope: Scope, a: string, b: string): string {
   return bindValues(scope, [a, b], ([x, y]) => {
     const [rx, ry] = [typeRank(x), typeRank(y)]
-    return `CASE WHEN ${rx} <> ${ry} THEN sign(${rx} - ${ry})::int ` +
-      `WHEN jsonb_typeof(${x}) = 'number' THEN sign(${numericOf(x)} - ${numericOf(y)})::int ` +
-      `WHEN jsonb_typeof(${x}) = 'string' THEN CASE WHEN ${x} = ${y} THEN 0 ` +
-      `WHEN (${textOf(x)}) COLLATE "C" < (${textOf(y)}) THEN -1 ELSE 1 END ` +
+    const both = (type: string): string => `jsonb_typeof(${x}) = '${type}' AND jsonb_typeof(${y}) = '${type}'`
+    return `CASE WHEN ${both('number')} THEN sign((${x})::numeric - (${y})::numeric)::int ` +
+      `WHEN ${both('string')} THEN CASE WHEN ${x} = ${y} THEN 0 WHEN (${x} #>> '{}') COLLATE "C" < (${y} #>> '{}') THEN -1 ELSE 1 END ` +
+      `WHEN ${rx} <> ${ry} THEN sign(${rx} - ${ry})::int ` +
       `WHEN ${x} IS NULL OR ${x} = ${y} THEN 0 WHEN ${x} < ${y} THEN -1 ELSE 1 END`
   })
 }
@@ -81,7 +82,7 @@ export function mapArrayAware (scope: Scope, v: string, element: (e: string) => 
   const [src, val, elem, res] = ['m', 'm', 'e', 'r'].map(p => freshName(scope.st, p))
   return `(SELECT CASE WHEN bool_or(NOT ${val}.arr) THEN (array_agg(${res}.x))[1] ` +
     `ELSE COALESCE(jsonb_agg(${res}.x ORDER BY ${elem}.o) FILTER (WHERE ${res}.x IS NOT NULL), '[]'::jsonb) END ` +
-    `FROM (SELECT ${src}.v, (jsonb_typeof(${src}.v) = 'array') IS TRUE AS arr FROM (SELECT ${v} AS v) ${src}) ${val} ` +
+    `FROM (SELECT ${src}.v, (jsonb_typeof(${src}.v) = 'array') IS TRUE AS arr FROM (SELECT ${v} AS v OFFSET 0) ${src}) ${val} ` +
     `CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN ${val}.arr THEN ${val}.v ELSE jsonb_build_array(${val}.v) END) ` +
     `WITH ORDINALITY ${elem}(v, o) CROSS JOIN LATERAL (SELECT ${element(`${elem}.v`)} AS x) ${res})`
 }
@@ -98,13 +99,15 @@ export function resolveFieldPath (scope: Scope, base: string, segments: string[]
 }
 
 /** A jsonb object of the pairs whose value is not SQL NULL: missing values leave their key out. */
-export function buildObject (pairs: Array<[key: string, value: string]>): string {
+export function buildObject (scope: Scope, pairs: Array<[key: string, value: string]>): string {
   if (pairs.length === 0) return EMPTY_OBJECT
-  const rows = pairs.map(([k, v]) => `(${quoteLiteral(k)}, ${v})`).join(', ')
-  return `(SELECT COALESCE(jsonb_object_agg(kv.k, kv.v), '{}'::jsonb) FROM (VALUES ${rows}) AS kv(k, v) WHERE kv.v IS NOT NULL)`
+  return bindValues(scope, pairs.map(([, v]) => v), refs => {
+    const missing = pairs.map(([k], i) => `CASE WHEN ${refs[i]} IS NULL THEN ${quoteLiteral(k)} END`)
+    return `(${jsonObject(pairs.map(([k], i) => [k, refs[i]]))} - array_remove(ARRAY[${missing.join(', ')}]::text[], NULL))`
+  })
 }
 
-/** A jsonb object of pairs whose values are never SQL NULL (chunked: a function takes at most 100 arguments). */
+/** A jsonb object of the pairs, SQL NULL values as null (chunked: a function takes at most 100 arguments). */
 export function jsonObject (pairs: Array<[key: string, value: string]>): string {
   if (pairs.length === 0) return EMPTY_OBJECT
   const chunks: string[] = []

@@ -1,0 +1,107 @@
+// Differential test of the aggregation compiler: seeded generated pipelines run on PGlite
+// and on a real PostgreSQL server, compared with mingo's aggregation of the same documents.
+import t from 'tap'
+import { Worker } from 'node:worker_threads'
+import postgres from 'postgres'
+import { QuireError } from '../../src/errors.ts'
+import type { FieldKind } from '../../src/query/types.ts'
+import { startPgCluster } from '../../src/sql/pg-cluster.ts'
+import { compilePipeline, type PipelineContext } from '../../src/sql/compile-pipeline.ts'
+import { quoteIdent } from '../../src/sql/quote.ts'
+import type { SqlValue } from '../../src/sql/sql-params.ts'
+import { createMingoReference, createRng, makeItems, makeOwners, resultKey, type Doc } from './pipeline-fixtures.ts'
+import { createPipelineGenerator, type GeneratedPipeline } from './pipeline-generator.ts'
+
+const PIPELINES = 500
+const rng = createRng(20240601)
+const owners = makeOwners(rng, 40)
+const items = makeItems(rng, 1000, owners)
+const generate = createPipelineGenerator(rng)
+const runMingo = createMingoReference(items, owners)
+const cases: GeneratedPipeline[] = Array.from({ length: PIPELINES }, () => generate())
+
+const KINDS: Record<string, FieldKind> = { _id: 'string', _deleted: 'boolean', i: 'integer', f: 'number', name: 'string' }
+const ctx: PipelineContext = {
+  table: model => {
+    if (model !== 'items' && model !== 'owners') throw new QuireError('MODEL_NOT_FOUND')
+    return quoteIdent(`q_${model}`)
+  },
+  source: 'items',
+  baseFilter: { _deleted: false },
+  lookupFilter: () => ({ _deleted: false }),
+  kindOf: path => KINDS[path]
+}
+
+const SETUP = ['items', 'owners'].map(m => `CREATE TABLE q_${m} (_id text PRIMARY KEY, doc jsonb NOT NULL)`)
+const insert = (model: string): string => `INSERT INTO q_${model} SELECT e->>'_id', e FROM jsonb_array_elements($1::text::jsonb) AS e`
+
+type Reply = { id: number, docs: string[], error?: undefined } | { id: number, error: string }
+
+/** PGlite in a worker thread (test/sql/pglite-worker.mjs): statement -> `doc` texts. */
+function startPgliteWorker (): { query: (text: string, values?: SqlValue[]) => Promise<Doc[]>, close: () => Promise<number> } {
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url))
+  const pending = new Map<number, { resolve: (docs: Doc[]) => void, reject: (err: Error) => void }>()
+  let next = 0
+  worker.on('message', (reply: Reply) => {
+    const waiter = pending.get(reply.id)
+    pending.delete(reply.id)
+    if (reply.error !== undefined) waiter?.reject(new Error(reply.error))
+    else waiter?.resolve(reply.docs.map(text => JSON.parse(text) as Doc))
+  })
+  return {
+    query: async (text, values = []) => await new Promise((resolve, reject) => {
+      pending.set(++next, { resolve, reject })
+      worker.postMessage({ id: next, text, values })
+    }),
+    close: async () => await worker.terminate()
+  }
+}
+
+t.test('generated pipelines agree with mingo on PGlite and PostgreSQL', async t => {
+  const cluster = await startPgCluster()
+  // JIT compilation costs more than it saves on these small statements
+  const sql = postgres(cluster.url, { onnotice: () => {}, max: 2, connection: { jit: 'off' } })
+  const lite = startPgliteWorker()
+  t.teardown(async () => {
+    await sql.end()
+    await cluster.stop()
+    await lite.close()
+  })
+  for (const statement of SETUP) await Promise.all([lite.query(statement), sql.unsafe(statement)])
+  for (const [model, docs] of [['items', items], ['owners', owners]] as const) {
+    await Promise.all([lite.query(insert(model), [JSON.stringify(docs)]), sql.unsafe(insert(model), [JSON.stringify(docs)])])
+  }
+  await Promise.all([lite.query('ANALYZE'), sql.unsafe('ANALYZE')])
+
+  let agree = 0
+  let mingoErrors = 0
+  const failures: string[] = []
+  for (const c of cases) {
+    const { text, values } = compilePipeline(c.stages, ctx)
+    // both databases work on their own cores while mingo runs here
+    const server = sql.unsafe(text, values as never[]).execute()
+    const pglite = lite.query(text, values)
+    let expected: Doc[] | undefined
+    try {
+      expected = runMingo(c.stages, c.sampleSize)
+    } catch {
+      mingoErrors++
+    }
+    const [liteRows, serverRows] = [await pglite, (await server).map(r => r.doc as Doc)]
+    if (expected === undefined) continue
+    const expectedKey = resultKey(expected, c.ordered)
+    const same = c.sampleSize !== undefined
+      ? liteRows.length === expected.length && serverRows.length === expected.length
+      : resultKey(liteRows, c.ordered) === expectedKey &&
+        (JSON.stringify(serverRows) === JSON.stringify(liteRows) || resultKey(serverRows, c.ordered) === expectedKey)
+    if (same) agree++
+    else if (failures.length < 5) {
+      failures.push(`${JSON.stringify(c.stages)}\n  mingo:    ${JSON.stringify(expected).slice(0, 600)}\n  pglite:   ${JSON.stringify(liteRows).slice(0, 600)}\n  postgres: ${JSON.stringify(serverRows).slice(0, 600)}`)
+    }
+  }
+  const compared = cases.length - mingoErrors
+  t.comment(`pipeline differential: ${agree}/${compared} agree on pglite and postgres (${mingoErrors} of ${cases.length} skipped: mingo raised an error)`)
+  for (const failure of failures) t.comment(failure)
+  t.equal(agree, compared, 'every compared pipeline agrees with mingo on both databases')
+  t.ok(mingoErrors <= cases.length / 10, 'few generated pipelines are ones mingo rejects')
+})
