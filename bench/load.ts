@@ -70,8 +70,9 @@ export async function runLoad (baseUrl: string, spec: LoadSpec, settings: LoadSe
   const result = await autocannon({ ...options, duration: settings.duration })
   const perRequest = (micros: number): number | undefined => result.requests.total > 0 ? micros / result.requests.total : undefined
   const failed = result.non2xx + result.errors + result.timeouts
+  const none = result.requests.total === 0
   return {
-    status: failed > 0 ? 'errors' : 'ok',
+    status: failed > 0 || none ? 'errors' : 'ok',
     reqPerSec: result.requests.average,
     p99Ms: result.latency.p99,
     serverCpuMicros: perRequest(await serverCpu()),
@@ -80,6 +81,7 @@ export async function runLoad (baseUrl: string, spec: LoadSpec, settings: LoadSe
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
-    ...(result.non2xx > 0 && { note: `status ${describeStatusCodes(result.statusCodeStats)}` })
+    ...(result.non2xx > 0 && { note: `status ${describeStatusCodes(result.statusCodeStats)}` }),
+    ...(none && { note: 'no response completed during the run' })
   }
 }

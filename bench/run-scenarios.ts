@@ -1,12 +1,18 @@
 // Runs a list of scenarios against one running server, one after another,
 // printing a line as each starts and finishes.
-import { checkFirstRequest, runLoad, type CpuMeters, type LoadSettings } from './load.ts'
+import { checkFirstRequest, runLoad, type CpuMeter, type CpuMeters, type LoadSettings } from './load.ts'
+import type { ChildServer } from './child-server.ts'
 import { SkipScenario, type Scenario, type ScenarioContext } from './scenarios.ts'
 import { log, type ResultRow } from './report.ts'
 import { BENCH_USER } from './seed-data.ts'
 
-/** The server a list of scenarios runs against: its name (the rows' engine) and what is metered. */
-export interface BenchTarget { name: string, meters: CpuMeters }
+/** A server the scenarios run against: its name (the rows' engine), how to start it, what else is metered. */
+export interface BenchTarget {
+  name: string
+  start: () => Promise<ChildServer>
+  /** CPU of the database backends, when they are separate processes. */
+  databaseCpu?: CpuMeter
+}
 
 /** The context scenarios build their requests from; the API key is fetched once, on first use. */
 export function createScenarioContext (baseUrl: string, testIds: string[]): ScenarioContext {
@@ -31,13 +37,13 @@ export function createScenarioContext (baseUrl: string, testIds: string[]): Scen
   }
 }
 
-async function runScenario (scenario: Scenario, target: BenchTarget, ctx: ScenarioContext, settings: LoadSettings): Promise<ResultRow> {
-  const row: ResultRow = { scenario: scenario.name, engine: target.name, status: 'ok' }
+async function runScenario (scenario: Scenario, engine: string, ctx: ScenarioContext, meters: CpuMeters, settings: LoadSettings): Promise<ResultRow> {
+  const row: ResultRow = { scenario: scenario.name, engine, status: 'ok' }
   try {
     const spec = await scenario.build(ctx)
     const problem = await checkFirstRequest(ctx.baseUrl, spec)
     if (problem) return { ...row, status: 'failed', note: problem }
-    return { ...row, ...await runLoad(ctx.baseUrl, spec, settings, target.meters) }
+    return { ...row, ...await runLoad(ctx.baseUrl, spec, settings, meters) }
   } catch (err) {
     return { ...row, status: err instanceof SkipScenario ? 'skipped' : 'failed', note: (err as Error).message }
   }
@@ -50,15 +56,31 @@ function describeRow (row: ResultRow): string {
     `${row.databaseCpuMicros === undefined ? '' : `, db CPU ${row.databaseCpuMicros.toFixed(0)} us/req`}${errors}`
 }
 
-/** Runs `scenarios` one after another against `target`, one result row each. */
-export async function runScenarios (scenarios: Scenario[], target: BenchTarget, ctx: ScenarioContext, settings: LoadSettings): Promise<ResultRow[]> {
+/**
+ * Runs `scenarios` one after another against a server started from `target`. Requests that
+ * autocannon gave up on (timeouts, connection errors, or still unanswered at the end) may still
+ * be queued in the server, so after a scenario with errors the server is restarted: the next
+ * one must not inherit that backlog.
+ */
+export async function runScenarios (scenarios: Scenario[], target: BenchTarget, testIds: string[], settings: LoadSettings): Promise<ResultRow[]> {
   const rows: ResultRow[] = []
-  for (const scenario of scenarios) {
-    const label = `${target.name.padEnd(8)} ${scenario.name.padEnd(15)}`
-    log(`> ${label} running (${settings.warmup} s warm-up + ${settings.duration} s, ${settings.connections} connections)`)
-    const row = await runScenario(scenario, target, ctx, settings)
-    log(`  ${label} ${describeRow(row)}`)
-    rows.push(row)
+  let server = await target.start()
+  try {
+    for (const scenario of scenarios) {
+      const label = `${target.name.padEnd(8)} ${scenario.name.padEnd(15)}`
+      log(`> ${label} running (${settings.warmup} s warm-up + ${settings.duration} s, ${settings.connections} connections)`)
+      const ctx = createScenarioContext(server.url, testIds)
+      const row = await runScenario(scenario, target.name, ctx, { server: server.cpuMeter, database: target.databaseCpu }, settings)
+      log(`  ${label} ${describeRow(row)}`)
+      rows.push(row)
+      if (row.status === 'errors') {
+        log(`  restarting the ${target.name} server (requests may still be queued)`)
+        await server.stop()
+        server = await target.start()
+      }
+    }
+  } finally {
+    await server.stop()
   }
   return rows
 }

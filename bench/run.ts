@@ -9,13 +9,13 @@ import { startPgCluster } from '../src/sql/pg-cluster.ts'
 import { loadModels } from '../src/models/load-models.ts'
 import { readBenchOptions, type BenchOptions } from './options.ts'
 import { onCleanup, runCleanup, cleanupOnSignals } from './cleanup.ts'
-import { startChildServer } from './child-server.ts'
+import { startChildServer, type ChildServer } from './child-server.ts'
 import { createDatabaseCpuMeter } from './database-cpu.ts'
 import type { CpuMeter } from './load.ts'
 import { generateSeedData, type SeedData } from './seed-data.ts'
 import { seedDatabase, MODELS_DIR } from './seed-database.ts'
 import { selectScenarios, type Scenario } from './scenarios.ts'
-import { createScenarioContext, runScenarios } from './run-scenarios.ts'
+import { runScenarios } from './run-scenarios.ts'
 import { addRatios, describeGoal, formatTable, log, writeResults, type ResultRow } from './report.ts'
 
 interface Database {
@@ -50,19 +50,17 @@ async function preparePglite (data: SeedData): Promise<Database> {
 
 interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[] }
 
-/** Starts one server child, runs its scenarios against it and stops it. */
+/** Runs a plan's scenarios against its server, started (and restarted when needed) in a child process. */
 async function benchServer (plan: ServerPlan, testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
   // One profile per thread (the main thread is the one with the most samples), in a directory per server.
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, plan.name)}`] : []
-  log(`starting the ${plan.name} server`)
-  const server = await startChildServer(plan.name, plan.script, { DATABASE_URL: plan.database.url }, nodeArgs)
-  onCleanup(() => server.stop())
-  try {
-    const target = { name: plan.name, meters: { server: server.cpuMeter, database: plan.database.cpuMeter } }
-    return await runScenarios(plan.scenarios, target, createScenarioContext(server.url, testIds), options)
-  } finally {
-    await server.stop()
+  const start = async (): Promise<ChildServer> => {
+    log(`starting the ${plan.name} server`)
+    const server = await startChildServer(plan.name, plan.script, { DATABASE_URL: plan.database.url }, nodeArgs)
+    onCleanup(() => server.stop())
+    return server
   }
+  return await runScenarios(plan.scenarios, { name: plan.name, start, databaseCpu: plan.database.cpuMeter }, testIds, options)
 }
 
 async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
