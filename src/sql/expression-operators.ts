@@ -1,7 +1,7 @@
 // Arithmetic, comparison, logical and conditional expression operators. Numbers are
 // computed as float8 (JavaScript doubles: integral results print as integers).
 import { QuireError } from '../errors.ts'
-import { bindValues, compareValues, floatOf, numericOf, JSON_NULL } from './jsonb-sql.ts'
+import { bindValues, compareToLiteral, compareValues, floatOf, numericOf, JSON_NULL } from './jsonb-sql.ts'
 import type { ExprCompiler, OperatorCompiler } from './pipeline-state.ts'
 
 /** The operator's arguments as a list: `{$op: x}` is `{$op: [x]}`; checks the count. */
@@ -51,11 +51,21 @@ const mod: OperatorCompiler = (args, c) => {
   return bindValues(c.scope, values, ([a, b]) => numberResult(`mod(${numericOf(a)}, NULLIF(${numericOf(b)}, 0))::float8`))
 }
 
+/** A literal number or string operand (not a field path), compared in a shorter form. */
+function isPlainLiteral (value: unknown): value is number | string {
+  return typeof value === 'number' || (typeof value === 'string' && !value.startsWith('$'))
+}
+
+/** SQL of -1/0/1 comparing the two arguments in MongoDB's order. */
+function compileComparison (name: string, args: unknown, c: ExprCompiler): string {
+  const [a, b] = argumentList(name, args, 2)
+  if (isPlainLiteral(b)) return compareToLiteral(c.scope, c.value(a), b)
+  if (isPlainLiteral(a)) return `(-${compareToLiteral(c.scope, c.value(b), a)})`
+  return compareValues(c.scope, c.value(a), c.value(b))
+}
+
 function comparison (name: string, test: (cmp: string) => string): OperatorCompiler {
-  return (args, c) => {
-    const [a, b] = argumentList(name, args, 2).map(c.value)
-    return test(compareValues(c.scope, a, b))
-  }
+  return (args, c) => test(compileComparison(name, args, c))
 }
 
 function logical (name: string, joiner: string, empty: string): OperatorCompiler {
@@ -96,10 +106,7 @@ export const VALUE_OPERATORS: Record<string, OperatorCompiler> = {
   $ceil: numeric('$ceil', 1, 1, ([a]) => `ceil(${a})`),
   $round: round,
   $mod: mod,
-  $cmp: (args, c) => {
-    const [a, b] = argumentList('$cmp', args, 2).map(c.value)
-    return `to_jsonb(${compareValues(c.scope, a, b)})`
-  },
+  $cmp: (args, c) => `to_jsonb(${compileComparison('$cmp', args, c)})`,
   $cond: cond,
   $ifNull: ifNull,
   $literal: literal

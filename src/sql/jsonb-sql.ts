@@ -74,6 +74,15 @@ export function compareValues (scope: Scope, a: string, b: string): string {
   })
 }
 
+/** compareValues against a literal number or string known at compile time (a shorter, cheaper form). */
+export function compareToLiteral (scope: Scope, a: string, literal: number | string): string {
+  const param = scope.st.params.add(literal)
+  return bindValues(scope, [a], ([x]) => typeof literal === 'number'
+    ? `CASE WHEN jsonb_typeof(${x}) = 'number' THEN sign((${x})::numeric - ${param}::numeric)::int ELSE sign(${typeRank(x)} - 2)::int END`
+    : `CASE WHEN jsonb_typeof(${x}) = 'string' THEN CASE WHEN (${x} #>> '{}') = ${param}::text THEN 0 ` +
+      `WHEN (${x} #>> '{}') COLLATE "C" < ${param}::text THEN -1 ELSE 1 END ELSE sign(${typeRank(x)} - 3)::int END`)
+}
+
 /**
  * Applies `element` to every element of `v` when it is an array (keeping order and
  * dropping SQL NULL results, so the result is an array) and to `v` itself otherwise.
