@@ -24,7 +24,7 @@ export function indexDefinitions (model: Model): IndexDefinition[] {
   const table = tableName(model)
   const kindOf = fieldKindLookup(model)
   const defs = model.indexes.map(index => {
-    const columns = index.fields.map(f => `(${indexExpression('doc', f, kindOf(f))})`).join(', ')
+    const columns = index.fields.map(f => `(${indexExpression('doc', f, kindOf(f))}) NULLS FIRST`).join(', ')
     const unique = index.unique ? 'UNIQUE ' : ''
     const body = `${unique}INDEX %NAME% ON ${quoteIdent(table)} (${columns})`
     return { body, name: `${INDEX_PREFIX}${model.name.slice(0, 30)}_${shortHash(body)}` }
