@@ -142,3 +142,11 @@ export interface Engine {
   /** Releases connections and workers. */
   close: () => Promise<void>
 }
+
+/** findOne in terms of find: the first document of a one-document page, or null. */
+export function findOneThrough (find: Engine['find']): Engine['findOne'] {
+  return async (model, filter, options = {}) => {
+    const result = await find(model, { filter, sort: [], fields: options.fields, limit: 1, skip: 0, count: false, populate: options.populate ?? [] })
+    return result.returned === 0 ? null : result.data.slice(1, -1)
+  }
+}

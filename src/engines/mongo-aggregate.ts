@@ -7,7 +7,7 @@ import type { AggregateOptions } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { compilePipeline } from '../sql/compile-pipeline.ts'
 import { reviveExtendedJson } from '../query/extended-json.ts'
-import { fieldKindLookup } from '../models/field-kinds.ts'
+import { pipelineContextFor } from './pipeline-context.ts'
 import { collectionName } from './mongo-indexes.ts'
 
 /** Stages that make `model`'s documents enter a pipeline: its filter, then its password fields dropped. */
@@ -36,13 +36,6 @@ function rewriteStages (stages: Document[], options: AggregateOptions): Document
 
 /** The MongoDB pipeline for a client's `pipeline` on `model`; throws the same QuireErrors as the SQL engines. */
 export function preparePipeline (model: Model, pipeline: unknown[], options: AggregateOptions): Document[] {
-  compilePipeline(pipeline, {
-    table: name => collectionName(name === model.name ? model : options.lookup(name).model),
-    source: model.name,
-    baseFilter: options.baseFilter,
-    lookupFilter: name => options.lookup(name).filter,
-    allowWrites: options.allowWrites,
-    kindOf: fieldKindLookup(model)
-  })
+  compilePipeline(pipeline, pipelineContextFor(model, options, collectionName))
   return [...entryStages(model, options.baseFilter), ...rewriteStages(reviveExtendedJson(pipeline) as Document[], options)]
 }

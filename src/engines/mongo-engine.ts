@@ -3,6 +3,7 @@
 // documents are stored as JSON values (string _id, ISO date strings) like the SQL engines.
 import { MongoClient, MongoServerError } from 'mongodb'
 import type { Engine, FindQuery, FindResult } from './engine.ts'
+import { findOneThrough } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { collectionName, syncCollection } from './mongo-indexes.ts'
 import { checkFilter, findPipeline, matchOf, projectionOf } from './mongo-pipeline.ts'
@@ -60,10 +61,7 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
       return JSON.stringify(stored)
     },
 
-    findOne: async (model, filter, options = {}) => {
-      const result = await find(model, { filter, sort: [], fields: options.fields, limit: 1, skip: 0, count: false, populate: options.populate ?? [] })
-      return result.data === '[]' ? null : result.data.slice(1, -1)
-    },
+    findOne: findOneThrough(find),
 
     findRaw: (model, filter) => run(() => collectionOf(model).findOne(checkFilter(model, filter), { maxTimeMS })),
 

@@ -1,6 +1,7 @@
 // The Engine for PostgreSQL and PGlite: every operation is one compiled SQL
 // statement over a SqlClient. Tables hold (_id text primary key, doc jsonb).
 import type { Doc, Engine, FindQuery, FindResult } from './engine.ts'
+import { findOneThrough } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { SqlClient } from '../sql/sql-client.ts'
 import { SqlError } from '../sql/sql-client.ts'
@@ -12,7 +13,7 @@ import { tableName } from '../sql/schema-ddl.ts'
 import { syncModelSchema } from '../sql/sync-schema.ts'
 import { insertDocs, runBulkWrite } from './sql-bulk-write.ts'
 import { compilePipeline } from '../sql/compile-pipeline.ts'
-import { fieldKindLookup } from '../models/field-kinds.ts'
+import { pipelineContextFor } from './pipeline-context.ts'
 import { quoteLiteral } from '../sql/quote.ts'
 import { QuireError } from '../errors.ts'
 
@@ -69,10 +70,7 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
       return rows[0].d as string
     },
 
-    findOne: async (model, filter, options = {}) => {
-      const result = await find(model, { filter, sort: [], fields: options.fields, limit: 1, skip: 0, count: false, populate: options.populate ?? [] })
-      return result.data === '[]' ? null : result.data.slice(1, -1)
-    },
+    findOne: findOneThrough(find),
 
     findRaw: async (model, filter) => {
       const params = new SqlParams()
@@ -109,14 +107,7 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
     },
 
     aggregate: async (model, pipeline, options) => {
-      const { text, values } = compilePipeline(pipeline, {
-        table: name => pipelineSource(name === model.name ? model : options.lookup(name).model),
-        source: model.name,
-        baseFilter: options.baseFilter,
-        lookupFilter: name => options.lookup(name).filter,
-        allowWrites: options.allowWrites,
-        kindOf: fieldKindLookup(model)
-      })
+      const { text, values } = compilePipeline(pipeline, pipelineContextFor(model, options, pipelineSource))
       const rows = await run(() => client.query(text, values))
       return JSON.stringify(rows.map(r => r.doc))
     },
