@@ -3,11 +3,12 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { openStorage } from '../src/engines/open-storage.ts'
+import { withCountCache } from '../src/engines/count-cache.ts'
 
 async function dbPlugin (app: FastifyInstance): Promise<void> {
   const { engine, models } = await openStorage(app.config, msg => app.log.info(msg))
   app.log.info(`storage: ${engine.kind}; models: ${models.all().map(m => m.name).join(', ')}`)
-  app.decorate('db', engine)
+  app.decorate('db', withCountCache(engine, app.config.countCacheMs))
   app.decorate('models', models)
   app.addHook('onClose', async () => { await engine.close() })
 }

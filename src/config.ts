@@ -13,6 +13,8 @@ export interface Config {
   maxPageSize: number
   /** Lists count exactly while the collection holds at most this many documents. */
   exactCountLimit: number
+  /** How long an exact list count is reused (writes in this process drop it at once); 0: never. */
+  countCacheMs: number
   statementTimeoutMs: number
   bodyLimitBytes: number
   tokenTtlSeconds: number
@@ -52,6 +54,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     defaultPageSize: intFrom(env, 'DEFAULT_PAGE_SIZE', 100),
     maxPageSize: intFrom(env, 'MAX_PAGE_SIZE', 1000),
     exactCountLimit: intFrom(env, 'EXACT_COUNT_LIMIT', 100_000),
+    countCacheMs: intFrom(env, 'COUNT_CACHE_MS', 2000),
     statementTimeoutMs: intFrom(env, 'STATEMENT_TIMEOUT_MS', 5000),
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1_048_576),
     tokenTtlSeconds: intFrom(env, 'TOKEN_TTL_SECONDS', 24 * 3600),

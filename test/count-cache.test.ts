@@ -1,0 +1,35 @@
+// The list-count cache: a write through this process shows at once, a write by
+// another process (straight to the engine) shows once the time to live passes.
+import t from 'tap'
+import { openEngine } from '../src/engines/open-engine.ts'
+import { withCountCache } from '../src/engines/count-cache.ts'
+import { parseModelFile } from '../src/models/load-models.ts'
+import { newSystemFields } from '../src/documents/prepare-document.ts'
+import { ANONYMOUS } from '../src/auth/caller.ts'
+import type { FindQuery } from '../src/engines/engine.ts'
+
+const model = parseModelFile(JSON.stringify({ name: 'counted', fields: { n: { type: 'number' } } }), 'test')
+const query: FindQuery = { filter: { _deleted: false }, sort: [], limit: 1, skip: 0, count: true, populate: [] }
+const doc = (n: number) => ({ n, ...newSystemFields(ANONYMOUS) })
+
+t.test('counts are reused until a write or the time to live', async t => {
+  const raw = await openEngine('pglite://memory', { statementTimeoutMs: 5000 })
+  t.teardown(() => raw.close())
+  await raw.syncModels([model])
+  let clock = 0
+  const cached = withCountCache(raw, 2000, () => clock)
+
+  await cached.insert(model, doc(1))
+  t.equal((await cached.find(model, query)).count, 1)
+  await cached.insert(model, doc(2))
+  t.equal((await cached.find(model, query)).count, 2, 'a write through the cache shows at once')
+
+  await raw.insert(model, doc(3))
+  t.equal((await cached.find(model, query)).count, 2, "another process's write is not seen within the time to live")
+  t.equal((await cached.find(model, query)).returned, 1, 'the page itself is always read')
+  clock += 2001
+  t.equal((await cached.find(model, query)).count, 3, 'and is seen after it')
+
+  t.equal((await cached.find(model, { ...query, filter: { n: 1 } })).count, 1, 'each filter has its own count')
+  t.equal(withCountCache(raw, 0), raw, 'a time to live of 0 turns the cache off')
+})
