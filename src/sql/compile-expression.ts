@@ -2,6 +2,7 @@
 // (SQL NULL = missing): field paths, $$variables, literals, objects, arrays, operators.
 import { QuireError } from '../errors.ts'
 import { parseFieldPath } from './quote.ts'
+import { isPlainObject } from './filter-values.ts'
 import { boolJson, buildObject, resolveFieldPath, truthy } from './jsonb-sql.ts'
 import type { ExprCompiler, OperatorCompiler, Scope } from './pipeline-state.ts'
 import { CONDITION_OPERATORS, VALUE_OPERATORS } from './expression-operators.ts'
@@ -46,13 +47,13 @@ function compileValueAt (expr: unknown, scope: Scope, depth: number): string {
     const c = compilerAt(scope, depth + 1)
     return `jsonb_build_array(${expr.map(c.value).join(', ')})`
   }
-  if (expr !== null && typeof expr === 'object') {
+  if (isPlainObject(expr)) {
     const c = compilerAt(scope, depth + 1)
-    const op = operatorOf(expr as Record<string, unknown>)
+    const op = operatorOf(expr)
     if (op === undefined) {
       return buildObject(scope, Object.entries(expr).map(([k, v]) => [checkFieldName(k), c.value(v)]))
     }
-    const args = (expr as Record<string, unknown>)[op]
+    const args = expr[op]
     if (VALUE_TABLE[op] !== undefined) return VALUE_TABLE[op](args, c)
     if (CONDITION_TABLE[op] !== undefined) return boolJson(CONDITION_TABLE[op](args, c))
     throw new QuireError('UNSUPPORTED_OPERATOR', `Unsupported expression operator: ${op}`)
@@ -62,10 +63,10 @@ function compileValueAt (expr: unknown, scope: Scope, depth: number): string {
 
 function compileConditionAt (expr: unknown, scope: Scope, depth: number): string {
   if (typeof expr === 'boolean') return String(expr)
-  if (expr !== null && typeof expr === 'object' && !Array.isArray(expr)) {
-    const op = operatorOf(expr as Record<string, unknown>)
+  if (isPlainObject(expr)) {
+    const op = operatorOf(expr)
     if (op !== undefined && CONDITION_TABLE[op] !== undefined) {
-      return CONDITION_TABLE[op]((expr as Record<string, unknown>)[op], compilerAt(scope, depth + 1))
+      return CONDITION_TABLE[op](expr[op], compilerAt(scope, depth + 1))
     }
   }
   return truthy(compileValueAt(expr, scope, depth))

@@ -2,6 +2,7 @@
 // distinct key (missing keys group with null), computed by SQL GROUP BY on jsonb.
 import { QuireError } from '../errors.ts'
 import { floatOf, jsonObject, orderKeys, JSON_NULL } from './jsonb-sql.ts'
+import { isPlainObject } from './filter-values.ts'
 import { freshName, type CompileState, type Rel } from './pipeline-state.ts'
 import { checkFieldName, compileExpression } from './compile-expression.ts'
 
@@ -32,13 +33,13 @@ const ACCUMULATORS: Record<string, Accumulator> = {
 
 /** The operator and argument of one accumulator field ({ total: { $sum: "$n" } }). */
 function parseAccumulator (name: string, spec: unknown): [op: string, arg: unknown] {
-  const entries = spec !== null && typeof spec === 'object' && !Array.isArray(spec) ? Object.entries(spec) : []
+  const entries = isPlainObject(spec) ? Object.entries(spec) : []
   if (entries.length !== 1 || !entries[0][0].startsWith('$')) {
     throw new QuireError('INVALID_QUERY', `$group field ${name} needs one accumulator, e.g. {"$sum": "$field"}`)
   }
   const [op, arg] = entries[0]
   if (ACCUMULATORS[op] === undefined) throw new QuireError('UNSUPPORTED_OPERATOR', `Unsupported accumulator operator: ${op}`)
-  if (op === '$count' && !(arg !== null && typeof arg === 'object' && Object.keys(arg).length === 0)) {
+  if (op === '$count' && !(isPlainObject(arg) && Object.keys(arg).length === 0)) {
     throw new QuireError('INVALID_QUERY', '$count accumulator takes an empty object: {"$count": {}}')
   }
   if (op !== '$count' && Array.isArray(arg)) throw new QuireError('INVALID_QUERY', `The ${op} accumulator is a unary operator`)
@@ -46,12 +47,12 @@ function parseAccumulator (name: string, spec: unknown): [op: string, arg: unkno
 }
 
 export function compileGroup (spec: unknown, rel: Rel, st: CompileState): Rel {
-  if (spec === null || typeof spec !== 'object' || Array.isArray(spec) || !('_id' in spec)) {
+  if (!isPlainObject(spec) || !('_id' in spec)) {
     throw new QuireError('INVALID_QUERY', '$group needs an object with an _id')
   }
   const [s, g] = [freshName(st, 's'), freshName(st, 'g')]
   const scope = { st, doc: `${s}.doc` }
-  const columns = [`COALESCE(${compileExpression((spec as Record<string, unknown>)._id, scope)}, ${JSON_NULL}) AS k`]
+  const columns = [`COALESCE(${compileExpression(spec._id, scope)}, ${JSON_NULL}) AS k`]
   const outputs: Array<[string, string]> = [['_id', `${g}.k`]]
   for (const [name, accSpec] of Object.entries(spec)) {
     if (name === '_id') continue

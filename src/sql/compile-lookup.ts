@@ -2,6 +2,7 @@
 // compiled into correlated subqueries that aggregate their documents into arrays.
 import { QuireError } from '../errors.ts'
 import { compileFilter } from './compile-filter.ts'
+import { isPlainObject } from './filter-values.ts'
 import { parseFieldPath, quoteLiteral } from './quote.ts'
 import { bindValues, jsonObject, resolveFieldPath, JSON_NULL } from './jsonb-sql.ts'
 import { freshName, type CompileState, type Rel, type Scope } from './pipeline-state.ts'
@@ -32,13 +33,13 @@ function collectArray (rel: Rel, st: CompileState): string {
 }
 
 function parseLookup (spec: unknown): LookupSpec {
-  const s = spec as Record<string, unknown>
-  const valid = s !== null && typeof s === 'object' && !Array.isArray(s) && typeof s.from === 'string' && typeof s.as === 'string' &&
+  const s = spec as Record<string, unknown> | null
+  const valid = isPlainObject(s) && typeof s.from === 'string' && typeof s.as === 'string' &&
     Object.keys(s).every(k => LOOKUP_KEYS.has(k)) &&
     (s.localField === undefined) === (s.foreignField === undefined) &&
     (s.localField === undefined || (typeof s.localField === 'string' && typeof s.foreignField === 'string')) &&
     (s.pipeline === undefined ? s.localField !== undefined && s.let === undefined : Array.isArray(s.pipeline)) &&
-    (s.let === undefined || (s.let !== null && typeof s.let === 'object' && !Array.isArray(s.let)))
+    (s.let === undefined || isPlainObject(s.let))
   if (!valid) {
     throw new QuireError('INVALID_QUERY', '$lookup needs {from, localField, foreignField, as} or {from, let?, pipeline, as}')
   }
@@ -117,7 +118,7 @@ const FACET_FORBIDDEN = new Set(['$facet', '$out', '$merge'])
 
 /** $facet: one document with an array per sub-pipeline, all reading one materialized input. */
 export function compileFacet (spec: unknown, rel: Rel, st: CompileState): Rel {
-  const entries = spec !== null && typeof spec === 'object' && !Array.isArray(spec) ? Object.entries(spec) : []
+  const entries = isPlainObject(spec) ? Object.entries(spec) : []
   if (entries.length === 0 || !entries.every(([, p]) => Array.isArray(p))) {
     throw new QuireError('INVALID_QUERY', '$facet needs {name: [stages], ...}')
   }
@@ -128,7 +129,7 @@ export function compileFacet (spec: unknown, rel: Rel, st: CompileState): Rel {
   const c = freshName(st, 'c')
   const input: Rel = { sql: `SELECT ${c}.doc${rel.ordered ? `, ${c}.ord` : ''} FROM ${c}`, ordered: rel.ordered }
   const outputs = entries.map(([name, pipeline]): [string, string] => {
-    const forbidden = (pipeline as unknown[]).flatMap(stage => stage !== null && typeof stage === 'object' ? Object.keys(stage) : [])
+    const forbidden = (pipeline as unknown[]).flatMap(stage => isPlainObject(stage) ? Object.keys(stage) : [])
       .find(key => FACET_FORBIDDEN.has(key))
     if (forbidden !== undefined) throw new QuireError('INVALID_QUERY', `${forbidden} is not allowed inside $facet`)
     return [checkFieldName(name), collectArray(st.compileStages(pipeline as unknown[], input, sub), st)]

@@ -3,6 +3,7 @@
 import { QuireError } from '../errors.ts'
 import { reviveExtendedJson } from '../query/extended-json.ts'
 import { compileFilter } from './compile-filter.ts'
+import { isPlainObject } from './filter-values.ts'
 import { SqlParams, type SqlValue } from './sql-params.ts'
 import { freshName, type CompileState, type PipelineContext, type Rel } from './pipeline-state.ts'
 import { compileCount, compileGroup } from './compile-group.ts'
@@ -42,10 +43,10 @@ const STAGES: Record<string, StageCompiler> = {
   $count: compileCount,
   $lookup: compileLookup,
   $replaceRoot: (spec, rel, st) => {
-    if (spec === null || typeof spec !== 'object' || !('newRoot' in spec) || Object.keys(spec).length !== 1) {
+    if (!isPlainObject(spec) || !('newRoot' in spec) || Object.keys(spec).length !== 1) {
       throw new QuireError('INVALID_QUERY', '$replaceRoot needs {newRoot: <expression>}')
     }
-    return compileReplaceRoot((spec as { newRoot: unknown }).newRoot, rel, st)
+    return compileReplaceRoot(spec.newRoot, rel, st)
   },
   $replaceWith: compileReplaceRoot,
   $facet: compileFacet,
@@ -59,7 +60,7 @@ const STAGES: Record<string, StageCompiler> = {
 const SHAPE_KEEPING = new Set(['$match', '$sort', '$limit', '$skip', '$sample'])
 
 function stageOf (stage: unknown): [name: string, spec: unknown] {
-  const keys = stage !== null && typeof stage === 'object' && !Array.isArray(stage) ? Object.keys(stage) : []
+  const keys = isPlainObject(stage) ? Object.keys(stage) : []
   if (keys.length !== 1 || !keys[0].startsWith('$')) {
     throw new QuireError('INVALID_QUERY', 'Each pipeline stage must be an object with exactly one $-prefixed field')
   }

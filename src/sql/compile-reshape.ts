@@ -2,6 +2,7 @@
 // the jsonb SQL of the reshaped document (inclusion, exclusion, merged computed fields).
 import { QuireError } from '../errors.ts'
 import { parseFieldPath, quoteLiteral } from './quote.ts'
+import { isPlainObject } from './filter-values.ts'
 import { bindValues, buildObject, mapArrayAware, EMPTY_OBJECT } from './jsonb-sql.ts'
 import type { Scope } from './pipeline-state.ts'
 import { compileExpression } from './compile-expression.ts'
@@ -49,10 +50,10 @@ export function setFields (scope: Scope, doc: string, fields: Array<[path: strin
 }
 
 function checkObject (stage: string, spec: unknown): Record<string, unknown> {
-  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
+  if (!isPlainObject(spec)) {
     throw new QuireError('INVALID_QUERY', `${stage} needs an object`)
   }
-  return spec as Record<string, unknown>
+  return spec
 }
 
 function projectLeaf (value: unknown, scope: Scope): FieldNode {
@@ -65,9 +66,8 @@ function projectLeaf (value: unknown, scope: Scope): FieldNode {
 function parseSpec (spec: Record<string, unknown>, leaf: LeafParser, emptyIsValue: boolean, tree: FieldTree = new Map(), prefix: string[] = []): FieldTree {
   for (const [key, value] of Object.entries(spec)) {
     const path = [...prefix, ...parseFieldPath(key)]
-    const nested = value !== null && typeof value === 'object' && !Array.isArray(value) &&
-      !Object.keys(value).some(k => k.startsWith('$'))
-    if (nested && Object.keys(value).length > 0) parseSpec(value as Record<string, unknown>, leaf, emptyIsValue, tree, path)
+    const nested = isPlainObject(value) && !Object.keys(value).some(k => k.startsWith('$'))
+    if (nested && Object.keys(value).length > 0) parseSpec(value, leaf, emptyIsValue, tree, path)
     else if (nested && !emptyIsValue) throw new QuireError('INVALID_QUERY', `An empty object is not a valid value for ${path.join('.')}`)
     else insertNode(tree, path, nested ? { kind: 'set', sql: EMPTY_OBJECT } : leaf(value), path.join('.'))
   }

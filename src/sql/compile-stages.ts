@@ -3,6 +3,7 @@
 import { QuireError } from '../errors.ts'
 import type { Filter } from '../query/types.ts'
 import { compileFilter } from './compile-filter.ts'
+import { isPlainObject } from './filter-values.ts'
 import { parseFieldPath, quoteLiteral } from './quote.ts'
 import { orderKeys, typeRank, JSON_NULL } from './jsonb-sql.ts'
 import { freshName, type CompileState, type Rel, type Scope } from './pipeline-state.ts'
@@ -11,16 +12,12 @@ import { compileAddFields, compileProject, compileUnset, setFields } from './com
 
 type DocumentBuilder = (scope: Scope, spec: unknown) => string
 
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
-
 function ordColumn (rel: Rel, alias: string): string {
   return rel.ordered ? `, ${alias}.ord` : ''
 }
 
 /** A stage that maps every document through `build` and keeps the order (fenced: see bindValues). */
-export function mapDocuments (build: DocumentBuilder) {
+function mapDocuments (build: DocumentBuilder) {
   return (spec: unknown, rel: Rel, st: CompileState): Rel => {
     const s = freshName(st, 's')
     return { sql: `SELECT ${build({ st, doc: `${s}.doc` }, spec)} AS doc${ordColumn(rel, s)} FROM (${rel.sql}) ${s} OFFSET 0`, ordered: rel.ordered }
@@ -32,7 +29,7 @@ export const compileAddFieldsStage = mapDocuments((scope, spec) => compileAddFie
 export const compileUnsetStage = mapDocuments((scope, spec) => compileUnset(spec, scope))
 
 /** SQL condition of a $match filter on `doc`: the query language, plus a top-level $expr. */
-export function compileMatchCondition (filter: Filter, scope: Scope): string {
+function compileMatchCondition (filter: Filter, scope: Scope): string {
   const { $expr, ...rest } = filter
   const conditions: string[] = []
   if (Object.keys(rest).length > 0) conditions.push(compileFilter(rest, { params: scope.st.params, doc: scope.doc, kindOf: scope.st.kindOf }))

@@ -2,6 +2,7 @@
 // with milliseconds ("2024-05-01T12:30:00.000Z"), so date parts are read off the text.
 import { QuireError } from '../errors.ts'
 import { bindValues, floatOf, textOf, JSON_NULL } from './jsonb-sql.ts'
+import { isPlainObject } from './filter-values.ts'
 import type { ExprCompiler, OperatorCompiler } from './pipeline-state.ts'
 import { argumentList } from './expression-operators.ts'
 
@@ -65,8 +66,8 @@ const inArray: OperatorCompiler = (args, c) =>
 
 /** The date argument of a date operator: `expr`, `[expr]` or `{date, timezone}` with a UTC timezone. */
 function dateArgument (name: string, args: unknown): unknown {
-  if (args !== null && typeof args === 'object' && !Array.isArray(args) && 'date' in args) {
-    const { date, timezone, ...rest } = args as Record<string, unknown>
+  if (isPlainObject(args) && 'date' in args) {
+    const { date, timezone, ...rest } = args
     if (Object.keys(rest).length > 0) throw new QuireError('INVALID_QUERY', `${name} accepts only date and timezone`)
     checkUtc(name, timezone)
     return date
@@ -98,10 +99,10 @@ function datePart (name: string, part: string): OperatorCompiler {
 
 /** $dateToString with the %Y %m %d %H %M %S %L %% specifiers, UTC only, and onNull. */
 const dateToString: OperatorCompiler = (args, c: ExprCompiler) => {
-  if (args === null || typeof args !== 'object' || Array.isArray(args) || !('date' in args)) {
+  if (!isPlainObject(args) || !('date' in args)) {
     throw new QuireError('INVALID_QUERY', '$dateToString needs {date, format?, timezone?, onNull?}')
   }
-  const { date, format = DEFAULT_DATE_FORMAT, timezone, onNull, ...rest } = args as Record<string, unknown>
+  const { date, format = DEFAULT_DATE_FORMAT, timezone, onNull, ...rest } = args
   if (Object.keys(rest).length > 0) throw new QuireError('INVALID_QUERY', '$dateToString accepts only date, format, timezone and onNull')
   if (typeof format !== 'string') throw new QuireError('INVALID_QUERY', '$dateToString format must be a literal string')
   checkUtc('$dateToString', timezone)

@@ -2,6 +2,7 @@
 // computed as float8 (JavaScript doubles: integral results print as integers).
 import { QuireError } from '../errors.ts'
 import { bindValues, compareToLiteral, compareValues, floatOf, numericOf, JSON_NULL } from './jsonb-sql.ts'
+import { isPlainObject } from './filter-values.ts'
 import type { ExprCompiler, OperatorCompiler } from './pipeline-state.ts'
 
 /** The operator's arguments as a list: `{$op: x}` is `{$op: [x]}`; checks the count. */
@@ -79,9 +80,8 @@ function logical (name: string, joiner: string, empty: string): OperatorCompiler
 const cond: OperatorCompiler = (args, c) => {
   let parts: unknown[]
   if (Array.isArray(args)) parts = argumentList('$cond', args, 3)
-  else if (args !== null && typeof args === 'object' && ['if', 'then', 'else'].every(k => k in args)) {
-    const spec = args as Record<string, unknown>
-    parts = [spec.if, spec.then, spec.else]
+  else if (isPlainObject(args) && ['if', 'then', 'else'].every(k => k in args)) {
+    parts = [args.if, args.then, args.else]
   } else throw new QuireError('INVALID_QUERY', '$cond needs [if, then, else] or {if, then, else}')
   return `CASE WHEN ${c.condition(parts[0])} THEN ${c.value(parts[1])} ELSE ${c.value(parts[2])} END`
 }

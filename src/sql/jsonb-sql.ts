@@ -4,7 +4,6 @@ import { quoteLiteral } from './quote.ts'
 import { freshName, type Scope } from './pipeline-state.ts'
 
 export const JSON_NULL = '\'null\'::jsonb'
-export const EMPTY_ARRAY = '\'[]\'::jsonb'
 export const EMPTY_OBJECT = '\'{}\'::jsonb'
 
 /** SQL that is cheap and side-effect free to repeat: column references, bound literals, constants. */

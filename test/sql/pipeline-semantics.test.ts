@@ -135,6 +135,11 @@ const CASES: Case[] = [
     expected: [{ _id: 'a1', lk: [{ _id: 'o4', back: [{ _id: 'a1', r: 3 }] }, { _id: 'o2', back: [{ _id: 'a1', r: 2 }] }] }]
   },
   {
+    name: '$lookup with localField/foreignField and a pipeline: the pipeline runs on the matches',
+    pipeline: [{ $lookup: { from: 'owners', localField: 'ow', foreignField: '_id', let: { s: '$s' }, pipeline: [{ $project: { _id: 1, s: '$$s' } }], as: 'j' } }, { $project: { j: 1 } }],
+    expected: [{ _id: 'a1', j: [{ _id: 'o1', s: 'Ab' }] }, { _id: 'a2', j: [{ _id: 'o1', s: null }, { _id: 'o2', s: null }] }, { _id: 'a3', j: [] }]
+  },
+  {
     name: '$replaceRoot leaves out documents whose new root is not an object',
     pipeline: [{ $replaceRoot: { newRoot: '$o' } }],
     expected: [{ x: 1 }]
