@@ -105,7 +105,7 @@ for (const engine of ENGINES) {
       }
       t.same(exchanges.filter(e => e.url === '/query/test').map(e => e.status), [400, 400], 'queries on a password field are refused')
       const matched = exchanges.filter(e => e.url === '/aggregate/test')[3]
-      t.equal(matched.body, '{"data":[]}', 'a pipeline cannot match on a password hash (it never sees one)')
+      t.equal(matched.status, 400, 'a pipeline cannot match on a password hash (refused like /query)')
     })
   })
 }

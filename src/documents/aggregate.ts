@@ -2,8 +2,10 @@
 // soft-delete and owner filters go in before the first stage, $lookup reaches
 // only models the caller may read, and only admins may ask for $out/$merge.
 import type { Model } from '../models/model-definition.ts'
+import type { Filter } from '../query/types.ts'
 import { accessTo, ownerFilter } from '../auth/permissions.ts'
 import { QuireError } from '../errors.ts'
+import { refuseSecretFields } from '../auth/secret-fields.ts'
 import type { DocumentContext } from './document-context.ts'
 
 /** The pipeline in a body: an array, or {query: [...]} / {pipeline: [...]}. */
@@ -17,6 +19,10 @@ function pipelineOf (body: unknown): unknown[] {
 
 export async function aggregate (ctx: DocumentContext, model: Model, body: unknown, showDeleted: boolean): Promise<string> {
   const pipeline = pipelineOf(body)
+  for (const stage of pipeline) {
+    const match = stage && typeof stage === 'object' ? (stage as { $match?: unknown }).$match : undefined
+    if (match && typeof match === 'object') refuseSecretFields(model, match as Filter)
+  }
   const baseFilter = ctx.queryBuilder.readFilter(model, ctx.caller, showDeleted)
   const lookup = (name: string): { model: Model, filter: ReturnType<typeof ownerFilter> } => {
     const target = ctx.registry.get(name)

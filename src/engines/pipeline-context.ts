@@ -12,6 +12,7 @@ export function pipelineContextFor (model: Model, options: AggregateOptions, tab
     baseFilter: options.baseFilter,
     lookupFilter: name => options.lookup(name).filter,
     allowWrites: options.allowWrites,
+    hiddenFields: model.passwordFields,
     kindOf: fieldKindLookup(model)
   }
 }

@@ -33,8 +33,8 @@ async function run<T> (work: () => Promise<T>): Promise<T> {
 }
 
 
-/** A model's rows as a pipeline sees them: password fields removed before any stage runs. */
-function pipelineSource (model: Model): string {
+/** A looked-up model's rows as a pipeline sees them: password fields removed. */
+function lookupSource (model: Model): string {
   const table = quoteIdent(tableName(model))
   if (model.passwordFields.length === 0) return table
   return `(SELECT _id, doc - ARRAY[${model.passwordFields.map(quoteLiteral).join(', ')}]::text[] AS doc FROM ${table})`
@@ -107,7 +107,8 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
     },
 
     aggregate: async (model, pipeline, options) => {
-      const { text, values } = compilePipeline(pipeline, pipelineContextFor(model, options, pipelineSource))
+      const { text, values } = compilePipeline(pipeline, pipelineContextFor(model, options,
+        target => target === model ? quoteIdent(tableName(model)) : lookupSource(target)))
       const rows = await run(() => client.query(text, values))
       return JSON.stringify(rows.map(r => r.doc))
     },

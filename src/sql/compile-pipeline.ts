@@ -2,14 +2,15 @@
 // stage wraps the previous one as a subquery; rows are single jsonb `doc` columns.
 import { QuireError } from '../errors.ts'
 import { reviveExtendedJson } from '../query/extended-json.ts'
-import { compileFilter } from './compile-filter.ts'
+import { quoteLiteral } from './quote.ts'
+import type { Filter } from '../query/types.ts'
 import { isPlainObject } from './filter-values.ts'
 import { SqlParams, type SqlValue } from './sql-params.ts'
 import { freshName, type CompileState, type PipelineContext, type Rel } from './pipeline-state.ts'
 import { compileCount, compileGroup } from './compile-group.ts'
 import { compileFacet, compileLookup } from './compile-lookup.ts'
 import {
-  compileAddFieldsStage, compileLimit, compileMatch, compileProjectStage, compileReplaceRoot,
+  compileAddFieldsStage, compileLimit, compileMatch, compileMatchCondition, compileProjectStage, compileReplaceRoot,
   compileSample, compileSkip, compileSort, compileUnsetStage, compileUnwind
 } from './compile-stages.ts'
 
@@ -67,6 +68,17 @@ function stageOf (stage: unknown): [name: string, spec: unknown] {
   return [keys[0], (stage as Record<string, unknown>)[keys[0]]]
 }
 
+/**
+ * How many stages at the start are plain `$match` filters: they are compiled against the stored
+ * rows themselves, so that the model's indexes serve them and hidden fields are not yet removed.
+ */
+function countLeadingMatches (stages: unknown[]): number {
+  let n = 0
+  while (n < stages.length && n < MAX_PIPELINE_STAGES && isPlainObject(stages[n]) && Object.keys(stages[n] as object).length === 1 &&
+    isPlainObject((stages[n] as { $match?: unknown }).$match)) n++
+  return n
+}
+
 function compileStages (stages: unknown[], rel: Rel, st: CompileState): Rel {
   if (!Array.isArray(stages)) throw new QuireError('INVALID_QUERY', 'A pipeline must be an array of stages')
   let current = rel
@@ -95,10 +107,15 @@ export function compilePipeline (pipeline: unknown[], ctx: PipelineContext): { t
     params: new SqlParams(), ctx, counters: { names: 0, stages: 0 }, vars: new Map(), depth: 0, kindOf: ctx.kindOf, compileStages
   }
   const t = freshName(st, 't')
-  const base = ctx.baseFilter !== undefined && Object.keys(ctx.baseFilter).length > 0
-    ? ` WHERE ${compileFilter(ctx.baseFilter, { params: st.params, doc: `${t}.doc`, kindOf: ctx.kindOf })}`
-    : ''
-  const rel = compileStages(reviveExtendedJson(pipeline) as unknown[], { sql: `SELECT ${t}.doc FROM ${ctx.table(ctx.source)} ${t}${base}`, ordered: false }, st)
+  const stages = reviveExtendedJson(pipeline) as unknown[]
+  const leading = countLeadingMatches(stages)
+  const filters = [ctx.baseFilter ?? {}, ...stages.slice(0, leading).map(stage => (stage as { $match: Filter }).$match)]
+    .filter(f => Object.keys(f).length > 0)
+  st.counters.stages += leading
+  const where = filters.length === 0 ? '' : ` WHERE ${filters.map(f => compileMatchCondition(f, { st, doc: `${t}.doc` })).join(' AND ')}`
+  const hidden = ctx.hiddenFields ?? []
+  const doc = hidden.length === 0 ? `${t}.doc` : `${t}.doc - ARRAY[${hidden.map(quoteLiteral).join(', ')}]::text[] AS doc`
+  const rel = compileStages(stages.slice(leading), { sql: `SELECT ${doc} FROM ${ctx.table(ctx.source)} ${t}${where}`, ordered: false }, st)
   if (!rel.ordered) return { text: rel.sql, values: st.params.values }
   const o = freshName(st, 'o')
   return { text: `SELECT ${o}.doc FROM (${rel.sql}) ${o} ORDER BY ${o}.ord`, values: st.params.values }

@@ -29,7 +29,7 @@ export const compileAddFieldsStage = mapDocuments((scope, spec) => compileAddFie
 export const compileUnsetStage = mapDocuments((scope, spec) => compileUnset(spec, scope))
 
 /** SQL condition of a $match filter on `doc`: the query language, plus a top-level $expr. */
-function compileMatchCondition (filter: Filter, scope: Scope): string {
+export function compileMatchCondition (filter: Filter, scope: Scope): string {
   const { $expr, ...rest } = filter
   const conditions: string[] = []
   if (Object.keys(rest).length > 0) conditions.push(compileFilter(rest, { params: scope.st.params, doc: scope.doc, kindOf: scope.st.kindOf }))

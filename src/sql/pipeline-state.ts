@@ -14,6 +14,8 @@ export interface PipelineContext {
   lookupFilter?: (model: string) => Filter
   /** $out and $merge: false (default) gives FORBIDDEN, true gives UNSUPPORTED_STAGE. */
   allowWrites?: boolean
+  /** Fields of the source documents no stage may see (password hashes): removed after the leading $match stages. */
+  hiddenFields?: string[]
   /** Declared field kinds of the source model. */
   kindOf?: FieldKindLookup
 }
