@@ -93,15 +93,17 @@ export function makeItems (rng: Rng, count: number, owners: Doc[]): Doc[] {
   })
 }
 
-/** Wraps a mingo date operator so that ISO date strings (Quire's stored dates) are read as dates. */
+/**
+ * Wraps a mingo date operator so that ISO date strings (Quire's stored dates) are read as
+ * dates; a null or missing date gives null (or $dateToString's onNull), as in MongoDB.
+ */
 function readIsoDates (op: (obj: unknown, expr: unknown, options: never) => unknown, objectForm: boolean) {
-  const toDate = (v: unknown): unknown => typeof v === 'string' ? new Date(v) : v
   return (obj: unknown, expr: unknown, options: never): unknown => {
-    if (objectForm) {
-      const spec = expr as Record<string, unknown>
-      return op(obj, { ...spec, date: { $literal: toDate(evalExpr(obj, spec.date, options)) } }, options)
-    }
-    return op(obj, { $literal: toDate(evalExpr(obj, expr, options)) }, options)
+    const spec = (objectForm ? expr : { date: expr }) as Record<string, unknown>
+    const date = evalExpr(obj, spec.date, options)
+    if (date === null || date === undefined) return spec.onNull === undefined ? null : evalExpr(obj, spec.onNull, options)
+    const literal = { $literal: typeof date === 'string' ? new Date(date) : date }
+    return op(obj, objectForm ? { ...spec, date: literal } : literal, options)
   }
 }
 
@@ -165,7 +167,7 @@ function compareText (a: string, b: string): number {
  * undefined element in its "as" array (the generator names it "j").
  */
 function undoMingoQuirks (docs: Doc[]): Doc[] {
-  const isEmptyCount = (v: unknown): boolean => v !== null && typeof v === 'object' && JSON.stringify(v) === '{"cnt":0}'
+  const isEmptyCount = (v: unknown): boolean => v !== null && typeof v === 'object' && (v as Doc).cnt === 0 && Object.keys(v).length === 1
   const fix = (list: unknown[]): unknown[] => list.filter(d => !isEmptyCount(d)).map(d => {
     if (d === null || typeof d !== 'object') return d
     const doc = d as Doc

@@ -223,12 +223,12 @@ export function createPipelineGenerator (rng: Rng) {
     return [{ $unwind: spec }, { fields, unique, sorted: shape.sorted, base: false }]
   }
 
-  /** $lookup forms; the ordered let+pipeline form is costly for mingo, so it comes rarely and after a $match. */
+  /** $lookup forms; mingo runs a let+pipeline form once per document, so those come after a $match. */
   function lookup (shape: Shape): [object[], Shape] {
     const [stages, as] = rng.pick<() => [object[], string]>([
       () => [[{ $lookup: { from: 'owners', localField: rng.pick(['owner', 'refs']), foreignField: '_id', as: 'j' } }], 'j'],
       () => [[{ $lookup: { from: 'owners', localField: rng.pick(['i', 'n', 'nums']), foreignField: 'code', as: 'j' } }], 'j'],
-      () => [[{ $lookup: { from: 'owners', let: { o: '$owner' }, pipeline: [{ $match: { $expr: { $eq: ['$_id', '$$o'] } } }, { $project: { name: 1, rank: 1 } }], as: 'j' } }], 'j'],
+      () => [[{ $match: { i: { $lt: 3 } } }, { $lookup: { from: 'owners', let: { o: '$owner' }, pipeline: [{ $match: { $expr: { $eq: ['$_id', '$$o'] } } }, { $project: { name: 1, rank: 1 } }], as: 'j' } }], 'j'],
       () => rng.chance(0.5)
         ? [[{ $lookup: { from: 'owners', localField: 'owner', foreignField: '_id', as: 'j' } }], 'j']
         : [[{ $match: { i: { $gte: 8 } } }, { $lookup: { from: 'owners', let: { k: '$i' }, pipeline: [{ $match: { $expr: { $lte: ['$rank', { $subtract: ['$$k', 5] }] } } }, { $sort: { rank: -1, _id: 1 } }, { $limit: 2 }, { $project: { _id: 1 } }], as: 'lk' } }], 'lk']
