@@ -17,6 +17,7 @@ async function insertBatches (engine: Engine, model: Model, docs: Doc[], label: 
     await engine.insertMany(model, docs.slice(start, start + BATCH))
     showProgress(label, Math.min(start + BATCH, docs.length), docs.length)
   }
+  await engine.refreshStatistics(model)
 }
 
 /** Creates the models' tables in the database at `url` (postgres:// or pglite://DIR) and loads `data`. */

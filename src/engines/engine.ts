@@ -130,6 +130,9 @@ export interface Engine {
   /** Inserts prepared documents, all or none (one import batch); returns how many were inserted. */
   insertMany: (model: Model, docs: Doc[]) => Promise<number>
 
+  /** Refreshes the collection's size statistics after a bulk load (what estimateCount reads). */
+  refreshStatistics: (model: Model) => Promise<void>
+
   /** Every stored document (deleted ones too, passwords included), in _id order, in batches of JSON texts (export). */
   exportAll: (model: Model, batchSize: number) => AsyncIterable<string[]>
 

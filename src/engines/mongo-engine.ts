@@ -85,6 +85,9 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
 
     bulkWrite: (model, operations) => run(() => runBulkWrite(client, { model, collection: collectionOf(model), maxTimeMS }, operations)),
 
+    // estimatedDocumentCount reads the collection's metadata, which is always current.
+    refreshStatistics: async () => {},
+
     insertMany: async (model, docs) => {
       if (docs.length === 0) return 0
       await run(() => inTransaction(client, session => collectionOf(model).insertMany(docs.map(toStored), { session, maxTimeMS })))

@@ -117,6 +117,8 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
 
     insertMany: (model, docs) => run(() => insertDocs(client, model, docs)),
 
+    refreshStatistics: async (model) => { await client.exec(`ANALYZE ${quoteIdent(tableName(model))}`) },
+
     exportAll: async function * (model, batchSize) {
       const text = `SELECT _id, doc::text AS d FROM ${quoteIdent(tableName(model))} WHERE _id > $1 ORDER BY _id LIMIT ${Math.max(1, Math.floor(batchSize))}`
       let last = ''

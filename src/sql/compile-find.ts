@@ -15,10 +15,21 @@ import { QuireError } from '../errors.ts'
 
 export interface CompiledSql { text: string, values: SqlValue[] }
 
-/** WHERE condition for `filter` on alias `t`, using the primary key when the filter names an _id. */
+/** WHERE condition for `filter` on alias `t`; a string `_id` goes to the primary key column instead. */
 export function compileWhere (model: Model, filter: Filter, params: SqlParams, alias = 't'): string {
-  const condition = compileFilter(filter, { params, doc: `${alias}.doc`, kindOf: fieldKindLookup(model) })
-  return typeof filter._id === 'string' ? `${alias}._id = ${params.add(filter._id)} AND ${condition}` : condition
+  if (typeof filter._id !== 'string') return compileFilter(filter, { params, doc: `${alias}.doc`, kindOf: fieldKindLookup(model) })
+  const { _id: id, ...rest } = filter
+  const condition = compileFilter(rest, { params, doc: `${alias}.doc`, kindOf: fieldKindLookup(model) })
+  return `${alias}._id = ${params.add(id as string)} AND ${condition}`
+}
+
+/** Paging as literals (validated integers): PostgreSQL then reuses one generic plan per statement text. */
+function pageClause (query: FindQuery, order: string): string {
+  if (!Number.isSafeInteger(query.limit) || !Number.isSafeInteger(query.skip) || query.limit < 0 || query.skip < 0) {
+    throw new QuireError('BAD_REQUEST', 'limit and page must be whole numbers')
+  }
+  if (typeof query.filter._id === 'string' && query.skip === 0 && query.search === undefined) return 'LIMIT 1'
+  return `ORDER BY ${order} LIMIT ${query.limit} OFFSET ${query.skip}`
 }
 
 function populateExpr (spec: PopulateSpec, params: SqlParams, depth: number): string {
@@ -69,8 +80,7 @@ export function compileFind (model: Model, query: FindQuery): CompiledSql {
     order = `${score} DESC, ${order}`
   }
   const row = rowExpr(model, query, params, score)
-  const page = `SELECT (${row})::text AS d FROM ${table} t WHERE ${where} ORDER BY ${order} ` +
-    `LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.skip)}`
+  const page = `SELECT (${row})::text AS d FROM ${table} t WHERE ${where} ${pageClause(query, order)}`
   if (!query.count) return { text: page, values: params.values }
   const text = `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${where}) c ` +
     `LEFT JOIN LATERAL (${page}) p ON true`

@@ -88,5 +88,6 @@ export async function importDocuments (engine: Engine, model: Model, path: strin
   }
   await flush()
   await inFlight
+  await engine.refreshStatistics(model)
   return progress
 }
