@@ -1,5 +1,6 @@
 // The benchmark's knobs, read from the environment (documented in bench/README.md).
 // Unknown engine or scenario names are an error rather than a silently empty run.
+import { intFrom } from '../src/config.ts'
 
 export const ENGINE_NAMES = ['postgres', 'pglite'] as const
 export type EngineName = typeof ENGINE_NAMES[number]
@@ -22,14 +23,6 @@ export interface BenchOptions {
   cpuProfDir?: string
 }
 
-function positiveInt (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${raw}`)
-  return value
-}
-
 function list (raw: string | undefined): string[] | undefined {
   if (raw === undefined || raw.trim() === '') return undefined
   return raw.split(',').map(s => s.trim()).filter(Boolean)
@@ -43,13 +36,13 @@ function checkEngines (names: string[]): EngineName[] {
 
 export function readBenchOptions (env: NodeJS.ProcessEnv = process.env): BenchOptions {
   return {
-    duration: Math.max(1, positiveInt(env, 'BENCH_DURATION', 10)),
-    connections: Math.max(1, positiveInt(env, 'BENCH_CONNECTIONS', 50)),
-    warmup: positiveInt(env, 'BENCH_WARMUP', 1),
+    duration: Math.max(1, intFrom(env, 'BENCH_DURATION', 10)),
+    connections: Math.max(1, intFrom(env, 'BENCH_CONNECTIONS', 50)),
+    warmup: intFrom(env, 'BENCH_WARMUP', 1),
     scenarios: list(env.BENCH_SCENARIOS),
     engines: checkEngines(list(env.BENCH_ENGINES) ?? [...ENGINE_NAMES]),
-    testDocs: Math.max(1, positiveInt(env, 'BENCH_TEST_DOCS', 10_000)),
-    linkDocs: Math.max(1, positiveInt(env, 'BENCH_LINK_DOCS', 110_000)),
+    testDocs: Math.max(1, intFrom(env, 'BENCH_TEST_DOCS', 10_000)),
+    linkDocs: Math.max(1, intFrom(env, 'BENCH_LINK_DOCS', 110_000)),
     cpuProfDir: env.BENCH_CPU_PROF || undefined
   }
 }

@@ -32,7 +32,8 @@ export interface Config {
   loginRateLimit: number
 }
 
-function intFrom (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+/** A non-negative integer environment variable, or `fallback` when unset or empty. */
+export function intFrom (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
