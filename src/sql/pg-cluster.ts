@@ -67,10 +67,14 @@ export async function startPgCluster (): Promise<PgCluster> {
   const proc = spawn(join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), '-k', dir, '-h', '127.0.0.1',
     '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'],
   { ...spawnOpts, stdio: 'ignore' })
+  // Best effort against orphans: a process that exits without stop() takes its cluster along.
+  const stopOnExit = (): void => { if (proc.exitCode === null) proc.kill('SIGINT') }
+  process.once('exit', stopOnExit)
   await waitReady(bin, port, dir, proc)
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop: async () => {
+      process.off('exit', stopOnExit)
       if (proc.exitCode === null) {
         const exited = new Promise(resolve => proc.once('exit', resolve))
         proc.kill('SIGINT')
