@@ -1,7 +1,8 @@
 // Wraps an Engine so that exact counts of lists are reused for a short time:
-// counting is O(matching rows), the page itself is not. Any write this process
-// makes to a model drops that model's counts at once; other processes' writes
-// show within the time to live (COUNT_CACHE_MS).
+// counting is O(matching rows), the page itself is not. Concurrent reads that
+// miss share one count. Any write this process makes to a model drops that
+// model's counts at once; other processes' writes show within the time to live
+// (COUNT_CACHE_MS).
 import type { Engine, FindQuery } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
@@ -10,18 +11,20 @@ const MAX_ENTRIES = 10_000
 
 export function withCountCache (engine: Engine, ttlMs: number, now: () => number = Date.now): Engine {
   if (ttlMs <= 0) return engine
-  const counts = new Map<string, { count: number, at: number, generation: number }>()
+  const counts = new Map<string, { count: Promise<number>, at: number, generation: number }>()
   const generations = new Map<string, number>()
   const generationOf = (model: Model): number => generations.get(model.name) ?? 0
   const keyOf = (model: Model, filter: Filter, search?: string): string => `${model.name}\0${search ?? ''}\0${JSON.stringify(filter)}`
 
-  function cached (model: Model, key: string): number | undefined {
+  function cached (model: Model, key: string): Promise<number> | undefined {
     const hit = counts.get(key)
     return hit && hit.generation === generationOf(model) && now() - hit.at < ttlMs ? hit.count : undefined
   }
-  function remember (model: Model, key: string, count: number): void {
+  function remember (model: Model, key: string, count: Promise<number>): void {
     if (counts.size >= MAX_ENTRIES) counts.delete(counts.keys().next().value as string)
-    counts.set(key, { count, at: now(), generation: generationOf(model) })
+    const entry = { count, at: now(), generation: generationOf(model) }
+    counts.set(key, entry)
+    count.catch(() => { if (counts.get(key) === entry) counts.delete(key) })
   }
   function written<A extends unknown[], R> (write: (model: Model, ...args: A) => Promise<R>) {
     return async (model: Model, ...args: A): Promise<R> => {
@@ -35,10 +38,13 @@ export function withCountCache (engine: Engine, ttlMs: number, now: () => number
       if (!query.count) return await engine.find(model, query)
       const key = keyOf(model, query.filter, query.search)
       const count = cached(model, key)
-      if (count !== undefined) return { ...await engine.find(model, { ...query, count: false }), count }
-      const result = await engine.find(model, query)
-      remember(model, key, result.count ?? 0)
-      return result
+      if (count !== undefined) {
+        const [page, n] = await Promise.all([engine.find(model, { ...query, count: false }), count])
+        return { ...page, count: n }
+      }
+      const result = engine.find(model, query)
+      remember(model, key, result.then(r => r.count ?? 0))
+      return await result
     },
     insert: written(engine.insert),
     updateOne: written(engine.updateOne),
