@@ -50,7 +50,7 @@ const checkFind: Check = async (t, { engine }) => {
   const all = await engine.find(ITEM, query())
   t.strictSame(docsOf(all.data), LIVE.map(public_), 'no sort: _id order, without passwords')
   t.strictSame([all.returned, all.count], [4, undefined], 'returned; no count unless asked')
-  t.strictSame(idsOf((await engine.find(ITEM, query({ sort: [['n', -1]] }))).data), [echo, bravo, charlie, alpha].map(d => d._id), 'sort, ties broken by _id')
+  t.strictSame(idsOf((await engine.find(ITEM, query({ sort: [['n', -1]] }))).data), [echo, charlie, bravo, alpha].map(d => d._id), 'sort, ties broken by _id in the same direction')
   const page = await engine.find(ITEM, query({ sort: [['n', 1]], limit: 2, skip: 1, count: true }))
   t.strictSame([idsOf(page.data), page.returned, page.count], [[bravo._id, charlie._id], 2, 4], 'limit, skip and the exact count')
   const past = await engine.find(ITEM, query({ skip: 10, count: true }))

@@ -23,7 +23,7 @@ export interface PopulateSpec {
 export interface FindQuery {
   /** The complete filter, soft-delete and owner conditions included (the query builder adds them). */
   filter: Filter
-  /** Sort order; the engine always breaks ties by _id, and sorts by _id when empty. */
+  /** Sort order; the engine breaks ties by _id in the last key's direction, and sorts by _id when empty. */
   sort: Sort
   /** Only these fields (plus _id and id); all when undefined. */
   fields?: string[]

@@ -26,7 +26,9 @@ function nameIndex (model: Model, definition: object): string {
 /** The indexes a model wants, each named after its definition. */
 function describeIndexes (model: Model): IndexDescription[] {
   const wanted: IndexDescription[] = model.indexes.map(index => {
-    const definition = { key: Object.fromEntries(index.fields.map(f => [f, 1])), unique: index.unique }
+    // A non-unique index ends with _id, every sort's tiebreaker, as on SQL (schema-ddl.ts).
+    const keys = index.unique ? index.fields : [...index.fields, '_id']
+    const definition = { key: Object.fromEntries(keys.map(f => [f, 1])), unique: index.unique }
     return { ...definition, name: nameIndex(model, definition) }
   })
   if (model.fulltext) {

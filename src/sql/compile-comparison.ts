@@ -53,7 +53,7 @@ function compileScalarEquality (field: FieldRef, values: Array<string | number |
     const bind = (value: JsonValue): string => scalar.isText ? field.params.add(value as string) : field.params.addJson(value)
     const elements = scalar.isText ? 'jsonb_array_elements_text' : 'jsonb_array_elements'
     const right = values.length === 1 ? bind(values[0]) : `ANY(ARRAY(SELECT ${elements}(${field.params.addJson(values)})))`
-    return scalar.isText ? `${scalar.expr} = ${right} AND ${scalar.typeCheck}` : `${scalar.expr} = ${right}`
+    return `${scalar.expr} = ${right}`
   }
   return pathExistsWithVars(field, `${fieldPath(field.segs)} ? (@.type() != "array" && @ == $v[*])`, { v: values })
 }
@@ -76,7 +76,7 @@ export function compileRange (field: FieldRef, operator: RangeOperator, value: J
   const scalar = field.scalar
   if (scalar && jsonTypeOf(value) === scalar.jsonType) {
     const bound = scalar.isText ? field.params.add(value as string) : field.params.addJson(value)
-    return `${scalar.expr} ${sqlOperator} ${bound} AND ${scalar.typeCheck}`
+    return `${scalar.expr} ${sqlOperator} ${bound}`
   }
   return pathExistsWithVars(field, `${fieldPath(field.segs)} ? (@.type() != "array" && @ ${sqlOperator} $v)`, { v: value })
 }
@@ -87,7 +87,7 @@ export function compileRange (field: FieldRef, operator: RangeOperator, value: J
  * literal, is a bound parameter.
  */
 export function compileRegexMatch (field: FieldRef, pattern: string): string {
-  if (field.scalar?.isText) return `(${field.scalar.raw}) ~ ${field.params.add(pattern)} AND ${field.scalar.typeCheck}`
+  if (field.scalar?.isText) return `(${field.scalar.raw}) ~ ${field.params.add(pattern)}`
   const path = `lax ${fieldPath(field.segs)} ? (@.type() == "string" && @ like_regex ${jsonpathString(pattern)})`
   return `jsonb_path_exists(${field.doc}, ${field.params.add(path)}::jsonpath)`
 }

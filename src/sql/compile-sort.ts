@@ -1,5 +1,6 @@
 // Compiles a MongoDB sort spec into an ORDER BY list (without the keyword) in MongoDB's order
-// across types, ending with the id column so that equal keys still page deterministically.
+// across types, ending with the id column so that equal keys still page deterministically. The id
+// follows the last key's direction, so an index on (key, _id) read backwards serves `-key` too.
 import { QuireError } from '../errors.ts'
 import type { Sort } from '../query/types.ts'
 import type { FilterContext } from './compile-filter.ts'
@@ -23,7 +24,7 @@ export interface SortContext extends FilterContext {
 export function compileSort (sort: Sort, ctx: SortContext): string {
   if (sort.length > MAX_SORT_TERMS) throw new QuireError('QUERY_TOO_COMPLEX', `A sort may have at most ${MAX_SORT_TERMS} fields`)
   const terms = sort.map(([path, direction]) => compileSortTerm(path, direction, ctx))
-  if (!sort.some(([path]) => path === '_id')) terms.push(`${ctx.idColumn} ASC`)
+  if (!sort.some(([path]) => path === '_id')) terms.push(`${ctx.idColumn} ${sort.at(-1)?.[1] === -1 ? 'DESC' : 'ASC'}`)
   return terms.join(', ')
 }
 

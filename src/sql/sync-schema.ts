@@ -1,8 +1,9 @@
 // Brings one model's table, full-text column and indexes in line with its
 // definition: creates what is missing, drops what is stale, logs what it builds.
+// Tables also get the planner statistics that every list's soft-delete filter relies on.
 import type { Model } from '../models/model-definition.ts'
 import type { SqlClient } from './sql-client.ts'
-import { createTableSql, fulltextColumn, indexDefinitions, tableName } from './schema-ddl.ts'
+import { createTableSql, deletedStatistics, fulltextColumn, indexDefinitions, tableName } from './schema-ddl.ts'
 import { quoteIdent } from './quote.ts'
 
 async function syncFulltextColumn (tx: SqlClient, model: Model, log: (msg: string) => void): Promise<void> {
@@ -37,9 +38,20 @@ async function syncIndexes (tx: SqlClient, model: Model, log: (msg: string) => v
   }
 }
 
+/** Creates the soft-delete statistics when missing, and gathers them at once for existing rows. */
+async function syncStatistics (tx: SqlClient, model: Model, log: (msg: string) => void): Promise<void> {
+  const wanted = deletedStatistics(model)
+  const rows = await tx.query('SELECT 1 FROM pg_statistic_ext WHERE stxname = $1 AND stxnamespace = current_schema()::regnamespace', [wanted.name])
+  if (rows.length > 0) return
+  log(`gathering planner statistics on ${tableName(model)}`)
+  await tx.exec(wanted.sql)
+  await tx.exec(`ANALYZE ${quoteIdent(tableName(model))}`)
+}
+
 /** Creates or updates the storage of one model; runs inside the caller's transaction. */
 export async function syncModelSchema (tx: SqlClient, model: Model, log: (msg: string) => void): Promise<void> {
   await tx.exec(createTableSql(model))
   await syncFulltextColumn(tx, model, log)
   await syncIndexes(tx, model, log)
+  await syncStatistics(tx, model, log)
 }

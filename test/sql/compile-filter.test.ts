@@ -21,19 +21,19 @@ interface Row { name: string, filter: Filter, hinted?: boolean, sql: string, val
 const ROWS: Row[] = [
   { name: 'empty filter', filter: {}, sql: 'TRUE', values: [] },
   { name: 'implicit equality', filter: { name: 'bob' }, sql: `jsonb_path_exists(t.doc, ${eq('$."name"')}, $1::text::jsonb)`, values: ['{"v":["bob"]}'] },
-  { name: 'equality on a string kind', filter: { name: 'bob' }, hinted: true, sql: `(t.doc->>'name') COLLATE "C" = $1 AND jsonb_typeof(t.doc->'name') = 'string'`, values: ['bob'] },
+  { name: 'equality on a string kind', filter: { name: 'bob' }, hinted: true, sql: `(t.doc->>'name') COLLATE "C" = $1`, values: ['bob'] },
   { name: 'equality on a boolean kind', filter: { active: true }, hinted: true, sql: `NULLIF(t.doc->'active', 'null'::jsonb) = $1::text::jsonb`, values: ['true'] },
   { name: 'equality on a nested integer kind', filter: { 'yack.n': 3 }, hinted: true, sql: `NULLIF(t.doc->'yack'->'n', 'null'::jsonb) = $1::text::jsonb`, values: ['3'] },
   { name: 'kind does not match the value: general form', filter: { age: 'old' }, hinted: true, sql: `jsonb_path_exists(t.doc, ${eq('$."age"')}, $1::text::jsonb)`, values: ['{"v":["old"]}'] },
   { name: 'array kind: general form', filter: { tags: 'a' }, hinted: true, sql: `jsonb_path_exists(t.doc, ${eq('$."tags"')}, $1::text::jsonb)`, values: ['{"v":["a"]}'] },
-  { name: 'range on a number kind', filter: { age: { $gt: 30 } }, hinted: true, sql: `NULLIF(t.doc->'age', 'null'::jsonb) > $1::text::jsonb AND jsonb_typeof(t.doc->'age') = 'number'`, values: ['30'] },
+  { name: 'range on a number kind', filter: { age: { $gt: 30 } }, hinted: true, sql: `NULLIF(t.doc->'age', 'null'::jsonb) > $1::text::jsonb`, values: ['30'] },
   {
     name: 'two ranges, general form',
     filter: { age: { $gte: 30, $lt: 40 } },
     sql: `(jsonb_path_exists(t.doc, 'lax $."age" ? (@.type() != "array" && @ >= $v)'::jsonpath, $1::text::jsonb)) AND (jsonb_path_exists(t.doc, 'lax $."age" ? (@.type() != "array" && @ < $v)'::jsonpath, $2::text::jsonb))`,
     values: ['{"v":30}', '{"v":40}']
   },
-  { name: 'Date operand on a date kind', filter: { createdAt: { $gte: new Date('2024-01-02T03:04:05Z') } }, hinted: true, sql: `(t.doc->>'createdAt') COLLATE "C" >= $1 AND jsonb_typeof(t.doc->'createdAt') = 'string'`, values: ['2024-01-02T03:04:05.000Z'] },
+  { name: 'Date operand on a date kind', filter: { createdAt: { $gte: new Date('2024-01-02T03:04:05Z') } }, hinted: true, sql: `(t.doc->>'createdAt') COLLATE "C" >= $1`, values: ['2024-01-02T03:04:05.000Z'] },
   { name: 'Date operand, general form', filter: { d: new Date(0) }, sql: `jsonb_path_exists(t.doc, ${eq('$."d"')}, $1::text::jsonb)`, values: ['{"v":["1970-01-01T00:00:00.000Z"]}'] },
   { name: 'null on a kind', filter: { name: null }, hinted: true, sql: `(t.doc->>'name') COLLATE "C" IS NULL`, values: [] },
   { name: 'null, general form', filter: { name: null }, sql: `t.doc @? 'lax $ ? ((!exists(@."name")) || (exists(@."name" ? (@.type() == "null"))))'::jsonpath`, values: [] },
@@ -43,8 +43,8 @@ const ROWS: Row[] = [
     sql: `t.doc @? 'lax $ ? ((!exists(@."a")) || (@."a".type() != "object" && @."a".type() != "array") || (exists(@."a" ? (@.type() == "object" && ((!exists(@."b")) || (exists(@."b" ? (@.type() == "null"))))))))'::jsonpath`,
     values: []
   },
-  { name: '$ne on a kind', filter: { name: { $ne: 'x' } }, hinted: true, sql: `((t.doc->>'name') COLLATE "C" = $1 AND jsonb_typeof(t.doc->'name') = 'string') IS NOT TRUE`, values: ['x'] },
-  { name: '$in on a kind', filter: { name: { $in: ['a', 'b'] } }, hinted: true, sql: `(t.doc->>'name') COLLATE "C" = ANY(ARRAY(SELECT jsonb_array_elements_text($1::text::jsonb))) AND jsonb_typeof(t.doc->'name') = 'string'`, values: ['["a","b"]'] },
+  { name: '$ne on a kind', filter: { name: { $ne: 'x' } }, hinted: true, sql: `((t.doc->>'name') COLLATE "C" = $1) IS NOT TRUE`, values: ['x'] },
+  { name: '$in on a kind', filter: { name: { $in: ['a', 'b'] } }, hinted: true, sql: `(t.doc->>'name') COLLATE "C" = ANY(ARRAY(SELECT jsonb_array_elements_text($1::text::jsonb)))`, values: ['["a","b"]'] },
   { name: '$in with null on a kind', filter: { age: { $in: [1, 2, null] } }, hinted: true, sql: `((NULLIF(t.doc->'age', 'null'::jsonb) IS NULL) OR (NULLIF(t.doc->'age', 'null'::jsonb) = ANY(ARRAY(SELECT jsonb_array_elements($1::text::jsonb)))))`, values: ['[1,2]'] },
   {
     name: '$in with a regular expression',
@@ -64,7 +64,7 @@ const ROWS: Row[] = [
   { name: '$type array', filter: { tags: { $type: 'array' } }, sql: `t.doc @? 'lax $."tags".type() ? (@ == "array")'::jsonpath`, values: [] },
   { name: '$type list', filter: { n: { $type: ['int', 10] } }, sql: `((t.doc @? 'lax $."n" ? (@.type() == "number" && @.floor() == @)'::jsonpath) OR (t.doc @? 'lax $."n" ? (@.type() == "null")'::jsonpath))`, values: [] },
   { name: '$exists: false', filter: { x: { $exists: false } }, sql: `(t.doc @? 'lax $."x"'::jsonpath) IS NOT TRUE`, values: [] },
-  { name: '$regex on a string kind', filter: { name: { $regex: '^a.b$', $options: 'ms' } }, hinted: true, sql: `(t.doc->>'name') ~ $1 AND jsonb_typeof(t.doc->'name') = 'string'`, values: ['(?w)^a.b$'] },
+  { name: '$regex on a string kind', filter: { name: { $regex: '^a.b$', $options: 'ms' } }, hinted: true, sql: `(t.doc->>'name') ~ $1`, values: ['(?w)^a.b$'] },
   { name: 'RegExp value', filter: { name: /x/i }, sql: 'jsonb_path_exists(t.doc, $1::jsonpath)', values: ['lax $."name" ? (@.type() == "string" && @ like_regex "(?pi)x")'] },
   {
     name: '$elemMatch on documents',
@@ -92,7 +92,7 @@ const ROWS: Row[] = [
     values: ['{"v":[1]}', '{"v":[2]}', '{"v":5}']
   },
   { name: '$nor', filter: { $nor: [{ a: 1 }] }, sql: `(jsonb_path_exists(t.doc, ${eq('$."a"')}, $1::text::jsonb)) IS NOT TRUE`, values: ['{"v":[1]}'] },
-  { name: 'quotes and backslashes stay in the bound value', filter: { name: "x' OR 1=1; --\\" }, hinted: true, sql: `(t.doc->>'name') COLLATE "C" = $1 AND jsonb_typeof(t.doc->'name') = 'string'`, values: ["x' OR 1=1; --\\"] },
+  { name: 'quotes and backslashes stay in the bound value', filter: { name: "x' OR 1=1; --\\" }, hinted: true, sql: `(t.doc->>'name') COLLATE "C" = $1`, values: ["x' OR 1=1; --\\"] },
   { name: 'quotes in a general form', filter: { name: '"); DROP TABLE t; --' }, sql: `jsonb_path_exists(t.doc, ${eq('$."name"')}, $1::text::jsonb)`, values: ['{"v":["\\"); DROP TABLE t; --"]}'] },
   { name: 'quotes in a regular expression', filter: { name: { $regex: `a"' \\)` } }, sql: 'jsonb_path_exists(t.doc, $1::jsonpath)', values: [`lax $."name" ? (@.type() == "string" && @ like_regex "(?p)a\\"' \\\\)")`] }
 ]

@@ -14,7 +14,7 @@ function sortSql (sort: Sort, hinted = true): string {
 t.test('exact ORDER BY lists', async t => {
   t.equal(sortSql([]), 't._id ASC', 'no sort: the id alone')
   t.equal(sortSql([['name', 1], ['age', -1]]),
-    `(t.doc->>'name') COLLATE "C" ASC NULLS FIRST, NULLIF(t.doc->'age', 'null'::jsonb) DESC NULLS LAST, t._id ASC`, 'scalar kinds')
+    `(t.doc->>'name') COLLATE "C" ASC NULLS FIRST, NULLIF(t.doc->'age', 'null'::jsonb) DESC NULLS LAST, t._id DESC`, 'scalar kinds; ties by _id in the last key\'s direction')
   t.equal(sortSql([['createdAt', -1], ['_id', -1]]), `(t.doc->>'createdAt') COLLATE "C" DESC NULLS LAST, t._id DESC`, 'no tiebreaker after _id')
   const general = sortSql([['tags', 1]])
   t.match(general, /^\(SELECT ROW\(CASE jsonb_typeof\(k\.v\) WHEN 'null' THEN 1 .* AS k\) ASC, t\._id ASC$/, 'array kind: one type-ordered row key')

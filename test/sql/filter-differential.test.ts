@@ -37,7 +37,7 @@ function toOracle (value: unknown): unknown {
 
 function expectedIds (docs: Doc[], c: GeneratedCase): string[] {
   const cursor = new MingoQuery(toOracle(c.filter) as Filter, {}).find<Doc>(docs)
-  if (c.sort) cursor.sort(Object.fromEntries([...c.sort, ['_id', 1]]))
+  if (c.sort) cursor.sort(Object.fromEntries([...c.sort, ['_id', c.sort.at(-1)?.[1] === -1 ? -1 : 1]]))
   const ids = cursor.all().map(d => d._id as string)
   return c.sort ? ids : ids.sort()
 }

@@ -73,10 +73,10 @@ const SORT_DOCS = [
   { _id: 'h', v: 'Str' }
 ]
 
-/** MongoDB's order: missing = null < numbers < strings < objects < booleans; arrays by min (asc) or max (desc), [] first. */
+/** MongoDB's order: missing = null < numbers < strings < objects < booleans; arrays by min (asc) or max (desc), [] first; ties by _id in the last key's direction. */
 const ORDERS: Array<[Sort, string]> = [
   [[['v', 1]], 'c,d,f,a,h,b,g,e'],
-  [[['v', -1]], 'e,g,b,h,a,f,c,d'],
+  [[['v', -1]], 'e,g,b,h,a,f,d,c'],
   [[['arr', 1]], 'b,f,h,d,c,a,g,e'],
   [[['arr', -1]], 'e,c,g,a,f,d,h,b'],
   [[['v', -1], ['arr', 1]], 'e,g,b,h,a,f,d,c']

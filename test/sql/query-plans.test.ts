@@ -1,0 +1,84 @@
+// The plans PostgreSQL and PGlite choose for paged lists: a filter on an indexed field, or a sort
+// on one, reads the page's rows from the index in order and stops after `limit`, instead of
+// sorting every match. Plans are the generic ones a prepared statement settles on (values unknown).
+import t from 'tap'
+import { openPglite } from '../../src/engines/pglite-client.ts'
+import { openPostgres } from '../../src/engines/postgres-client.ts'
+import { createSqlEngine } from '../../src/engines/sql-engine.ts'
+import type { FindQuery } from '../../src/engines/engine.ts'
+import { loadModels } from '../../src/models/load-models.ts'
+import { compileFind } from '../../src/sql/compile-find.ts'
+import { quoteLiteral } from '../../src/sql/quote.ts'
+import type { SqlClient } from '../../src/sql/sql-client.ts'
+import { databaseUrl, ENGINES, type EngineName } from '../helpers/test-app.ts'
+
+const DOCS = 20_000
+const FOO_VALUES = 500
+const models = loadModels(new URL('../../models', import.meta.url).pathname)
+const TEST = models.get('test')!
+
+interface PlanNode { 'Node Type': string, 'Index Name'?: string, 'Scan Direction'?: string, Plans?: PlanNode[] }
+
+function nodesOf (node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodesOf)]
+}
+
+async function openClient (engine: EngineName): Promise<SqlClient> {
+  return engine === 'pglite' ? await openPglite(undefined) : openPostgres(await databaseUrl('postgres'), 60_000)
+}
+
+/** The sample models' tables, with DOCS live `test` documents whose `foo` takes FOO_VALUES values. */
+async function seed (client: SqlClient): Promise<void> {
+  const engine = createSqlEngine(client)
+  await engine.syncModels([...models.values()])
+  const id = "lpad(to_hex(g), 24, '0')"
+  await client.exec(`INSERT INTO q_test SELECT ${id}, jsonb_build_object('_id', ${id}, 'id', ${id}, '_deleted', false, ` +
+    `'_owner_id', null, 'foo', 'foo-' || (g % ${FOO_VALUES}), 'bar', md5(g::text), 'createdAt', '2026-01-01T00:00:00.000Z', '__v', 0) ` +
+    `FROM generate_series(1, ${DOCS}) g`)
+  await engine.refreshStatistics(TEST)
+}
+
+/** The generic plan of a list query, from inside the page's LIMIT node. */
+async function pagePlan (client: SqlClient, query: Partial<FindQuery>): Promise<PlanNode[]> {
+  const find = compileFind(TEST, { filter: { _deleted: false }, sort: [], populate: [], limit: 10, skip: 0, count: false, ...query })
+  const args = find.values.map(v => quoteLiteral(String(v))).join(', ')
+  return await client.transaction(async tx => {
+    await tx.exec("SET LOCAL plan_cache_mode = 'force_generic_plan'")
+    await tx.exec(`PREPARE page_plan AS ${find.text}`)
+    const [row] = await tx.query(`EXPLAIN (FORMAT JSON) EXECUTE page_plan(${args})`)
+    await tx.exec('DEALLOCATE page_plan')
+    const plan = row['QUERY PLAN'] as Array<{ Plan: PlanNode }> | string
+    const root = (typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan
+    const limit = nodesOf(root).find(n => n['Node Type'] === 'Limit')
+    if (!limit) throw new Error(`no Limit node in ${JSON.stringify(root)}`)
+    return nodesOf(limit)
+  })
+}
+
+function indexScans (nodes: PlanNode[]): PlanNode[] {
+  return nodes.filter(n => n['Node Type'] === 'Index Scan' && n['Index Name']?.startsWith('qx_test_'))
+}
+
+function sorts (nodes: PlanNode[]): string[] {
+  return nodes.map(n => n['Node Type']).filter(type => type.includes('Sort'))
+}
+
+for (const engine of ENGINES) {
+  t.test(`paged lists read declared indexes in page order on ${engine}`, async t => {
+    const client = await openClient(engine)
+    t.teardown(() => client.close())
+    await seed(client)
+
+    const filtered = await pagePlan(client, { filter: { _deleted: false, foo: 'foo-7' } })
+    t.equal(indexScans(filtered).length, 1, 'filter[foo]=x&limit=10 walks the foo index')
+    t.same(sorts(filtered), [], 'and sorts nothing: the index yields the matches in _id order')
+
+    const descending = await pagePlan(client, { sort: [['foo', -1]] })
+    t.match(indexScans(descending), [{ 'Scan Direction': 'Backward' }], 'sort=-foo reads the foo index backwards')
+    t.same(sorts(descending), [], 'ties by _id follow the direction, so nothing is sorted')
+
+    const both = await pagePlan(client, { filter: { _deleted: false, foo: 'foo-3' }, sort: [['_id', -1]] })
+    t.match(indexScans(both), [{ 'Scan Direction': 'Backward' }], 'a filter with sort=-_id reads the same index backwards')
+    t.same(sorts(both), [])
+  })
+}
