@@ -5,6 +5,7 @@ import type { Model } from '../models/model-definition.ts'
 import type { SqlClient } from './sql-client.ts'
 import { createTableSql, deletedStatistics, fulltextColumn, indexDefinitions, tableName } from './schema-ddl.ts'
 import { quoteIdent } from './quote.ts'
+import { withBuildProgress } from './index-build-progress.ts'
 
 async function syncFulltextColumn (tx: SqlClient, model: Model, log: (msg: string) => void): Promise<void> {
   const table = tableName(model)
@@ -21,7 +22,7 @@ async function syncFulltextColumn (tx: SqlClient, model: Model, log: (msg: strin
   }
 }
 
-async function syncIndexes (tx: SqlClient, model: Model, log: (msg: string) => void): Promise<void> {
+async function syncIndexes (tx: SqlClient, model: Model, log: (msg: string) => void, monitor?: SqlClient): Promise<void> {
   const table = tableName(model)
   const wanted = indexDefinitions(model)
   const rows = await tx.query(
@@ -33,8 +34,9 @@ async function syncIndexes (tx: SqlClient, model: Model, log: (msg: string) => v
   }
   for (const index of wanted) {
     if (existing.has(index.name)) continue
-    log(`building index ${index.name} on ${table}`)
-    await tx.exec(index.sql)
+    const label = `building index ${index.name} on ${table}`
+    log(label)
+    await withBuildProgress(monitor, quoteIdent(table), label, log, () => tx.exec(index.sql))
   }
 }
 
@@ -48,10 +50,13 @@ async function syncStatistics (tx: SqlClient, model: Model, log: (msg: string) =
   await tx.exec(`ANALYZE ${quoteIdent(tableName(model))}`)
 }
 
-/** Creates or updates the storage of one model; runs inside the caller's transaction. */
-export async function syncModelSchema (tx: SqlClient, model: Model, log: (msg: string) => void): Promise<void> {
+/**
+ * Creates or updates the storage of one model; runs inside the caller's transaction. `monitor`, a
+ * client outside that transaction (PostgreSQL only), reports the progress of index builds.
+ */
+export async function syncModelSchema (tx: SqlClient, model: Model, log: (msg: string) => void, monitor?: SqlClient): Promise<void> {
   await tx.exec(createTableSql(model))
   await syncFulltextColumn(tx, model, log)
-  await syncIndexes(tx, model, log)
+  await syncIndexes(tx, model, log, monitor)
   await syncStatistics(tx, model, log)
 }
