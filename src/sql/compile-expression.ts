@@ -3,7 +3,7 @@
 import { QuireError } from '../errors.ts'
 import { parseFieldPath } from './quote.ts'
 import { isPlainObject } from './filter-values.ts'
-import { boolJson, buildObject, resolveFieldPath, truthy } from './jsonb-sql.ts'
+import { boolJson, buildObject, resolveDocumentPath, resolveFieldPath, truthy } from './jsonb-sql.ts'
 import type { ExprCompiler, OperatorCompiler, Scope } from './pipeline-state.ts'
 import { CONDITION_OPERATORS, VALUE_OPERATORS } from './expression-operators.ts'
 import { DATA_CONDITIONS, DATA_OPERATORS } from './expression-data-operators.ts'
@@ -85,7 +85,7 @@ function operatorOf (expr: Record<string, unknown>): string | undefined {
 /** "$a.b" is a field path, "$$name.a" a variable (with an optional path), anything else a string literal. */
 function compileString (text: string, scope: Scope): string {
   if (!text.startsWith('$')) return scope.st.params.addJson(text)
-  if (!text.startsWith('$$')) return resolveFieldPath(scope, scope.doc, parseFieldPath(text.slice(1)))
+  if (!text.startsWith('$$')) return resolveDocumentPath(scope, parseFieldPath(text.slice(1)))
   const [name, ...path] = text.slice(2).split('.')
   const base = variableValue(name, scope)
   return path.length === 0 ? base : resolveFieldPath(scope, base, parseFieldPath(path.join('.')))

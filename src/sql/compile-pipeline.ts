@@ -51,7 +51,7 @@ const STAGES: Record<string, StageCompiler> = {
   },
   $replaceWith: compileReplaceRoot,
   $facet: compileFacet,
-  $sortByCount: (spec, rel, st) => compileSort({ count: -1 }, compileGroup({ _id: spec, count: { $sum: 1 } }, rel, st), st),
+  $sortByCount: (spec, rel, st) => compileSort({ count: -1 }, compileGroup({ _id: spec, count: { $sum: 1 } }, rel, st), { ...st, kindOf: undefined }),
   $sample: compileSample,
   $out: refuseWrite('$out'),
   $merge: refuseWrite('$merge')

@@ -84,6 +84,16 @@ t.test('the base filter and $lookup filters are compiled in', async t => {
   t.match(text, /FROM "q_owners" f\d+ WHERE f\d+\._id = ANY \(lv\d+\.keys\) AND /, 'the foreign _id join uses the primary key')
 })
 
+t.test('field paths through declared objects use plain ->, others stay array-aware', async t => {
+  const hinted: PipelineContext = { ...ctx, kindOf: path => path === 'meta' ? 'object' : path === 'tags' ? 'array' : undefined }
+  const group = (key: string): string => compilePipeline([{ $group: { _id: key } }], hinted).text
+  t.match(group('$meta.a'), /COALESCE\(s2\.doc->'meta'->'a', 'null'::jsonb\) AS k/, 'a declared object is never an array')
+  t.match(group('$tags.a'), /jsonb_array_elements/, 'an array field maps over its elements')
+  t.match(group('$other.a'), /jsonb_array_elements/, 'an undeclared field may hold an array')
+  const afterProject = compilePipeline([{ $project: { meta: 1 } }, { $group: { _id: '$meta.a' } }], hinted).text
+  t.match(afterProject, /jsonb_array_elements/, 'after a reshaping stage the declared kinds no longer apply')
+})
+
 /** A $facet holding $lookup pipelines nested `depth` levels deep in all. */
 const nest = (depth: number): unknown[] => [{ $facet: { a: lookups(depth - 1) } }]
 const lookups = (depth: number): unknown[] => depth === 0 ? [] : [{ $lookup: { from: 'owners', pipeline: lookups(depth - 1), as: 'x' } }]

@@ -20,7 +20,7 @@ const generate = createPipelineGenerator(rng)
 const runMingo = createMingoReference(items, owners)
 const cases: GeneratedPipeline[] = Array.from({ length: PIPELINES }, () => generate())
 
-const KINDS: Record<string, FieldKind> = { _id: 'string', _deleted: 'boolean', i: 'integer', f: 'number', name: 'string' }
+const KINDS: Record<string, FieldKind> = { _id: 'string', _deleted: 'boolean', i: 'integer', f: 'number', name: 'string', nested: 'object' }
 const ctx: PipelineContext = {
   table: model => {
     if (model !== 'items' && model !== 'owners') throw new QuireError('MODEL_NOT_FOUND')
