@@ -23,7 +23,7 @@ export interface IndexDefinition { name: string, sql: string }
  * The indexes a model wants, each with a name unique to its definition. A non-unique index ends
  * with `_id`, the tiebreaker of every sort: with its fields fixed by equality, the index then
  * yields rows in page order, so a filtered list stops after `limit` rows instead of sorting every
- * match (1M documents, 10,000 matches: 12 ms -> 0.2 ms).
+ * match (300,000 documents, 3,000 matches: 12 ms -> 0.14 ms).
  */
 export function indexDefinitions (model: Model): IndexDefinition[] {
   const table = tableName(model)
@@ -49,9 +49,10 @@ export function indexDefinitions (model: Model): IndexDefinition[] {
  * filter's matches to walking an index in page order and stopping after `limit` rows.
  */
 export function deletedStatistics (model: Model): { name: string, sql: string } {
-  const name = `qs_${model.name.slice(0, 40)}_deleted`
   const expr = indexExpression('doc', '_deleted', fieldKindLookup(model)('_deleted'))
-  return { name, sql: `CREATE STATISTICS IF NOT EXISTS ${quoteIdent(name)} ON (${expr}) FROM ${quoteIdent(tableName(model))}` }
+  const body = `ON (${expr}) FROM ${quoteIdent(tableName(model))}`
+  const name = `qs_${model.name.slice(0, 30)}_${shortHash(body)}`
+  return { name, sql: `CREATE STATISTICS IF NOT EXISTS ${quoteIdent(name)} ${body}` }
 }
 
 /** The generated tsvector column of a model's full-text index, or undefined. */

@@ -40,11 +40,16 @@ async function syncIndexes (tx: SqlClient, model: Model, log: (msg: string) => v
   }
 }
 
-/** Creates the soft-delete statistics when missing, and gathers them at once for existing rows. */
+/** Creates the soft-delete statistics when missing (gathering them at once for existing rows); drops stale ones. */
 async function syncStatistics (tx: SqlClient, model: Model, log: (msg: string) => void): Promise<void> {
   const wanted = deletedStatistics(model)
-  const rows = await tx.query('SELECT 1 FROM pg_statistic_ext WHERE stxname = $1 AND stxnamespace = current_schema()::regnamespace', [wanted.name])
-  if (rows.length > 0) return
+  const rows = await tx.query(
+    "SELECT stxname AS name FROM pg_statistic_ext WHERE stxrelid = to_regclass($1) AND stxname LIKE 'qs\\_%'",
+    [quoteIdent(tableName(model))]) as Array<{ name: string }>
+  for (const { name } of rows) {
+    if (name !== wanted.name) await tx.exec(`DROP STATISTICS ${quoteIdent(name)}`)
+  }
+  if (rows.some(r => r.name === wanted.name)) return
   log(`gathering planner statistics on ${tableName(model)}`)
   await tx.exec(wanted.sql)
   await tx.exec(`ANALYZE ${quoteIdent(tableName(model))}`)
