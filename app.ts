@@ -28,7 +28,9 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   const app = Fastify({
     logger: withRedactedUrls(logger),
     bodyLimit: config.bodyLimitBytes,
-    pluginTimeout: 120_000,
+    // No limit: syncing the schema on start may build indexes over millions of documents (it logs
+    // its progress); a database that cannot be reached still fails through the driver's timeouts.
+    pluginTimeout: 0,
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } }
   })

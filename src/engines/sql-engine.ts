@@ -58,7 +58,7 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
       await client.transaction(async tx => {
         await tx.query('SELECT pg_advisory_xact_lock(726354100)')
         await tx.exec('SET LOCAL statement_timeout = 0')
-        const monitor = client.kind === 'postgres' ? client : undefined // PGlite has one connection
+        const monitor = client.kind === 'postgres' ? client : undefined // PGlite has one connection: elapsed time only
         for (const model of models) await syncModelSchema(tx, model, log, monitor)
       })
     },

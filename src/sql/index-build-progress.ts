@@ -1,5 +1,6 @@
-// Progress of a long index build on a PostgreSQL server: while the build runs, another connection
-// reads pg_stat_progress_create_index every few seconds and logs the phase and how far it is.
+// Progress of long schema changes (index builds, the full-text column) while they run: every few
+// seconds, the phase and percent of an index build read from pg_stat_progress_create_index on
+// another connection (PostgreSQL), or else the time spent so far (PGlite, table rewrites).
 import type { SqlClient } from './sql-client.ts'
 
 const PROGRESS_INTERVAL_MS = 3000
@@ -12,24 +13,30 @@ export function describeProgress (row: BuildProgress): string {
   return total > 0 ? `${row.phase} ${Math.floor((Number(row.done) * 100) / total)}%` : row.phase
 }
 
+async function indexBuildProgress (monitor: SqlClient, table: string): Promise<string | undefined> {
+  const rows = await monitor.query(
+    'SELECT phase, CASE WHEN tuples_total > 0 THEN tuples_done ELSE blocks_done END AS done, ' +
+    'CASE WHEN tuples_total > 0 THEN tuples_total ELSE blocks_total END AS total ' +
+    'FROM pg_stat_progress_create_index WHERE relid = to_regclass($1)', [table])
+  return rows[0] ? describeProgress(rows[0] as unknown as BuildProgress) : undefined
+}
+
 /**
- * Runs `build` and, when a `monitor` client (a connection other than the building one) is given,
- * logs the build's progress every `intervalMs` until it ends. Polling errors are ignored.
+ * Runs `build` on `table` and logs `label: <progress>` every `intervalMs` until it ends. `monitor`,
+ * a client outside the building transaction, reads an index build's progress; polling errors are ignored.
  */
 export async function withBuildProgress (monitor: SqlClient | undefined, table: string, label: string,
   log: (msg: string) => void, build: () => Promise<void>, intervalMs = PROGRESS_INTERVAL_MS): Promise<void> {
-  if (!monitor) return await build()
+  const started = Date.now()
   let polling = false
+  const report = async (): Promise<void> => {
+    const progress = monitor && await indexBuildProgress(monitor, table).catch(() => undefined)
+    log(`${label}: ${progress ?? `${Math.round((Date.now() - started) / 1000)} s so far`}`)
+  }
   const timer = setInterval(() => {
     if (polling) return
     polling = true
-    monitor.query(
-      'SELECT phase, CASE WHEN tuples_total > 0 THEN tuples_done ELSE blocks_done END AS done, ' +
-      'CASE WHEN tuples_total > 0 THEN tuples_total ELSE blocks_total END AS total ' +
-      'FROM pg_stat_progress_create_index WHERE relid = to_regclass($1)', [table])
-      .then(rows => { if (rows[0]) log(`${label}: ${describeProgress(rows[0] as unknown as BuildProgress)}`) })
-      .catch(() => {})
-      .finally(() => { polling = false })
+    void report().finally(() => { polling = false })
   }, intervalMs)
   try { await build() } finally { clearInterval(timer) }
 }

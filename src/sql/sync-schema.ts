@@ -7,7 +7,7 @@ import { createTableSql, deletedStatistics, fulltextColumn, indexDefinitions, ta
 import { quoteIdent } from './quote.ts'
 import { withBuildProgress } from './index-build-progress.ts'
 
-async function syncFulltextColumn (tx: SqlClient, model: Model, log: (msg: string) => void): Promise<void> {
+async function syncFulltextColumn (tx: SqlClient, model: Model, log: (msg: string) => void, monitor?: SqlClient): Promise<void> {
   const table = tableName(model)
   const wanted = fulltextColumn(model)
   const rows = await tx.query(
@@ -17,8 +17,10 @@ async function syncFulltextColumn (tx: SqlClient, model: Model, log: (msg: strin
     if (name !== wanted?.name) await tx.exec(`ALTER TABLE ${quoteIdent(table)} DROP COLUMN ${quoteIdent(name)}`)
   }
   if (wanted && !rows.some(r => r.name === wanted.name)) {
-    log(`building full-text column ${wanted.name} on ${table}`)
-    await tx.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(wanted.name)} ${wanted.sql}`)
+    const label = `building full-text column ${wanted.name} on ${table}`
+    log(label)
+    await withBuildProgress(monitor, quoteIdent(table), label, log,
+      () => tx.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(wanted.name)} ${wanted.sql}`))
   }
 }
 
@@ -57,11 +59,12 @@ async function syncStatistics (tx: SqlClient, model: Model, log: (msg: string) =
 
 /**
  * Creates or updates the storage of one model; runs inside the caller's transaction. `monitor`, a
- * client outside that transaction (PostgreSQL only), reports the progress of index builds.
+ * client outside that transaction (PostgreSQL only), reads the progress of index builds; other long
+ * steps log the time they have taken so far.
  */
 export async function syncModelSchema (tx: SqlClient, model: Model, log: (msg: string) => void, monitor?: SqlClient): Promise<void> {
   await tx.exec(createTableSql(model))
-  await syncFulltextColumn(tx, model, log)
+  await syncFulltextColumn(tx, model, log, monitor)
   await syncIndexes(tx, model, log, monitor)
   await syncStatistics(tx, model, log)
 }
