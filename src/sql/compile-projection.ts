@@ -10,14 +10,18 @@ export const MAX_PROJECTION_FIELDS = 50
 type FieldTree = Map<string, FieldTree | true>
 
 /**
- * Without `fields`: the document minus the excluded top-level keys. With `fields`: an object of
- * `_id`, `id` (= _id) and those of the (dotted) fields that exist; a dotted field keeps its
- * parents' shape, through objects and arrays of objects, as a MongoDB projection does.
+ * Without `fields`: the document minus the excluded top-level keys, copied only when it holds one
+ * (removing a key rebuilds the whole jsonb: 1.6 us of a 1 KB document's 7.6 us to text). With
+ * `fields`: an object of `_id`, `id` (= _id) and those of the (dotted) fields that exist; a dotted
+ * field keeps its parents' shape, through objects and arrays of objects, as a MongoDB projection does.
  */
 export function compileProjection (fields: string[] | undefined, ctx: FilterContext, opts: { exclude: string[] }): string {
   const excluded = new Set(opts.exclude.map(name => parseFieldPath(name)[0]))
   if (fields === undefined) {
-    return excluded.size === 0 ? ctx.doc : `(${[ctx.doc, ...[...excluded].map(quoteLiteral)].join(' - ')})`
+    if (excluded.size === 0) return ctx.doc
+    const keys = [...excluded].map(quoteLiteral)
+    const holds = keys.length === 1 ? `${ctx.doc} ? ${keys[0]}` : `${ctx.doc} ?| ARRAY[${keys.join(', ')}]`
+    return `(CASE WHEN ${holds} THEN ${[ctx.doc, ...keys].join(' - ')} ELSE ${ctx.doc} END)`
   }
   if (fields.length > MAX_PROJECTION_FIELDS) {
     throw new QuireError('QUERY_TOO_COMPLEX', `At most ${MAX_PROJECTION_FIELDS} fields may be selected`)
