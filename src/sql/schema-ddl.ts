@@ -8,9 +8,15 @@ import { indexExpression } from './compile-filter.ts'
 import { quoteIdent, quoteLiteral, jsonPathExpr } from './quote.ts'
 
 const INDEX_PREFIX = 'qx_'
+const STATISTICS_PREFIX = 'qs_'
 
 function shortHash (text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 10)
+}
+
+/** `prefix` + the model's name + a hash of the definition: a changed definition gets a new name. */
+function definitionName (prefix: string, model: Model, definition: string): string {
+  return `${prefix}${model.name.slice(0, 30)}_${shortHash(definition)}`
 }
 
 export function tableName (model: Model | string): string {
@@ -33,12 +39,12 @@ export function indexDefinitions (model: Model): IndexDefinition[] {
     const columns = (index.unique ? keys : [...keys, '_id']).join(', ')
     const unique = index.unique ? 'UNIQUE ' : ''
     const body = `${unique}INDEX %NAME% ON ${quoteIdent(table)} (${columns})`
-    return { body, name: `${INDEX_PREFIX}${model.name.slice(0, 30)}_${shortHash(body)}` }
+    return { body, name: definitionName(INDEX_PREFIX, model, body) }
   })
   const fts = fulltextColumn(model)
   if (fts) {
     const body = `INDEX %NAME% ON ${quoteIdent(table)} USING gin (${quoteIdent(fts.name)})`
-    defs.push({ body, name: `${INDEX_PREFIX}${model.name.slice(0, 30)}_${shortHash(body)}` })
+    defs.push({ body, name: definitionName(INDEX_PREFIX, model, body) })
   }
   return defs.map(d => ({ name: d.name, sql: `CREATE ${d.body.replace('%NAME%', quoteIdent(d.name))}` }))
 }
@@ -51,7 +57,7 @@ export function indexDefinitions (model: Model): IndexDefinition[] {
 export function deletedStatistics (model: Model): { name: string, sql: string } {
   const expr = indexExpression('doc', '_deleted', fieldKindLookup(model)('_deleted'))
   const body = `ON (${expr}) FROM ${quoteIdent(tableName(model))}`
-  const name = `qs_${model.name.slice(0, 30)}_${shortHash(body)}`
+  const name = definitionName(STATISTICS_PREFIX, model, body)
   return { name, sql: `CREATE STATISTICS IF NOT EXISTS ${quoteIdent(name)} ${body}` }
 }
 
