@@ -2,7 +2,7 @@
 // regular expressions): the index-friendly form when the field's kind allows, else the general one.
 // General forms test the field's values and, for arrays, their elements (one level), as MongoDB does.
 import { QuireError } from '../errors.ts'
-import { isComparableScalar, jsonTypeOf, type JsonValue } from './filter-values.ts'
+import { isComparableScalar, jsonTypeOf, type JsonValue } from '../validation/values.ts'
 import type { ScalarField } from './index-expression.ts'
 import { fieldPath, jsonpathLiteral, jsonpathString, nullOrMissingPath } from './json-path.ts'
 import { joinOr } from './sql-logic.ts'

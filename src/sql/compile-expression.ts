@@ -1,8 +1,8 @@
 // Compiles MongoDB aggregation expressions to jsonb SQL over the current document
 // (SQL NULL = missing): field paths, $$variables, literals, objects, arrays, operators.
 import { QuireError } from '../errors.ts'
-import { parseFieldPath } from './quote.ts'
-import { isPlainObject } from './filter-values.ts'
+import { checkFieldName, parseFieldPath } from '../validation/field-path.ts'
+import { isPlainObject } from '../validation/values.ts'
 import { boolJson, buildObject, resolveDocumentPath, resolveFieldPath, truthy } from './jsonb-sql.ts'
 import type { ExprCompiler, OperatorCompiler, Scope } from './pipeline-state.ts'
 import { CONDITION_OPERATORS, VALUE_OPERATORS } from './expression-operators.ts'
@@ -22,12 +22,6 @@ export function compileExpression (expr: unknown, scope: Scope): string {
 /** boolean SQL (never NULL) of an expression's truthiness, as $cond, $match $expr and $and see it. */
 export function compileCondition (expr: unknown, scope: Scope): string {
   return compileConditionAt(expr, scope, 0)
-}
-
-/** A single-segment field name (object expression keys, accumulator and output names). */
-export function checkFieldName (name: string): string {
-  if (parseFieldPath(name).length !== 1) throw new QuireError('INVALID_FIELD', `Invalid field name: ${JSON.stringify(name).slice(0, 80)}`)
-  return name
 }
 
 function compilerAt (scope: Scope, depth: number): ExprCompiler {

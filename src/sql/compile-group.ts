@@ -2,9 +2,10 @@
 // distinct key (missing keys group with null), computed by SQL GROUP BY on jsonb.
 import { QuireError } from '../errors.ts'
 import { floatOf, jsonObject, orderKeys, JSON_NULL } from './jsonb-sql.ts'
-import { isPlainObject } from './filter-values.ts'
+import { isPlainObject } from '../validation/values.ts'
 import { freshName, type CompileState, type Rel } from './pipeline-state.ts'
-import { checkFieldName, compileExpression } from './compile-expression.ts'
+import { compileExpression } from './compile-expression.ts'
+import { checkFieldName } from '../validation/field-path.ts'
 
 /** SQL of an accumulator over column `v`; `ord` orders the input when the stream is ordered. */
 type Accumulator = (v: string, ord: string | undefined) => string

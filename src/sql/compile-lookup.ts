@@ -2,11 +2,13 @@
 // compiled into correlated subqueries that aggregate their documents into arrays.
 import { QuireError } from '../errors.ts'
 import { compileFilter } from './compile-filter.ts'
-import { isPlainObject } from './filter-values.ts'
-import { parseFieldPath, quoteLiteral } from './quote.ts'
+import { isPlainObject } from '../validation/values.ts'
+import { quoteLiteral } from './quote.ts'
+import { parseFieldPath } from '../validation/field-path.ts'
 import { bindValues, jsonObject, resolveFieldPath, JSON_NULL } from './jsonb-sql.ts'
 import { freshName, type CompileState, type Rel, type Scope } from './pipeline-state.ts'
-import { checkFieldName, compileExpression } from './compile-expression.ts'
+import { compileExpression } from './compile-expression.ts'
+import { checkFieldName } from '../validation/field-path.ts'
 import { setFields } from './compile-reshape.ts'
 
 /** Deepest nesting of $lookup and $facet stages. */

@@ -2,7 +2,8 @@
 // document; the fields in opts.exclude (password hashes) never leave the database.
 import { QuireError } from '../errors.ts'
 import type { FilterContext } from './compile-filter.ts'
-import { parseFieldPath, quoteLiteral } from './quote.ts'
+import { quoteLiteral } from './quote.ts'
+import { parseFieldPath } from '../validation/field-path.ts'
 
 export const MAX_PROJECTION_FIELDS = 50
 

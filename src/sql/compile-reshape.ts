@@ -1,8 +1,9 @@
 // $project, $addFields/$set and $unset: parses the spec into a field tree and builds
 // the jsonb SQL of the reshaped document (inclusion, exclusion, merged computed fields).
 import { QuireError } from '../errors.ts'
-import { parseFieldPath, quoteLiteral } from './quote.ts'
-import { isPlainObject } from './filter-values.ts'
+import { quoteLiteral } from './quote.ts'
+import { parseFieldPath } from '../validation/field-path.ts'
+import { isPlainObject } from '../validation/values.ts'
 import { bindValues, buildObject, mapArrayAware, EMPTY_OBJECT } from './jsonb-sql.ts'
 import type { Scope } from './pipeline-state.ts'
 import { compileExpression } from './compile-expression.ts'

@@ -6,7 +6,7 @@ import type { Sort } from '../query/types.ts'
 import type { FilterContext } from './compile-filter.ts'
 import { scalarField, valueExpr } from './index-expression.ts'
 import { fieldPath, jsonpathLiteral } from './json-path.ts'
-import { parseFieldPath } from './quote.ts'
+import { parseFieldPath } from '../validation/field-path.ts'
 
 export const MAX_SORT_TERMS = 8
 

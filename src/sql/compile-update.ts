@@ -1,7 +1,8 @@
 // Compiles a MongoDB update document ($set, $unset, $inc, $push, $pull,
 // $addToSet) into one jsonb expression over the stored document.
 import type { SqlParams } from './sql-params.ts'
-import { parseFieldPath, quoteLiteral } from './quote.ts'
+import { quoteLiteral } from './quote.ts'
+import { parseFieldPath } from '../validation/field-path.ts'
 import { QuireError } from '../errors.ts'
 
 export const UPDATE_OPERATORS = ['$set', '$unset', '$inc', '$push', '$pull', '$addToSet'] as const

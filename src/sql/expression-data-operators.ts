@@ -2,7 +2,7 @@
 // with milliseconds ("2024-05-01T12:30:00.000Z"), so date parts are read off the text.
 import { QuireError } from '../errors.ts'
 import { bindValues, floatOf, textOf, JSON_NULL } from './jsonb-sql.ts'
-import { isPlainObject } from './filter-values.ts'
+import { isPlainObject } from '../validation/values.ts'
 import type { ExprCompiler, OperatorCompiler } from './pipeline-state.ts'
 import { argumentList } from './expression-operators.ts'
 

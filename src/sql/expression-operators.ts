@@ -2,7 +2,7 @@
 // computed as float8 (JavaScript doubles: integral results print as integers).
 import { QuireError } from '../errors.ts'
 import { bindValues, compareToLiteral, compareValues, floatOf, numericOf, JSON_NULL } from './jsonb-sql.ts'
-import { isPlainObject } from './filter-values.ts'
+import { isPlainObject } from '../validation/values.ts'
 import type { ExprCompiler, OperatorCompiler } from './pipeline-state.ts'
 
 /** The operator's arguments as a list: `{$op: x}` is `{$op: [x]}`; checks the count. */

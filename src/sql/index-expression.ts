@@ -9,7 +9,8 @@
 // the planner misjudge how many rows a filter keeps (and choose a sort over an index walk).
 import type { FieldKind } from '../query/types.ts'
 import { isIndexSegment } from './json-path.ts'
-import { parseFieldPath, quoteLiteral } from './quote.ts'
+import { quoteLiteral } from './quote.ts'
+import { parseFieldPath } from '../validation/field-path.ts'
 
 export type ScalarJsonType = 'string' | 'number' | 'boolean'
 

@@ -1,7 +1,7 @@
 // Renders validated field paths as lax-mode SQL/JSON path (jsonpath) text. Lax mode walks
 // arrays of objects one level deep, as MongoDB does; array-index segments get explicit guards
 // because lax mode would otherwise treat a non-array as a one-element array.
-import { checkText } from './filter-values.ts'
+import { checkText } from '../validation/values.ts'
 import { quoteLiteral } from './quote.ts'
 
 /** A field name followed by the array indexes applied to its value ("items.0" -> items, [0]). */
