@@ -9,6 +9,7 @@ import { join, dirname } from 'node:path'
 import type { Config } from './src/config.ts'
 import './plugins/types.ts'
 import errors from './plugins/errors.ts'
+import inputGuard from './plugins/input-guard.ts'
 import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
 import queryBuilder from './plugins/query-builder.ts'
@@ -38,6 +39,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(errors)
   app.removeContentTypeParser('text/plain')
   app.register(formbody)
+  app.register(inputGuard)
   app.register(db)
   app.register(auth)
   app.register(queryBuilder)

@@ -50,10 +50,10 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
   }
   const failures = createRateLimiter(config.loginRateLimit, 15 * MINUTE_MS, clock)
   const loginAttempts = createRateLimiter(config.loginRateLimit, MINUTE_MS, clock)
-  const passwords = createPasswordChecker({ engine: app.db, secret: config.secret, clock, failures })
+  const passwords = createPasswordChecker({ engine: app.system, secret: config.secret, clock, failures })
   const warn = (msg: string): void => app.log.warn(msg)
-  const sessions = createSessionStore({ engine: app.db, clock, secret: config.secret, warn, tokenTtlSeconds: config.tokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds })
-  const links = createLoginLinks(app.db, codec, config.secret, config.jwtTtlSeconds)
+  const sessions = createSessionStore({ engine: app.system, clock, secret: config.secret, warn, tokenTtlSeconds: config.tokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds })
+  const links = createLoginLinks(app.system, codec, config.secret, config.jwtTtlSeconds)
   const mailer = createRecoveryMailer(config, warn)
 
   async function resolveCaller (request: FastifyRequest): Promise<Caller> {

@@ -1,14 +1,18 @@
 // Decorates the instance with `db` (the storage engine chosen by DATABASE_URL)
-// and `models` (the loaded models), and syncs their storage on start.
+// (and `system`, its door for the service's own records) and `models` (the loaded
+// models), and syncs their storage on start.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { openStorage } from '../src/engines/open-storage.ts'
 import { withCountCache } from '../src/engines/count-cache.ts'
+import { systemStore } from '../src/permissions/system-access.ts'
 
 async function dbPlugin (app: FastifyInstance): Promise<void> {
   const { engine, models } = await openStorage(app.config, msg => app.log.info(msg))
   app.log.info(`storage: ${engine.kind}; models: ${models.all().map(m => m.name).join(', ')}`)
-  app.decorate('db', withCountCache(engine, app.config.countCacheMs))
+  const db = withCountCache(engine, app.config.countCacheMs)
+  app.decorate('db', db)
+  app.decorate('system', systemStore(db))
   app.decorate('models', models)
   app.addHook('onClose', async () => { await engine.close() })
 }

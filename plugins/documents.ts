@@ -8,6 +8,7 @@ async function documentsPlugin (app: FastifyInstance): Promise<void> {
   const estimateCount = cachedEstimates(app.db, app.models)
   app.decorate('documentContext', (request: FastifyRequest): DocumentContext => ({
     engine: app.db,
+    system: app.system,
     registry: app.models,
     config: app.config,
     caller: request.caller,

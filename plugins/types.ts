@@ -6,11 +6,14 @@ import type { Caller } from '../src/auth/caller.ts'
 import type { QueryBuilder } from '../src/query/query-builder.ts'
 import type { AuthService } from './auth.ts'
 import type { DocumentContext } from '../src/documents/document-context.ts'
+import type { SystemStore } from '../src/permissions/system-access.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config
     db: Engine
+    /** The engine for the service's own records (users, credentials): src/permissions/system-access.ts. */
+    system: SystemStore
     models: ModelRegistry
     queryBuilder: QueryBuilder
     auth: AuthService

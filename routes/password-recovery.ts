@@ -7,7 +7,7 @@ import { EmailBody, JwtResponse, ResetBody } from '../schemas/auth.ts'
 import { OkMessage } from '../schemas/common.ts'
 import type { Doc } from '../src/engines/engine.ts'
 import { findUserByEmail } from '../src/auth/password-checker.ts'
-import { requireAdmin } from '../src/auth/permissions.ts'
+import { requireAdmin } from '../src/permissions/access.ts'
 import { resetPassword } from '../src/auth/user-records.ts'
 import { QuireError } from '../src/errors.ts'
 
@@ -16,7 +16,7 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
   const { auth } = app
 
   async function userWithEmail (email: string): Promise<Doc> {
-    const user = await findUserByEmail(app.db, email)
+    const user = await findUserByEmail(app.system, email)
     if (!user) throw new QuireError('FORBIDDEN', 'Unauthorized', undefined, 'Could not find email')
     return user
   }
@@ -43,7 +43,7 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
 
   app.post('/login/reset', { config: { loginEndpoint: true }, schema: { body: ResetBody, response: { 200: OkMessage } } }, async (request) => {
     const user = await auth.links.resolve(request.body.jwt)
-    await resetPassword(app.db, user, request.body.password, app.config.bcryptRounds)
+    await resetPassword(app.system, user, request.body.password, app.config.bcryptRounds)
     return { status: 'ok' as const, message: 'Password changed' }
   })
 }

@@ -10,7 +10,7 @@ export default async function setupRoutes (fastify: FastifyInstance): Promise<vo
 
   app.post('/setup', { config: { loginEndpoint: true }, schema: { body: SetupBody, response: { 200: SetupResponse } } }, async (request) => {
     const { email, password } = request.body
-    const user = await createFirstAdmin(app.db, email, password, app.config.bcryptRounds)
+    const user = await createFirstAdmin(app.system, email, password, app.config.bcryptRounds)
     return { status: 'ok' as const, message: 'Admin created: log in with POST /login', data: user as { _id: string, email: string, admin: boolean } }
   })
 }

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { GroupBody, GroupParams, GroupsResponse, UserParams } from '../schemas/auth.ts'
-import { requireAdmin } from '../src/auth/permissions.ts'
+import { requireAdmin } from '../src/permissions/access.ts'
 import { changeGroups, checkGroupName, listGroups } from '../src/auth/user-groups.ts'
 
 export default async function userRoutes (fastify: FastifyInstance): Promise<void> {
@@ -12,21 +12,21 @@ export default async function userRoutes (fastify: FastifyInstance): Promise<voi
 
   app.get('/users/:id/groups', { schema: { ...schema, params: UserParams } }, async (request) => {
     requireAdmin(request.caller, 'see the groups of users')
-    return { status: 'ok' as const, groups: await listGroups(app.db, request.params.id) }
+    return { status: 'ok' as const, groups: await listGroups(app.system, request.params.id) }
   })
 
   app.post('/users/:id/groups', { schema: { ...schema, params: UserParams, body: GroupBody } }, async (request) => {
     requireAdmin(request.caller, 'change the groups of users')
     const { group } = request.body
     checkGroupName(group)
-    const groups = await changeGroups(app.db, request.params.id, list => list.includes(group) ? list : [...list, group])
+    const groups = await changeGroups(app.system, request.params.id, list => list.includes(group) ? list : [...list, group])
     return { status: 'ok' as const, message: `User ${request.params.id} is in group ${group}`, groups }
   })
 
   app.delete('/users/:id/groups/:group', { schema: { ...schema, params: GroupParams } }, async (request) => {
     requireAdmin(request.caller, 'change the groups of users')
     const { id, group } = request.params
-    const groups = await changeGroups(app.db, id, list => list.filter(g => g !== group))
+    const groups = await changeGroups(app.system, id, list => list.filter(g => g !== group))
     return { status: 'ok' as const, message: `User ${id} is not in group ${group}`, groups }
   })
 }

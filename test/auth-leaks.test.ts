@@ -75,9 +75,9 @@ for (const engine of ENGINES) {
     await send({ method: 'GET', url: '/login/logout', headers: admin })
 
     const stored = [
-      await app.db.findRaw(USER_MODEL, { email: 'alice@example.com' }),
-      await app.db.findRaw(USER_MODEL, { email: 'root@example.com' }),
-      await app.db.findRaw(app.models.get('test'), { foo: 'x' })
+      await app.system.findRaw(USER_MODEL, { email: 'alice@example.com' }),
+      await app.system.findRaw(USER_MODEL, { email: 'root@example.com' }),
+      await app.system.findRaw(app.models.get('test'), { foo: 'x' })
     ]
     secrets.push(...stored.map(doc => doc!.password as string))
     t.ok(secrets.every(s => typeof s === 'string' && s.length >= 10), 'every secret was collected')

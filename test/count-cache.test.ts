@@ -7,9 +7,10 @@ import { parseModelFile } from '../src/models/load-models.ts'
 import { newSystemFields } from '../src/documents/prepare-document.ts'
 import { ANONYMOUS } from '../src/auth/caller.ts'
 import type { FindQuery } from '../src/engines/engine.ts'
+import { authorized } from '../src/permissions/authorized.ts'
 
 const model = parseModelFile(JSON.stringify({ name: 'counted', fields: { n: { type: 'number' } } }), 'test')
-const query: FindQuery = { filter: { _deleted: false }, sort: [], limit: 1, skip: 0, count: true, populate: [] }
+const query = authorized<FindQuery>({ filter: authorized({ _deleted: false }), sort: [], limit: 1, skip: 0, count: true, populate: [] })
 const doc = (n: number) => ({ n, ...newSystemFields(ANONYMOUS) })
 
 t.test('counts are reused until a write or the time to live', async t => {
@@ -30,6 +31,18 @@ t.test('counts are reused until a write or the time to live', async t => {
   clock += 2001
   t.equal((await cached.find(model, query)).count, 3, 'and is seen after it')
 
-  t.equal((await cached.find(model, { ...query, filter: { n: 1 } })).count, 1, 'each filter has its own count')
+  t.equal((await cached.find(model, { ...query, filter: authorized({ n: 1 }) })).count, 1, 'each filter has its own count')
   t.equal(withCountCache(raw, 0), raw, 'a time to live of 0 turns the cache off')
+})
+
+t.test('"no search" and an empty search are counted apart', async t => {
+  const searchable = parseModelFile(JSON.stringify({ name: 'searched', fields: { s: { type: 'string' } }, fulltext: { fields: ['s'] } }), 'test')
+  const raw = await openEngine('pglite://memory', { statementTimeoutMs: 5000 })
+  t.teardown(() => raw.close())
+  await raw.syncModels([searchable])
+  const cached = withCountCache(raw, 60_000)
+  await cached.insert(searchable, { s: 'some words', ...newSystemFields(ANONYMOUS) })
+  t.equal((await cached.find(searchable, { ...query, search: '' })).count, 0, 'an empty search matches nothing')
+  const plain = await cached.find(searchable, query)
+  t.strictSame([plain.count, plain.returned], [1, 1], 'a plain list right after it counts its own rows')
 })

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts'
 import { openEngine } from '../engines/open-engine.ts'
 import { loadModels } from '../models/load-models.ts'
 import { QuireError } from '../errors.ts'
+import { systemStore } from '../permissions/system-access.ts'
 import { CREDENTIAL_MODEL } from './credential-model.ts'
 import { createUser } from './user-records.ts'
 import { USER_MODEL } from './user-model.ts'
@@ -14,7 +15,7 @@ export async function createAdmin (config: Config, email: string, password: stri
   const engine = await openEngine(config.databaseUrl, { statementTimeoutMs: config.statementTimeoutMs })
   try {
     await engine.syncModels([...models.values(), CREDENTIAL_MODEL])
-    const user = await createUser(engine, { email, password, admin: true }, config.bcryptRounds)
+    const user = await createUser(systemStore(engine), { email, password, admin: true }, config.bcryptRounds)
     return user._id as string
   } catch (err) {
     if (!(err instanceof QuireError)) throw err

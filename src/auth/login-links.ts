@@ -3,7 +3,8 @@
 // the user's password hash, so every link dies when the password changes (which
 // makes a reset link single-use).
 import { createHmac } from 'node:crypto'
-import type { Doc, Engine } from '../engines/engine.ts'
+import type { Doc } from '../engines/engine.ts'
+import type { SystemStore } from '../permissions/system-access.ts'
 import { QuireError } from '../errors.ts'
 import { isValidId } from '../ids.ts'
 import { deriveKey } from './secrets.ts'
@@ -27,7 +28,7 @@ function denied (reason: string): never {
   throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
 }
 
-export function createLoginLinks (engine: Engine, codec: JwtCodec, secret: string, ttlSeconds: number): LoginLinks {
+export function createLoginLinks (engine: SystemStore, codec: JwtCodec, secret: string, ttlSeconds: number): LoginLinks {
   const stampKey = deriveKey(secret, 'login-link')
   const stampOf = (user: Doc): string => createHmac('sha256', stampKey).update(String(user.password)).digest('base64url').slice(0, 22)
 

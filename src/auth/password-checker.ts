@@ -6,7 +6,8 @@
 // flag or group list takes effect at once, on every process.
 import { createHmac } from 'node:crypto'
 import bcrypt from 'bcrypt'
-import type { Engine, Doc } from '../engines/engine.ts'
+import type { Doc } from '../engines/engine.ts'
+import type { SystemStore } from '../permissions/system-access.ts'
 import { callerFromUser, type Caller } from './caller.ts'
 import { USER_MODEL } from './user-model.ts'
 import type { Clock } from './clock.ts'
@@ -24,7 +25,7 @@ export interface PasswordChecker {
 }
 
 export interface PasswordCheckerOptions {
-  engine: Engine
+  engine: SystemStore
   secret: string
   clock: Clock
   /** Counts failed checks per account and per IP. */
@@ -32,7 +33,7 @@ export interface PasswordCheckerOptions {
 }
 
 /** The live user with this email (stored lower-case), password hash included. */
-export async function findUserByEmail (engine: Engine, email: string): Promise<Doc | null> {
+export async function findUserByEmail (engine: SystemStore, email: string): Promise<Doc | null> {
   return await engine.findRaw(USER_MODEL, { email: email.toLowerCase(), _deleted: false })
 }
 

@@ -4,7 +4,8 @@
 // or deleting the user ends it. Every lookup is one indexed query that also
 // fetches the user's current record (populate), so admin and group changes apply
 // at once.
-import type { Doc, Engine, PopulateSpec } from '../engines/engine.ts'
+import type { Doc } from '../engines/engine.ts'
+import { systemPopulate, type SystemStore } from '../permissions/system-access.ts'
 import type { Filter } from '../query/types.ts'
 import { QuireError } from '../errors.ts'
 import { newId } from '../ids.ts'
@@ -36,7 +37,7 @@ export interface SessionStore {
 }
 
 export interface SessionOptions {
-  engine: Engine
+  engine: SystemStore
   clock: Clock
   secret: string
   tokenTtlSeconds: number
@@ -44,7 +45,7 @@ export interface SessionOptions {
   warn: (msg: string) => void
 }
 
-const USER_LINK: PopulateSpec = { field: 'user_id', as: 'user', target: USER_MODEL, many: false, filter: { _deleted: false } }
+const USER_LINK = systemPopulate({ field: 'user_id', as: 'user', target: USER_MODEL, many: false, filter: { _deleted: false } })
 const NO_SESSION = { token: null, token_expires: null, refresh: null, refresh_expires: null }
 
 function denied (reason: string): never {
@@ -52,7 +53,7 @@ function denied (reason: string): never {
 }
 
 /** Ends a user's session (token and refresh token); the API key stays. */
-export async function endSessions (engine: Engine, userId: string): Promise<void> {
+export async function endSessions (engine: SystemStore, userId: string): Promise<void> {
   await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId }, { ...NO_SESSION, updatedAt: new Date().toISOString() })
 }
 
@@ -99,7 +100,7 @@ export function createSessionStore (options: SessionOptions): SessionStore {
 
   /** The credential document matching `filter`, with its live user under `user` (null when deleted). */
   async function findWithUser (filter: Filter): Promise<Doc | null> {
-    const text = await engine.findOne(CREDENTIAL_MODEL, filter, { populate: [USER_LINK] })
+    const text = await engine.findOne(CREDENTIAL_MODEL, filter, [USER_LINK])
     return text === null ? null : JSON.parse(text) as Doc
   }
 

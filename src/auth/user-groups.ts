@@ -1,7 +1,8 @@
 // Admin operations on a user's groups: list, add, remove. Changes are
 // compare-and-swap on the record's version, so concurrent changes do not lose
 // each other's groups. A changed group list applies from the user's next request.
-import type { Doc, Engine } from '../engines/engine.ts'
+import type { Doc } from '../engines/engine.ts'
+import type { SystemStore } from '../permissions/system-access.ts'
 import { QuireError } from '../errors.ts'
 import { isValidId } from '../ids.ts'
 import { checkGroupNames } from './user-rules.ts'
@@ -10,7 +11,7 @@ import { USER_MODEL } from './user-model.ts'
 const GROUP_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const ATTEMPTS = 5
 
-async function findUser (engine: Engine, id: string): Promise<Doc> {
+async function findUser (engine: SystemStore, id: string): Promise<Doc> {
   if (!isValidId(id)) throw new QuireError('INVALID_ID', 'A user id is 24 hexadecimal characters')
   const user = await engine.findRaw(USER_MODEL, { _id: id, _deleted: false })
   if (!user) throw new QuireError('DOCUMENT_NOT_FOUND', `No user with id ${id}`)
@@ -28,12 +29,12 @@ export function checkGroupName (group: string): void {
   checkGroupNames([group])
 }
 
-export async function listGroups (engine: Engine, userId: string): Promise<string[]> {
+export async function listGroups (engine: SystemStore, userId: string): Promise<string[]> {
   return groupsOf(await findUser(engine, userId))
 }
 
 /** Applies `change` to the user's groups and stores the result; returns the new list. */
-export async function changeGroups (engine: Engine, userId: string, change: (groups: string[]) => string[]): Promise<string[]> {
+export async function changeGroups (engine: SystemStore, userId: string, change: (groups: string[]) => string[]): Promise<string[]> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const user = await findUser(engine, userId)
     const groups = change(groupsOf(user))

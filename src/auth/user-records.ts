@@ -1,7 +1,8 @@
 // Writes to user records outside /api/user: the first admin (POST /setup and
 // `quire admin create`) and password resets. They go through the same checks as
 // POST/PUT /api/user (schema, lower-case email, bcrypt).
-import type { Doc, Engine } from '../engines/engine.ts'
+import type { Doc } from '../engines/engine.ts'
+import type { SystemStore } from '../permissions/system-access.ts'
 import { prepareCreate, prepareUpdate } from '../documents/prepare-document.ts'
 import { QuireError } from '../errors.ts'
 import type { Caller } from './caller.ts'
@@ -15,13 +16,13 @@ const SYSTEM: Caller = { admin: true, groups: [] }
 /** Marks (in the credential store) that setup has run, so two concurrent setups cannot both succeed. */
 const SETUP_MARK = 'setup'
 
-export async function createUser (engine: Engine, fields: Doc, bcryptRounds: number): Promise<Doc> {
+export async function createUser (engine: SystemStore, fields: Doc, bcryptRounds: number): Promise<Doc> {
   const doc = await prepareCreate({ model: USER_MODEL, body: fields, caller: SYSTEM, form: false, bcryptRounds })
   return JSON.parse(await engine.insert(USER_MODEL, doc)) as Doc
 }
 
 /** POST /setup: an admin, only while no user exists (409 afterwards). */
-export async function createFirstAdmin (engine: Engine, email: string, password: string, bcryptRounds: number): Promise<Doc> {
+export async function createFirstAdmin (engine: SystemStore, email: string, password: string, bcryptRounds: number): Promise<Doc> {
   const conflict = new QuireError('CONFLICT', 'Setup is done: a user exists already, so log in as an admin')
   if (await engine.count(USER_MODEL, {}) > 0) throw conflict
   const doc = await prepareCreate({ model: USER_MODEL, body: { email, password, admin: true }, caller: SYSTEM, form: false, bcryptRounds })
@@ -37,7 +38,7 @@ export async function createFirstAdmin (engine: Engine, email: string, password:
  * Sets a new password for `user` (a record read with its hash), only if the hash is still the one
  * read: a reset link cannot be used twice. Ends the user's sessions.
  */
-export async function resetPassword (engine: Engine, user: Doc, password: string, bcryptRounds: number): Promise<void> {
+export async function resetPassword (engine: SystemStore, user: Doc, password: string, bcryptRounds: number): Promise<void> {
   const set = await prepareUpdate({ model: USER_MODEL, body: { password }, caller: SYSTEM, form: false, bcryptRounds })
   const updated = await engine.updateOne(USER_MODEL, { _id: user._id, _deleted: false, password: user.password }, set)
   if (updated === null) throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, 'JWT no longer valid: the password has changed')

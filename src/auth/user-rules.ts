@@ -2,7 +2,8 @@
 // src/documents): emails are stored lower-case, users own their own record,
 // non-admins may change only their own name and password, groups cannot be
 // named like roles, and a new password or a deletion ends the user's sessions.
-import type { Doc, Engine } from '../engines/engine.ts'
+import type { Doc } from '../engines/engine.ts'
+import type { SystemStore } from '../permissions/system-access.ts'
 import type { Model } from '../models/model-definition.ts'
 import { QuireError } from '../errors.ts'
 import { ROLE_NAMES, type Caller } from './caller.ts'
@@ -44,6 +45,6 @@ export function refuseBulkUserWrites (model: Model): void {
 }
 
 /** After a user record was written: a new password or a deletion ends the user's sessions. */
-export async function afterUserWrite (engine: Engine, model: Model, id: string, set: Doc): Promise<void> {
+export async function afterUserWrite (engine: SystemStore, model: Model, id: string, set: Doc): Promise<void> {
   if (isUserModel(model) && ('password' in set || set._deleted === true)) await endSessions(engine, id)
 }

@@ -1,81 +1,103 @@
-// POST /bulkwrite/{model}: MongoDB-style bulk operations, checked and prepared
-// here (permissions per operation, validation, passwords, system fields), then
-// run by the engine in one transaction.
+// POST /bulkwrite/{model}: MongoDB-style bulk operations, run by the engine in one
+// transaction. Every operation is checked first (permissions and filters through
+// src/permissions, documents and updates validated); only when all are valid are
+// the passwords they set hashed (at most LIMITS.passwordsPerRequest), so a request
+// that fails costs no bcrypt work and writes nothing.
 import type { BulkOperation, BulkResult, Doc, UpdateTerms } from '../engines/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
 import { SYSTEM_FIELDS } from '../models/model-definition.ts'
 import { fieldSpecAt } from '../models/field-kinds.ts'
 import { toIsoDate } from '../models/normalize-dates.ts'
-import { ownerFilter, requireAccess } from '../auth/permissions.ts'
-import { checkUpdate } from '../sql/compile-update.ts'
+import { requireAccess } from '../permissions/access.ts'
+import { authorizeBulkFilter } from '../permissions/authorize-write.ts'
+import { hiddenFields } from '../permissions/field-policy.ts'
+import { checkUpdate } from '../validation/check-update.ts'
+import { LIMITS } from '../validation/limits.ts'
+import { isPlainObject } from '../validation/values.ts'
 import { reviveExtendedJson } from '../query/extended-json.ts'
-import { checkStoredDocument, hashPassword, newSystemFields, prepareCreate, prepareReplacement } from './prepare-document.ts'
+import { checkFieldValues, checkStoredDocument, hashPassword, hashPasswordFields, newSystemFields, shapeCreate, shapeReplacement } from './prepare-document.ts'
 import { QuireError } from '../errors.ts'
 import { refuseBulkUserWrites } from '../auth/user-rules.ts'
 import type { DocumentContext } from './document-context.ts'
 
-export const MAX_BULK_OPERATIONS = 1000
-
 type Body = Record<string, unknown>
 
+/** A checked operation and the documents (or $set terms) holding passwords still to hash. */
+interface Planned { op: BulkOperation, docs: Doc[], passwordTerms: UpdateTerms }
+
 function objectArg (value: unknown, what: string): Body {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new QuireError('INVALID_BODY', `${what} must be an object`)
-  return value as Body
+  if (!isPlainObject(value)) throw new QuireError('INVALID_BODY', `${what} must be an object`)
+  return value
 }
 
-/** Top-level equality conditions of a filter: the fields an upserted document starts with. */
+const isSystemPath = (path: string): boolean => (SYSTEM_FIELDS as readonly string[]).includes(path.split('.')[0])
+
+/** Top-level equality conditions of a checked filter: the fields an upserted document starts with. */
 function seedFields (filter: Filter): Doc {
   return Object.fromEntries(Object.entries(filter).filter(([k, v]) =>
-    !k.startsWith('$') && !k.includes('.') && !(SYSTEM_FIELDS as readonly string[]).includes(k) && (v === null || typeof v !== 'object')))
+    !k.startsWith('$') && !k.includes('.') && !isSystemPath(k) && (v === null || typeof v !== 'object')))
 }
 
-async function prepareUpdateTerms (ctx: DocumentContext, model: Model, update: unknown): Promise<UpdateTerms> {
-  const forbidden = (path: string): boolean => (SYSTEM_FIELDS as readonly string[]).includes(path.split('.')[0])
-  const terms = checkUpdate(update, forbidden)
+/** The update's terms: password fields only by $set (validated now, hashed later), dates normalized. */
+function checkUpdateTerms (model: Model, update: unknown): { terms: UpdateTerms, passwordTerms: UpdateTerms } {
+  const terms = checkUpdate(update, isSystemPath)
+  const passwordTerms: UpdateTerms = []
   for (const term of terms) {
-    const spec = fieldSpecAt(model, term[1])
-    if (model.passwordFields.includes(term[1])) {
-      if (term[0] !== '$set') throw new QuireError('INVALID_QUERY', `Only $set can change the password field ${term[1]}`)
-      term[2] = await hashPassword(term[2], ctx.config.bcryptRounds)
-    } else if (spec?.type === 'date' && term[0] === '$set') term[2] = toIsoDate(term[2]) ?? term[2]
+    const [op, path, value] = term
+    if (hiddenFields(model).includes(path.split('.')[0])) {
+      if (op !== '$set' || path.includes('.')) throw new QuireError('INVALID_QUERY', `Only $set can change the password field ${path.slice(0, 64)}`)
+      checkFieldValues(model, { [path]: value })
+      passwordTerms.push(term)
+    } else if (fieldSpecAt(model, path)?.type === 'date' && op === '$set') term[2] = toIsoDate(value) ?? value
   }
-  return terms
+  return { terms, passwordTerms }
 }
 
-function filterFor (ctx: DocumentContext, model: Model, args: Body, letter: 'u' | 'd'): Filter {
-  const access = requireAccess(model, ctx.caller, letter)
-  const filter = objectArg(args.filter ?? {}, 'filter')
-  return { $and: [filter, { _deleted: false }, ownerFilter(access, ctx.caller)] }
+function planUpdate (ctx: DocumentContext, model: Model, args: Body, many: boolean, now: string): Planned {
+  const filter = authorizeBulkFilter(model, ctx.caller, args.filter ?? {}, 'u')
+  const upsert = args.upsert === true ? { ...seedFields(filter), ...newSystemFields(ctx.caller) } : undefined
+  const { terms, passwordTerms } = checkUpdateTerms(model, args.update)
+  const op: BulkOperation = { kind: 'update', filter, update: terms, many, now, upsert, check: (doc) => checkStoredDocument(model, doc) }
+  return { op, docs: [], passwordTerms }
 }
 
-async function prepareOperation (ctx: DocumentContext, model: Model, entry: unknown, now: string): Promise<BulkOperation> {
+function planOperation (ctx: DocumentContext, model: Model, entry: unknown, now: string): Planned {
   const [name, ...extra] = Object.keys(objectArg(entry, 'Each operation'))
   if (extra.length) throw new QuireError('INVALID_BODY', 'Each operation has exactly one key, e.g. {"insertOne": {...}}')
   const args = objectArg((entry as Body)[name], name)
-  const input = { model, caller: ctx.caller, form: false, bcryptRounds: ctx.config.bcryptRounds }
-  const upsert = args.upsert === true
-  if (upsert) requireAccess(model, ctx.caller, 'c')
+  const input = { model, caller: ctx.caller, form: false }
+  if (args.upsert === true || name === 'insertOne') requireAccess(model, ctx.caller, 'c')
   switch (name) {
-    case 'insertOne':
-      requireAccess(model, ctx.caller, 'c')
-      return { kind: 'insert', doc: await prepareCreate({ ...input, body: args.document }) }
-    case 'updateOne': case 'updateMany': {
-      const filter = filterFor(ctx, model, args, 'u')
-      const seed = upsert ? { ...seedFields(objectArg(args.filter ?? {}, 'filter')), ...newSystemFields(ctx.caller) } : undefined
-      const update = await prepareUpdateTerms(ctx, model, args.update)
-      return { kind: 'update', filter, update, many: name === 'updateMany', now, upsert: seed, check: (doc) => checkStoredDocument(model, doc) }
+    case 'insertOne': {
+      const doc = shapeCreate({ ...input, body: args.document })
+      return { op: { kind: 'insert', doc }, docs: [doc], passwordTerms: [] }
     }
+    case 'updateOne': case 'updateMany':
+      return planUpdate(ctx, model, args, name === 'updateMany', now)
     case 'replaceOne': {
-      const filter = filterFor(ctx, model, args, 'u')
-      const replacement = await prepareReplacement({ ...input, body: args.replacement })
-      return { kind: 'replace', filter, replacement, now, upsert: upsert ? newSystemFields(ctx.caller) : undefined }
+      const filter = authorizeBulkFilter(model, ctx.caller, args.filter ?? {}, 'u')
+      const replacement = shapeReplacement({ ...input, body: args.replacement })
+      const upsert = args.upsert === true ? newSystemFields(ctx.caller) : undefined
+      return { op: { kind: 'replace', filter, replacement, now, upsert }, docs: [replacement], passwordTerms: [] }
     }
     case 'deleteOne': case 'deleteMany':
-      return { kind: 'delete', filter: filterFor(ctx, model, args, 'd'), many: name === 'deleteMany', now }
+      return { op: { kind: 'delete', filter: authorizeBulkFilter(model, ctx.caller, args.filter ?? {}, 'd'), many: name === 'deleteMany', now }, docs: [], passwordTerms: [] }
     default:
       throw new QuireError('UNSUPPORTED_OPERATOR', `Unsupported bulk operation: ${String(name).slice(0, 40)}`)
   }
+}
+
+/** Hashes every password the planned operations set, once all of them are valid. */
+async function hashPlannedPasswords (ctx: DocumentContext, model: Model, planned: Planned[]): Promise<void> {
+  const terms = planned.flatMap(p => p.passwordTerms)
+  const docs = planned.flatMap(p => p.docs)
+  const inDocs = docs.reduce((n, doc) => n + hiddenFields(model).filter(f => typeof doc[f] === 'string').length, 0)
+  if (terms.length + inDocs > LIMITS.passwordsPerRequest) {
+    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.passwordsPerRequest} passwords may be set in one request`)
+  }
+  await hashPasswordFields(model, docs, ctx.config.bcryptRounds)
+  await Promise.all(terms.map(async term => { term[2] = await hashPassword(term[2] as string, ctx.config.bcryptRounds) }))
 }
 
 /** Checks and runs a bulk request; nothing is written unless every operation is valid and succeeds. */
@@ -83,16 +105,16 @@ export async function bulkWrite (ctx: DocumentContext, model: Model, body: unkno
   refuseBulkUserWrites(model)
   const list = reviveExtendedJson(body)
   if (!Array.isArray(list) || list.length === 0) throw new QuireError('INVALID_BODY', 'The body must be a non-empty array of operations')
-  if (list.length > MAX_BULK_OPERATIONS) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${MAX_BULK_OPERATIONS} operations per request`)
+  if (list.length > LIMITS.bulkOperations) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.bulkOperations} operations per request`)
   const now = new Date().toISOString()
-  const operations: BulkOperation[] = []
-  for (const [i, entry] of list.entries()) {
+  const planned = list.map((entry, i) => {
     try {
-      operations.push(await prepareOperation(ctx, model, entry, now))
+      return planOperation(ctx, model, entry, now)
     } catch (err) {
       if (err instanceof QuireError) throw new QuireError(err.code, `Operation ${i}: ${err.message}`, err.details)
       throw err
     }
-  }
-  return await ctx.engine.bulkWrite(model, operations)
+  })
+  await hashPlannedPasswords(ctx, model, planned)
+  return await ctx.engine.bulkWrite(model, planned.map(p => p.op))
 }

@@ -2,11 +2,14 @@
 import type { Caller } from '../auth/caller.ts'
 import type { Config } from '../config.ts'
 import type { Engine } from '../engines/engine.ts'
+import type { SystemStore } from '../permissions/system-access.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import type { QueryBuilder } from '../query/query-builder.ts'
 
 export interface DocumentContext {
   engine: Engine
+  /** The engine for the service's own records (users' sessions), outside any caller's permissions. */
+  system: SystemStore
   registry: ModelRegistry
   config: Config
   caller: Caller

@@ -1,5 +1,7 @@
 // Turns a client's body into what is stored: read-only system fields dropped,
-// dates normalized, schema validated, passwords hashed, system fields set.
+// dates normalized, schema validated, system fields set (the shape* functions),
+// then passwords hashed (the prepare* functions, or hashPasswordFields once a
+// whole bulk request is valid: no bcrypt work is spent on a request that fails).
 import bcrypt from 'bcrypt'
 import type { Model } from '../models/model-definition.ts'
 import type { Doc } from '../engines/engine.ts'
@@ -9,6 +11,8 @@ import { normalizeDates } from '../models/normalize-dates.ts'
 import { newId, isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'
 import { applyUserRules, ownUserRecord } from '../auth/user-rules.ts'
+import { hiddenFields } from '../permissions/field-policy.ts'
+import { LIMITS } from '../validation/limits.ts'
 
 /** System fields a client may send back (e.g. a document it read) but never sets. */
 const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v']
@@ -37,10 +41,18 @@ function splitSystemFields (body: unknown): { fields: Doc, owner?: unknown, dele
   return { fields: rest, owner, deleted }
 }
 
-async function hashPasswords (model: Model, doc: Doc, rounds: number): Promise<void> {
-  for (const field of model.passwordFields) {
-    if (field in doc) doc[field] = await hashPassword(doc[field], rounds)
+/** bcrypt hash of a password. */
+export async function hashPassword (password: string, rounds: number): Promise<string> {
+  return await bcrypt.hash(password, rounds)
+}
+
+/** Hashes, in place, the password fields each document sets; at most LIMITS.passwordsPerRequest of them. */
+export async function hashPasswordFields (model: Model, docs: Doc[], rounds: number): Promise<void> {
+  const targets = docs.flatMap(doc => hiddenFields(model).filter(field => typeof doc[field] === 'string').map(field => ({ doc, field })))
+  if (targets.length > LIMITS.passwordsPerRequest) {
+    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.passwordsPerRequest} passwords may be set in one request`)
   }
+  await Promise.all(targets.map(async ({ doc, field }) => { doc[field] = await hashPassword(doc[field] as string, rounds) }))
 }
 
 function validate (validator: DocumentValidators['create'], doc: Doc): void {
@@ -68,42 +80,53 @@ export function checkStoredDocument (model: Model, doc: Doc): void {
   Object.assign(doc, fields)
 }
 
-/** bcrypt hash of a password field's value. */
-export async function hashPassword (value: unknown, rounds: number): Promise<unknown> {
-  return typeof value === 'string' ? await bcrypt.hash(value, rounds) : value
+/** Validates field values a bulk $set gives (the partial schema), before they are applied. */
+export function checkFieldValues (model: Model, fields: Doc): void {
+  validate(validatorsFor(model, false).update, fields)
 }
 
-/** A complete new document for POST. */
-export async function prepareCreate (input: WriteInput): Promise<Doc> {
+/** A complete new document for POST, passwords still in plain text. */
+export function shapeCreate (input: Omit<WriteInput, 'bcryptRounds'>): Doc {
   const { model, caller } = input
   const { fields, owner, deleted } = splitSystemFields(input.body)
   if (deleted !== undefined) throw new QuireError('VALIDATION_FAILED', '_deleted cannot be set on create', [{ field: '_deleted', message: 'is set by DELETE' }])
   checkOwner(owner, caller)
   const doc = normalizeDates(model.fields, applyUserRules(model, caller, fields))
   validate(validatorsFor(model, input.form).create, doc)
-  await hashPasswords(model, doc, input.bcryptRounds)
   return ownUserRecord(model, { ...doc, ...newSystemFields(caller, owner) }, owner !== undefined)
 }
 
-/** The validated, date-normalized, password-hashed fields of a replacement document (bulk replaceOne). */
-export async function prepareReplacement (input: WriteInput): Promise<Doc> {
+/** A complete new document for POST, passwords hashed. */
+export async function prepareCreate (input: WriteInput): Promise<Doc> {
+  const doc = shapeCreate(input)
+  await hashPasswordFields(input.model, [doc], input.bcryptRounds)
+  return doc
+}
+
+/** The validated, date-normalized fields of a replacement document (bulk replaceOne), passwords in plain text. */
+export function shapeReplacement (input: Omit<WriteInput, 'bcryptRounds'>): Doc {
   const { fields, owner, deleted } = splitSystemFields(input.body)
   if (owner !== undefined || deleted !== undefined) throw new QuireError('VALIDATION_FAILED', 'A replacement cannot set _owner_id or _deleted')
   const doc = normalizeDates(input.model.fields, fields)
   validate(validatorsFor(input.model, false).create, doc)
-  await hashPasswords(input.model, doc, input.bcryptRounds)
   return doc
 }
 
-/** The fields to merge for PUT; `_deleted` (restore/delete) and `_owner_id` (admins) included when sent. */
+/** A form's `_deleted` ("true"/"false") as the boolean it stands for; anything else is left for the check. */
+function deletedFlag (deleted: unknown, form: boolean): unknown {
+  return form && (deleted === 'true' || deleted === 'false') ? deleted === 'true' : deleted
+}
+
+/** The fields to merge for PUT, passwords hashed; `_deleted` (restore/delete) and `_owner_id` (admins) included when sent. */
 export async function prepareUpdate (input: WriteInput): Promise<Doc> {
   const { model, caller } = input
-  const { fields, owner, deleted } = splitSystemFields(input.body)
+  const { fields, owner, deleted: sent } = splitSystemFields(input.body)
+  const deleted = deletedFlag(sent, input.form)
   checkOwner(owner, caller)
   if (deleted !== undefined && typeof deleted !== 'boolean') throw new QuireError('VALIDATION_FAILED', '_deleted must be a boolean', [{ field: '_deleted', message: 'must be boolean' }])
   const set = normalizeDates(model.fields, applyUserRules(model, caller, fields))
   validate(validatorsFor(model, input.form).update, set)
-  await hashPasswords(model, set, input.bcryptRounds)
+  await hashPasswordFields(model, [set], input.bcryptRounds)
   return {
     ...set,
     ...(owner !== undefined && { _owner_id: owner }),

@@ -15,10 +15,7 @@ export function checkId (id: string): void {
 export async function readDocument (ctx: DocumentContext, model: Model, id: string, query: QueryParams): Promise<string> {
   checkId(id)
   const qb = ctx.queryBuilder
-  const params = qb.parse(model, query)
-  const filter = { _id: id, ...qb.readFilter(model, ctx.caller, params.showDeleted) }
-  const populate = qb.populate(model, ctx.caller, params)
-  const doc = await ctx.engine.findOne(model, filter, { fields: params.fields, populate })
+  const doc = await ctx.engine.findOne(model, qb.one(model, ctx.caller, id, qb.parse(model, query)))
   if (doc === null) throw new QuireError('DOCUMENT_NOT_FOUND', `No ${model.name} document with id ${id}`)
   return `{"data":${doc}}`
 }
@@ -44,6 +41,5 @@ export async function listDocuments (ctx: DocumentContext, model: Model, query: 
 export async function countDocuments (ctx: DocumentContext, model: Model, query: QueryParams): Promise<number> {
   const params = ctx.queryBuilder.parse(model, query)
   if (params.search !== undefined) throw new QuireError('SEARCH_NOT_SUPPORTED', 'Full-text search is not supported by /count')
-  const built = ctx.queryBuilder.list(model, ctx.caller, params)
-  return await ctx.engine.count(model, built.query.filter)
+  return await ctx.engine.count(model, ctx.queryBuilder.count(model, ctx.caller, params))
 }

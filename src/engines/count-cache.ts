@@ -3,7 +3,7 @@
 // miss share one count. Any write this process makes to a model drops that
 // model's counts at once; other processes' writes show within the time to live
 // (COUNT_CACHE_MS).
-import type { Engine, FindQuery } from './engine.ts'
+import type { Authorized, Engine, FindQuery } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
 
@@ -14,7 +14,8 @@ export function withCountCache (engine: Engine, ttlMs: number, now: () => number
   const counts = new Map<string, { count: Promise<number>, at: number, generation: number }>()
   const generations = new Map<string, number>()
   const generationOf = (model: Model): number => generations.get(model.name) ?? 0
-  const keyOf = (model: Model, filter: Filter, search?: string): string => `${model.name}\0${search ?? ''}\0${JSON.stringify(filter)}`
+  // "No search" and an empty search are different queries: the key tells them apart.
+  const keyOf = (model: Model, filter: Filter, search?: string): string => JSON.stringify([model.name, search ?? null, filter])
 
   function cached (model: Model, key: string): Promise<number> | undefined {
     const hit = counts.get(key)
@@ -34,7 +35,7 @@ export function withCountCache (engine: Engine, ttlMs: number, now: () => number
 
   return {
     ...engine,
-    find: async (model: Model, query: FindQuery) => {
+    find: async (model: Model, query: Authorized<FindQuery>) => {
       if (!query.count) return await engine.find(model, query)
       const key = keyOf(model, query.filter, query.search)
       const count = cached(model, key)

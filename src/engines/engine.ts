@@ -2,6 +2,11 @@
 // implements these semantics; test/engine-contract.test.ts checks them on each.
 import type { Model } from '../models/model-definition.ts'
 import type { Filter, Sort } from '../query/types.ts'
+import type { Authorized } from '../permissions/authorized.ts'
+import type { UpdateTerms } from '../validation/check-update.ts'
+
+export type { Authorized } from '../permissions/authorized.ts'
+export type { UpdateTerms } from '../validation/check-update.ts'
 
 /** A stored document: system fields plus the model's fields. */
 export type Doc = Record<string, unknown>
@@ -17,12 +22,13 @@ export interface PopulateSpec {
   /** Only these fields of the linked documents (plus _id and id); all when undefined. */
   fields?: string[]
   /** Filter the linked documents must match (soft delete, read permission). */
-  filter: Filter
+  filter: Authorized<Filter>
 }
 
+/** A checked find: the permissions module built it (src/permissions/authorize-read.ts). */
 export interface FindQuery {
-  /** The complete filter, soft-delete and owner conditions included (the query builder adds them). */
-  filter: Filter
+  /** The complete filter, soft-delete and owner conditions included. */
+  filter: Authorized<Filter>
   /** Sort order; the engine breaks ties by _id in the last key's direction, and sorts by _id when empty. */
   sort: Sort
   /** Only these fields (plus _id and id); all when undefined. */
@@ -45,9 +51,6 @@ export interface FindResult {
   count?: number
 }
 
-/** One terms list of a checked MongoDB update document: [operator, field path, value]. */
-export type UpdateTerms = Array<[operator: '$set' | '$unset' | '$inc' | '$push' | '$pull' | '$addToSet', path: string, value: unknown]>
-
 /**
  * A write of a bulk request, already authorized and prepared by the caller: filters include the
  * soft-delete and owner conditions; documents carry their system fields; `check` validates a
@@ -55,9 +58,9 @@ export type UpdateTerms = Array<[operator: '$set' | '$unset' | '$inc' | '$push' 
  */
 export type BulkOperation =
   | { kind: 'insert', doc: Doc }
-  | { kind: 'update', filter: Filter, update: UpdateTerms, many: boolean, now: string, upsert?: Doc, check: (doc: Doc) => void }
-  | { kind: 'replace', filter: Filter, replacement: Doc, now: string, upsert?: Doc }
-  | { kind: 'delete', filter: Filter, many: boolean, now: string }
+  | { kind: 'update', filter: Authorized<Filter>, update: UpdateTerms, many: boolean, now: string, upsert?: Doc, check: (doc: Doc) => void }
+  | { kind: 'replace', filter: Authorized<Filter>, replacement: Doc, now: string, upsert?: Doc }
+  | { kind: 'delete', filter: Authorized<Filter>, many: boolean, now: string }
 
 export interface BulkResult {
   nInserted: number
@@ -68,17 +71,20 @@ export interface BulkResult {
   upsertedIds: string[]
 }
 
-/** The most documents one updateMany may touch (a bigger one is a 400, and changes nothing). */
-export const MAX_BULK_UPDATE_DOCUMENTS = 10_000
+/** A model whose documents a pipeline reads, with the rows the caller may see of it. */
+export interface PipelineSource {
+  model: Model
+  filter: Filter
+}
 
-/** What a pipeline may touch, decided by the caller's permissions. */
-export interface AggregateOptions {
-  /** Applied before the first stage: soft delete and owner conditions. */
-  baseFilter: Filter
-  /** A model named by $lookup, with the filter its documents must match; throws 403/404 QuireErrors. */
-  lookup: (modelName: string) => { model: Model, filter: Filter }
-  /** $out and $merge: refused (403) unless true. */
-  allowWrites: boolean
+/** A checked pipeline with everything it may read, decided by the caller's permissions. */
+export interface PipelinePlan {
+  /** The stages, checked by src/validation/check-pipeline.ts (extended JSON revived). */
+  stages: unknown[]
+  /** Applied before the first stage: soft delete and owner conditions of the source model. */
+  filter: Filter
+  /** Every model a $lookup names (the source model too, when a stage names it), with its row filter. */
+  lookups: ReadonlyMap<string, PipelineSource>
 }
 
 export interface Engine {
@@ -94,17 +100,17 @@ export interface Engine {
    */
   insert: (model: Model, doc: Doc) => Promise<string>
 
-  /** The first document matching `filter` (e.g. {_id, _deleted:false}) as JSON text, or null. */
-  findOne: (model: Model, filter: Filter, options?: { fields?: string[], populate?: PopulateSpec[] }) => Promise<string | null>
+  /** The first document of the query's page as JSON text (password fields removed), or null. */
+  findOne: (model: Model, query: Authorized<FindQuery>) => Promise<string | null>
 
-  /** The same as findOne but as a parsed object with password fields kept: for the service's own use (login). */
-  findRaw: (model: Model, filter: Filter) => Promise<Doc | null>
+  /** The first document matching `filter` as a parsed object with password fields kept: for the service's own use (login). */
+  findRaw: (model: Model, filter: Authorized<Filter>) => Promise<Doc | null>
 
   /** A page of documents matching the query. */
-  find: (model: Model, query: FindQuery) => Promise<FindResult>
+  find: (model: Model, query: Authorized<FindQuery>) => Promise<FindResult>
 
   /** Exact number of documents matching `filter`. */
-  count: (model: Model, filter: Filter) => Promise<number>
+  count: (model: Model, filter: Authorized<Filter>) => Promise<number>
 
   /**
    * The collection's approximate size, in O(1) (statistics), including soft-deleted documents.
@@ -117,7 +123,7 @@ export interface Engine {
    * and returns the new document as JSON text (password fields removed), or null when nothing matched.
    * The caller sets updatedAt in `set`. A unique violation throws DUPLICATE_KEY.
    */
-  updateOne: (model: Model, filter: Filter, set: Doc) => Promise<string | null>
+  updateOne: (model: Model, filter: Authorized<Filter>, set: Doc) => Promise<string | null>
 
   /**
    * Runs the operations in order in ONE transaction: all of them or none. Updates and replaces
@@ -137,19 +143,20 @@ export interface Engine {
   exportAll: (model: Model, batchSize: number) => AsyncIterable<string[]>
 
   /**
-   * Runs a MongoDB aggregation pipeline and returns its output documents as JSON text of an array.
-   * Password fields of the source and looked-up models are invisible to every stage.
+   * Runs a checked aggregation pipeline and returns its output documents as JSON text of an array.
+   * Every model it reads (the source, every $lookup, a $lookup of the source itself) enters through
+   * its row filter with its password fields removed: no stage can see them.
    */
-  aggregate: (model: Model, pipeline: unknown[], options: AggregateOptions) => Promise<string>
+  aggregate: (model: Model, plan: Authorized<PipelinePlan>) => Promise<string>
 
   /** Releases connections and workers. */
   close: () => Promise<void>
 }
 
-/** findOne in terms of find: the first document of a one-document page, or null. */
+/** findOne in terms of find: the first document of the page, or null. */
 export function findOneThrough (find: Engine['find']): Engine['findOne'] {
-  return async (model, filter, options = {}) => {
-    const result = await find(model, { filter, sort: [], fields: options.fields, limit: 1, skip: 0, count: false, populate: options.populate ?? [] })
+  return async (model, query) => {
+    const result = await find(model, query)
     return result.returned === 0 ? null : result.data.slice(1, -1)
   }
 }

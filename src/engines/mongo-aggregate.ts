@@ -1,41 +1,40 @@
-// Prepares a client's aggregation pipeline for MongoDB: checked by the SQL pipeline
-// compiler (the same stages, limits and 400s on every engine, and permissions for each
-// $lookup), then run natively with the base filter first, $lookup pointed at the right
-// collections with their filters, and password fields removed wherever documents enter.
+// Prepares an authorized pipeline for MongoDB (checked by src/validation, so only
+// supported stages and operators reach the server): the source's row filter first,
+// every $lookup pointed at its collection through its own row filter, and password
+// fields removed wherever documents enter (the source, every $lookup, self-lookups too).
 import type { Document } from 'mongodb'
-import type { AggregateOptions } from './engine.ts'
+import type { Authorized, PipelinePlan } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
-import { compilePipeline } from '../sql/compile-pipeline.ts'
-import { reviveExtendedJson } from '../query/extended-json.ts'
-import { pipelineContextFor } from './pipeline-context.ts'
+import type { Filter } from '../query/types.ts'
+import { hiddenFields } from '../permissions/field-policy.ts'
 import { collectionName } from './mongo-indexes.ts'
 
 /** Stages that make `model`'s documents enter a pipeline: its filter, then its password fields dropped. */
-function entryStages (model: Model, filter: Document): Document[] {
+function entryStages (model: Model, filter: Filter): Document[] {
   const stages: Document[] = [{ $match: filter }]
-  if (model.passwordFields.length) stages.push({ $unset: model.passwordFields })
+  if (hiddenFields(model).length) stages.push({ $unset: hiddenFields(model) })
   return stages
 }
 
-function rewriteStage (stage: Document, options: AggregateOptions): Document {
+function rewriteStage (stage: Document, plan: PipelinePlan): Document {
   if (stage.$lookup) {
-    const { model, filter } = options.lookup(stage.$lookup.from as string)
-    const pipeline = [...entryStages(model, filter), ...rewriteStages(stage.$lookup.pipeline ?? [], options)]
-    return { $lookup: { ...stage.$lookup, from: collectionName(model), pipeline } }
+    const source = plan.lookups.get(stage.$lookup.from as string)
+    if (!source) throw new Error(`$lookup into ${String(stage.$lookup.from)} was not authorized`)
+    const pipeline = [...entryStages(source.model, source.filter), ...rewriteStages(stage.$lookup.pipeline ?? [], plan)]
+    return { $lookup: { ...stage.$lookup, from: collectionName(source.model), pipeline } }
   }
   if (stage.$facet) {
     return { $facet: Object.fromEntries(Object.entries(stage.$facet as Record<string, Document[]>)
-      .map(([name, pipeline]) => [name, rewriteStages(pipeline, options)])) }
+      .map(([name, pipeline]) => [name, rewriteStages(pipeline, plan)])) }
   }
   return stage
 }
 
-function rewriteStages (stages: Document[], options: AggregateOptions): Document[] {
-  return stages.map(stage => rewriteStage(stage, options))
+function rewriteStages (stages: Document[], plan: PipelinePlan): Document[] {
+  return stages.map(stage => rewriteStage(stage, plan))
 }
 
-/** The MongoDB pipeline for a client's `pipeline` on `model`; throws the same QuireErrors as the SQL engines. */
-export function preparePipeline (model: Model, pipeline: unknown[], options: AggregateOptions): Document[] {
-  compilePipeline(pipeline, pipelineContextFor(model, options, collectionName))
-  return [...entryStages(model, options.baseFilter), ...rewriteStages(reviveExtendedJson(pipeline) as Document[], options)]
+/** The MongoDB pipeline for an authorized plan on `model`. */
+export function preparePipeline (model: Model, plan: Authorized<PipelinePlan>): Document[] {
+  return [...entryStages(model, plan.filter), ...rewriteStages(plan.stages as Document[], plan)]
 }

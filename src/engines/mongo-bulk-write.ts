@@ -4,9 +4,8 @@
 import { isDeepStrictEqual } from 'node:util'
 import { MongoServerError, type ClientSession, type Collection, type Document, type MongoClient } from 'mongodb'
 import type { BulkOperation, BulkResult, Doc, UpdateTerms } from './engine.ts'
-import { MAX_BULK_UPDATE_DOCUMENTS } from './engine.ts'
+import { LIMITS } from '../validation/limits.ts'
 import { SYSTEM_FIELDS, type Model } from '../models/model-definition.ts'
-import { checkFilter } from './mongo-pipeline.ts'
 import { QuireError } from '../errors.ts'
 
 type Op<K extends BulkOperation['kind']> = Extract<BulkOperation, { kind: K }>
@@ -70,10 +69,10 @@ async function runUpsertUpdate (scope: Scope, op: Op<'update'>, result: BulkResu
 
 async function runUpdate (scope: Scope, op: Op<'update'>, result: BulkResult): Promise<void> {
   const { collection } = scope
-  const limit = op.many ? MAX_BULK_UPDATE_DOCUMENTS + 1 : 1
-  const before = await collection.find(checkFilter(scope.model, op.filter), { ...options(scope), sort: { _id: 1 }, limit }).toArray()
-  if (before.length > MAX_BULK_UPDATE_DOCUMENTS) {
-    throw new QuireError('QUERY_TOO_COMPLEX', `updateMany may change at most ${MAX_BULK_UPDATE_DOCUMENTS} documents at once`)
+  const limit = op.many ? LIMITS.bulkUpdateDocuments + 1 : 1
+  const before = await collection.find(op.filter, { ...options(scope), sort: { _id: 1 }, limit }).toArray()
+  if (before.length > LIMITS.bulkUpdateDocuments) {
+    throw new QuireError('QUERY_TOO_COMPLEX', `updateMany may change at most ${LIMITS.bulkUpdateDocuments} documents at once`)
   }
   result.nMatched += before.length
   if (before.length === 0) {
@@ -91,7 +90,7 @@ async function runUpdate (scope: Scope, op: Op<'update'>, result: BulkResult): P
 }
 
 async function runReplace (scope: Scope, op: Op<'replace'>, result: BulkResult): Promise<void> {
-  const [old] = await scope.collection.find(checkFilter(scope.model, op.filter), { ...options(scope), sort: { _id: 1 }, limit: 1 }).toArray()
+  const [old] = await scope.collection.find(op.filter, { ...options(scope), sort: { _id: 1 }, limit: 1 }).toArray()
   if (!old) {
     if (!op.upsert) return
     await scope.collection.insertOne(toStored({ ...op.upsert, ...op.replacement }), options(scope))
@@ -107,7 +106,7 @@ async function runReplace (scope: Scope, op: Op<'replace'>, result: BulkResult):
 }
 
 async function runDelete (scope: Scope, op: Op<'delete'>, result: BulkResult): Promise<void> {
-  const filter = { $and: [checkFilter(scope.model, op.filter), { _deleted: false }] }
+  const filter = { $and: [op.filter, { _deleted: false }] }
   const change = { $set: { _deleted: true, updatedAt: op.now }, $inc: { __v: 1 } }
   if (op.many) {
     result.nDeleted += (await scope.collection.updateMany(filter, change, options(scope))).modifiedCount

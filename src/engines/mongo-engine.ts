@@ -6,7 +6,8 @@ import type { Engine, FindQuery, FindResult } from './engine.ts'
 import { findOneThrough } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { collectionName, syncCollection } from './mongo-indexes.ts'
-import { checkFilter, findPipeline, matchOf, projectionOf } from './mongo-pipeline.ts'
+import { findPipeline, matchOf, projectionOf } from './mongo-pipeline.ts'
+import { hiddenFields } from '../permissions/field-policy.ts'
 import { inTransaction, runBulkWrite, toStored, type StoredDoc } from './mongo-bulk-write.ts'
 import { preparePipeline } from './mongo-aggregate.ts'
 import { QuireError } from '../errors.ts'
@@ -57,29 +58,29 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
     insert: async (model, doc) => {
       const stored = toStored(doc)
       await run(() => collectionOf(model).insertOne(stored, { maxTimeMS }))
-      for (const field of model.passwordFields) delete stored[field]
+      for (const field of hiddenFields(model)) delete stored[field]
       return JSON.stringify(stored)
     },
 
     findOne: findOneThrough(find),
 
-    findRaw: (model, filter) => run(() => collectionOf(model).findOne(checkFilter(model, filter), { maxTimeMS })),
+    findRaw: (model, filter) => run(() => collectionOf(model).findOne(filter, { maxTimeMS })),
 
     find,
 
-    count: (model, filter) => run(() => collectionOf(model).countDocuments(checkFilter(model, filter), { maxTimeMS })),
+    count: (model, filter) => run(() => collectionOf(model).countDocuments(filter, { maxTimeMS })),
 
     estimateCount: (model) => run(() => collectionOf(model).estimatedDocumentCount({ maxTimeMS })),
 
     updateOne: async (model, filter, set) => {
-      const projection = projectionOf(undefined, model.passwordFields)
-      const updated = await run(() => collectionOf(model).findOneAndUpdate(checkFilter(model, filter),
+      const projection = projectionOf(undefined, hiddenFields(model))
+      const updated = await run(() => collectionOf(model).findOneAndUpdate(filter,
         { $set: toStored(set), $inc: { __v: 1 } }, { returnDocument: 'after', maxTimeMS, ...(projection && { projection }) }))
       return updated && JSON.stringify(updated)
     },
 
-    aggregate: async (model, pipeline, options) => {
-      const docs = await run(() => collectionOf(model).aggregate(preparePipeline(model, pipeline, options), { maxTimeMS }).toArray())
+    aggregate: async (model, plan) => {
+      const docs = await run(() => collectionOf(model).aggregate(preparePipeline(model, plan), { maxTimeMS }).toArray())
       return JSON.stringify(docs)
     },
 

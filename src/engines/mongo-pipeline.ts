@@ -5,18 +5,8 @@ import type { Document } from 'mongodb'
 import type { FindQuery, PopulateSpec } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter, Sort } from '../query/types.ts'
+import { hiddenFields } from '../permissions/field-policy.ts'
 import { collectionName } from './mongo-indexes.ts'
-import { compileFind, compileWhere } from '../sql/compile-find.ts'
-import { SqlParams } from '../sql/sql-params.ts'
-
-/**
- * Returns `filter` after checking it with the SQL compiler (pure, no I/O), so that every engine accepts
- * the same language with the same 400s, and MongoDB-only operators such as $where never reach the server.
- */
-export function checkFilter (model: Model, filter: Filter): Filter {
-  compileWhere(model, filter, new SqlParams())
-  return filter
-}
 
 /** The query's filter, with the full-text condition when it searches. */
 export function matchOf (query: Pick<FindQuery, 'filter' | 'search'>): Filter {
@@ -57,7 +47,7 @@ function inIdOrder (spec: PopulateSpec): Document {
 /** A $lookup filling `spec.as`, then shaping it: the document or null, or the array in id order. */
 function populateStages (spec: PopulateSpec): Document[] {
   const pipeline: Document[] = [{ $match: spec.filter }]
-  const projection = projectionOf(spec.fields, spec.target.passwordFields)
+  const projection = projectionOf(spec.fields, hiddenFields(spec.target))
   if (projection) pipeline.push({ $project: projection })
   const lookup = { from: collectionName(spec.target), localField: spec.field, foreignField: '_id', pipeline, as: spec.as }
   const shaped = spec.many ? inIdOrder(spec) : { $ifNull: [{ $arrayElemAt: [`$${spec.as}`, 0] }, null] }
@@ -65,19 +55,17 @@ function populateStages (spec: PopulateSpec): Document[] {
 }
 
 /**
- * The pipeline of one page: match, (score), sort, skip, limit, populate, project. The query is first
- * compiled by the SQL compiler and the SQL thrown away: the same limits, paths, operators and 400s
- * (NO_FULLTEXT_INDEX included) on every engine, and MongoDB-only operators such as $where never pass.
+ * The pipeline of one page of an authorized query (checked by src/validation, so MongoDB-only
+ * operators such as $where never reach the server): match, (score), sort, skip, limit, populate, project.
  */
 export function findPipeline (model: Model, query: FindQuery): Document[] {
-  compileFind(model, query)
   const searching = query.search !== undefined
   const stages: Document[] = [{ $match: matchOf(query) }]
   if (searching) stages.push({ $set: { score: { $meta: 'textScore' } } })
   stages.push({ $sort: sortSpec(query.sort, searching ? 'score' : undefined) }, { $skip: query.skip }, { $limit: query.limit })
   for (const spec of query.populate) stages.push(...populateStages(spec))
   const computed = [...query.populate.map(spec => spec.as), ...(searching ? ['score'] : [])]
-  const projection = projectionOf(query.fields, model.passwordFields, computed)
+  const projection = projectionOf(query.fields, hiddenFields(model), computed)
   if (projection) stages.push({ $project: projection })
   return stages
 }

@@ -1,18 +1,33 @@
-// The compiler context of an aggregation on `model`, shared by the engines:
-// model names resolve through the caller's lookup rules to `table(model)`.
-import type { AggregateOptions } from './engine.ts'
+// The SQL compiler's context for an authorized pipeline on `model`: the source's
+// stored rows (filtered, then stripped of hidden fields by the compiler), and every
+// $lookup target (the source model itself included) read through a relation that
+// has its hidden fields removed: no stage ever sees a password hash.
+import type { Authorized, PipelinePlan } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { PipelineContext } from '../sql/compile-pipeline.ts'
 import { fieldKindLookup } from '../models/field-kinds.ts'
+import { hiddenFields } from '../permissions/field-policy.ts'
+import { quoteIdent, quoteLiteral } from '../sql/quote.ts'
+import { tableName } from '../sql/schema-ddl.ts'
 
-export function pipelineContextFor (model: Model, options: AggregateOptions, table: (target: Model) => string): PipelineContext {
+/** A model's rows as a pipeline stage sees them: hidden fields removed. */
+function strippedRows (model: Model): string {
+  const table = quoteIdent(tableName(model))
+  const hidden = hiddenFields(model)
+  if (hidden.length === 0) return table
+  return `(SELECT _id, doc - ARRAY[${hidden.map(quoteLiteral).join(', ')}]::text[] AS doc FROM ${table})`
+}
+
+export function pipelineContextFor (model: Model, plan: Authorized<PipelinePlan>): PipelineContext {
   return {
-    table: name => table(name === model.name ? model : options.lookup(name).model),
-    source: model.name,
-    baseFilter: options.baseFilter,
-    lookupFilter: name => options.lookup(name).filter,
-    allowWrites: options.allowWrites,
-    hiddenFields: model.passwordFields,
+    sourceTable: quoteIdent(tableName(model)),
+    baseFilter: plan.filter,
+    hiddenFields: hiddenFields(model),
+    lookup: name => {
+      const source = plan.lookups.get(name)
+      if (!source) throw new Error(`$lookup into ${name} was not authorized`)
+      return { table: strippedRows(source.model), filter: source.filter }
+    },
     kindOf: fieldKindLookup(model)
   }
 }

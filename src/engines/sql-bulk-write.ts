@@ -3,7 +3,7 @@
 // document that would break its schema fails the whole request (a 400).
 import { isDeepStrictEqual } from 'node:util'
 import type { BulkOperation, BulkResult, Doc, UpdateTerms } from './engine.ts'
-import { MAX_BULK_UPDATE_DOCUMENTS } from './engine.ts'
+import { LIMITS } from '../validation/limits.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { SqlClient } from '../sql/sql-client.ts'
 import { compileWhere } from '../sql/compile-find.ts'
@@ -34,12 +34,12 @@ async function computeUpdates (tx: SqlClient, model: Model, op: Op<'update'>): P
   const params = new SqlParams()
   const next = compileUpdate(op.update, 't.doc', params)
   const where = compileWhere(model, op.filter, params)
-  const limit = op.many ? MAX_BULK_UPDATE_DOCUMENTS + 1 : 1
+  const limit = op.many ? LIMITS.bulkUpdateDocuments + 1 : 1
   const text = `SELECT t._id AS id, t.doc::text AS old, (${next})::text AS next FROM ${quoteIdent(tableName(model))} t ` +
     `WHERE ${where} ORDER BY t._id LIMIT ${limit} FOR UPDATE`
   const rows = await tx.query(text, params.values) as unknown as Stored[]
-  if (rows.length > MAX_BULK_UPDATE_DOCUMENTS) {
-    throw new QuireError('QUERY_TOO_COMPLEX', `updateMany may change at most ${MAX_BULK_UPDATE_DOCUMENTS} documents at once`)
+  if (rows.length > LIMITS.bulkUpdateDocuments) {
+    throw new QuireError('QUERY_TOO_COMPLEX', `updateMany may change at most ${LIMITS.bulkUpdateDocuments} documents at once`)
   }
   return rows
 }

@@ -14,30 +14,26 @@ import { syncModelSchema } from '../sql/sync-schema.ts'
 import { insertDocs, runBulkWrite } from './sql-bulk-write.ts'
 import { compilePipeline } from '../sql/compile-pipeline.ts'
 import { pipelineContextFor } from './pipeline-context.ts'
-import { quoteLiteral } from '../sql/quote.ts'
 import { QuireError } from '../errors.ts'
 
-/** Turns the database errors a client can cause into catalogue errors. */
+/**
+ * Turns the database errors a client can cause into catalogue errors: a data exception (SQLSTATE
+ * class 22: a number out of range in $multiply, text the database cannot hold) is the client's
+ * values, a program limit (class 54) the query's size.
+ */
 export function translateSqlError (err: unknown): never {
-  if (err instanceof SqlError) {
+  if (err instanceof SqlError && err.code !== undefined) {
     if (err.code === '23505') throw new QuireError('DUPLICATE_KEY')
     if (err.code === '57014') throw new QuireError('QUERY_TIMEOUT')
     if (err.code === '2201B') throw new QuireError('INVALID_REGEX', 'Invalid regular expression')
-    if (err.code === '54001') throw new QuireError('QUERY_TOO_COMPLEX', 'The query is too complex')
+    if (err.code.startsWith('54')) throw new QuireError('QUERY_TOO_COMPLEX', 'The query is too complex for the database')
+    if (err.code.startsWith('22')) throw new QuireError('INVALID_QUERY', `The database cannot evaluate the query on these values: ${err.message.slice(0, 200)}`)
   }
   throw err
 }
 
 async function run<T> (work: () => Promise<T>): Promise<T> {
   try { return await work() } catch (err) { return translateSqlError(err) }
-}
-
-
-/** A looked-up model's rows as a pipeline sees them: password fields removed. */
-function lookupSource (model: Model): string {
-  const table = quoteIdent(tableName(model))
-  if (model.passwordFields.length === 0) return table
-  return `(SELECT _id, doc - ARRAY[${model.passwordFields.map(quoteLiteral).join(', ')}]::text[] AS doc FROM ${table})`
 }
 
 export function createSqlEngine (client: SqlClient, log: (msg: string) => void = () => {}): Engine {
@@ -107,9 +103,8 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
       return rows.length ? rows[0].d as string : null
     },
 
-    aggregate: async (model, pipeline, options) => {
-      const { text, values } = compilePipeline(pipeline, pipelineContextFor(model, options,
-        target => target === model ? quoteIdent(tableName(model)) : lookupSource(target)))
+    aggregate: async (model, plan) => {
+      const { text, values } = compilePipeline(plan.stages, pipelineContextFor(model, plan))
       const rows = await run(() => client.query(text, values))
       return JSON.stringify(rows.map(r => r.doc))
     },

@@ -17,9 +17,9 @@ function kindOfSpec (spec: FieldSpec): FieldKind {
 /** Finds the spec of a dotted path; undefined when it crosses an array or an unknown field. */
 export function fieldSpecAt (model: Model, path: string): FieldSpec | undefined {
   const [first, ...rest] = path.split('.')
-  let spec: FieldSpec | undefined = model.fields[first]
+  let spec: FieldSpec | undefined = Object.hasOwn(model.fields, first) ? model.fields[first] : undefined
   for (const seg of rest) {
-    if (spec?.type !== 'object' || !spec.properties) return undefined
+    if (spec?.type !== 'object' || !spec.properties || !Object.hasOwn(spec.properties, seg)) return undefined
     spec = spec.properties[seg]
   }
   return spec
@@ -27,8 +27,7 @@ export function fieldSpecAt (model: Model, path: string): FieldSpec | undefined 
 
 export function fieldKindLookup (model: Model): FieldKindLookup {
   return (path: string) => {
-    const system = SYSTEM_KINDS[path]
-    if (system) return system
+    if (Object.hasOwn(SYSTEM_KINDS, path)) return SYSTEM_KINDS[path]
     const spec = fieldSpecAt(model, path)
     return spec ? kindOfSpec(spec) : undefined
   }

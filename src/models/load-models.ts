@@ -14,6 +14,16 @@ function linkTarget (spec: FieldSpec): { target: string, many: boolean } | undef
   return undefined
 }
 
+/** Paths of password fields nested inside objects or arrays (only top-level ones are hashed and hidden). */
+function nestedPasswordFields (specs: Record<string, FieldSpec>, prefix = ''): string[] {
+  return Object.entries(specs).flatMap(([name, spec]) => {
+    const inner = { ...spec.properties, ...(spec.items && { '[]': spec.items }) }
+    const path = `${prefix}${name}`
+    const nested = Object.entries(inner).filter(([, s]) => s.type === 'password').map(([n]) => `${path}.${n}`)
+    return [...nested, ...nestedPasswordFields(inner, `${path}.`)]
+  })
+}
+
 /** Turns a checked model file into a Model; throws with the file's name on a mistake. */
 export function resolveModel (file: ModelFile): Model {
   const problems: string[] = []
@@ -37,6 +47,9 @@ export function resolveModel (file: ModelFile): Model {
     perms: file.perms ?? {},
     passwordFields: Object.entries(file.fields).filter(([, s]) => s.type === 'password').map(([n]) => n),
     links
+  }
+  for (const path of nestedPasswordFields(file.fields)) {
+    problems.push(`password field ${path} must be a top-level field (only those are hashed and never returned)`)
   }
   for (const r of draft.required) if (!file.fields[r]) problems.push(`required field ${r} is not defined`)
   for (const index of draft.indexes) {

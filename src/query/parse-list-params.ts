@@ -97,11 +97,18 @@ function collectBracket (model: Model, kind: string, key: string, raw: string | 
   }
 }
 
+/** One filter of the URL's conditions: merged when every field appears once (as own keys, so `__proto__` stays visible to the check), else under $and. */
 function combine (conditions: Filter[]): Filter {
   if (conditions.length > LIST_LIMITS.filterTerms) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.filterTerms} filter terms`)
-  const fields = conditions.map(c => Object.keys(c)[0])
-  if (new Set(fields).size === fields.length) return Object.assign({}, ...conditions)
+  const entries = conditions.map(c => Object.entries(c)[0])
+  if (new Set(entries.map(([field]) => field)).size === entries.length) return Object.fromEntries(entries)
   return { $and: conditions }
+}
+
+/** The full-text search text; an empty `search=` is no search (JXP's clients send it). */
+function searchText (raw: string | string[] | undefined): string | undefined {
+  const text = single('search', raw)
+  return text === '' ? undefined : text
 }
 
 /** Parses a list read's query string for `model`; throws a 400 QuireError on anything malformed. */
@@ -125,7 +132,7 @@ export function parseListParams (model: Model, query: QueryParams): ListParams {
     sort: into.sort,
     fields,
     filter: combine(into.conditions),
-    search: single('search', query.search),
+    search: searchText(query.search),
     populate: into.populate,
     autopopulate: bool('autopopulate', query.autopopulate),
     showDeleted: bool('showDeleted', query.showDeleted)

@@ -57,7 +57,7 @@ function rowExpr (model: Model, query: FindQuery, params: SqlParams, score?: str
 
 function searchParts (model: Model, text: string, params: SqlParams): { where: string, score: string } {
   const fts = fulltextColumn(model)
-  if (!fts) throw new QuireError('NO_FULLTEXT_INDEX', `Model ${model.name} has no full-text index: search needs one`)
+  if (!fts) throw new Error(`search on ${model.name}, which has no full-text index`)
   const tsquery = `websearch_to_tsquery(${quoteLiteral(fts.language)}::regconfig, ${params.add(text)})`
   const column = `t.${quoteIdent(fts.name)}`
   return { where: `${column} @@ ${tsquery}`, score: `ts_rank(${column}, ${tsquery})` }

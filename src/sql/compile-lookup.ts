@@ -11,22 +11,9 @@ import { compileExpression } from './compile-expression.ts'
 import { checkFieldName } from '../validation/field-path.ts'
 import { setFields } from './compile-reshape.ts'
 
-/** Deepest nesting of $lookup and $facet stages. */
-export const MAX_PIPELINE_NESTING = 3
-/** Most sub-pipelines in one $facet. */
-export const MAX_FACET_PIPELINES = 10
-
-const VARIABLE_NAME = /^[a-z][A-Za-z0-9_]{0,63}$/
 const LOOKUP_KEYS = new Set(['from', 'as', 'localField', 'foreignField', 'let', 'pipeline'])
 
 interface LookupSpec { from: string, as: string, localField?: string, foreignField?: string, let?: Record<string, unknown>, pipeline?: unknown[] }
-
-function nestedState (st: CompileState, stage: string, changes: Partial<CompileState> = {}): CompileState {
-  if (st.depth + 1 > MAX_PIPELINE_NESTING) {
-    throw new QuireError('QUERY_TOO_COMPLEX', `${stage} stages may nest at most ${MAX_PIPELINE_NESTING} levels deep`)
-  }
-  return { ...st, depth: st.depth + 1, ...changes }
-}
 
 /** The jsonb array of a relation's documents, in its order. */
 function collectArray (rel: Rel, st: CompileState): string {
@@ -84,15 +71,13 @@ function foreignKeys (doc: string, foreignField: string, st: CompileState): stri
  */
 export function compileLookup (spec: unknown, rel: Rel, st: CompileState): Rel {
   const lookup = parseLookup(spec)
-  const table = st.ctx.table(lookup.from)
-  const filter = st.ctx.lookupFilter?.(lookup.from) ?? {}
+  const { table, filter } = st.ctx.lookup(lookup.from)
   const [s, f, lv, fk] = [freshName(st, 's'), freshName(st, 'f'), freshName(st, 'lv'), freshName(st, 'fk')]
   const scope = { st, doc: `${s}.doc` }
   const where = Object.keys(filter).length === 0 ? 'true' : compileFilter(filter, { params: st.params, doc: `${f}.doc` })
   const perDocument: string[] = []
   const vars = new Map(st.vars)
   for (const [name, expr] of Object.entries(lookup.let ?? {})) {
-    if (!VARIABLE_NAME.test(name)) throw new QuireError('INVALID_QUERY', `Invalid variable name: ${name.slice(0, 64)}`)
     perDocument.push(`${compileExpression(expr, scope)} AS v${perDocument.length}`)
     vars.set(name, `${lv}.v${perDocument.length - 1}`)
   }
@@ -109,32 +94,17 @@ export function compileLookup (spec: unknown, rel: Rel, st: CompileState): Rel {
       matches = { sql: `SELECT ${fk}.doc FROM ${fk} WHERE ${fk}.keys && ${lv}.keys`, ordered: false }
     }
   }
-  if (lookup.pipeline !== undefined) matches = st.compileStages(lookup.pipeline, matches, nestedState(st, '$lookup', { vars, kindOf: undefined }))
-  else nestedState(st, '$lookup')
+  if (lookup.pipeline !== undefined) matches = st.compileStages(lookup.pipeline, matches, { ...st, vars, kindOf: undefined })
   const lateral = perDocument.length === 0 ? '' : ` CROSS JOIN LATERAL (SELECT ${perDocument.join(', ')} OFFSET 0) ${lv}`
   const doc = setFields(scope, `${s}.doc`, [[lookup.as, collectArray(matches, st)]])
   return { sql: `${foreign}SELECT ${doc} AS doc${rel.ordered ? `, ${s}.ord` : ''} FROM (${rel.sql}) ${s}${lateral} OFFSET 0`, ordered: rel.ordered }
 }
 
-const FACET_FORBIDDEN = new Set(['$facet', '$out', '$merge'])
-
-/** $facet: one document with an array per sub-pipeline, all reading one materialized input. */
+/** $facet (checked: named sub-pipelines, none holding a $facet): one document with an array per sub-pipeline, all reading one materialized input. */
 export function compileFacet (spec: unknown, rel: Rel, st: CompileState): Rel {
-  const entries = isPlainObject(spec) ? Object.entries(spec) : []
-  if (entries.length === 0 || !entries.every(([, p]) => Array.isArray(p))) {
-    throw new QuireError('INVALID_QUERY', '$facet needs {name: [stages], ...}')
-  }
-  if (entries.length > MAX_FACET_PIPELINES) {
-    throw new QuireError('QUERY_TOO_COMPLEX', `$facet may have at most ${MAX_FACET_PIPELINES} sub-pipelines`)
-  }
-  const sub = nestedState(st, '$facet')
+  const entries = Object.entries(spec as Record<string, unknown[]>)
   const c = freshName(st, 'c')
   const input: Rel = { sql: `SELECT ${c}.doc${rel.ordered ? `, ${c}.ord` : ''} FROM ${c}`, ordered: rel.ordered }
-  const outputs = entries.map(([name, pipeline]): [string, string] => {
-    const forbidden = (pipeline as unknown[]).flatMap(stage => isPlainObject(stage) ? Object.keys(stage) : [])
-      .find(key => FACET_FORBIDDEN.has(key))
-    if (forbidden !== undefined) throw new QuireError('INVALID_QUERY', `${forbidden} is not allowed inside $facet`)
-    return [checkFieldName(name), collectArray(st.compileStages(pipeline as unknown[], input, sub), st)]
-  })
+  const outputs = entries.map(([name, pipeline]): [string, string] => [name, collectArray(st.compileStages(pipeline, input, st), st)])
   return { sql: `WITH ${c} AS MATERIALIZED (${rel.sql}) SELECT ${jsonObject(outputs)} AS doc`, ordered: false }
 }

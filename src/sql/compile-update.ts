@@ -1,14 +1,10 @@
-// Compiles a MongoDB update document ($set, $unset, $inc, $push, $pull,
-// $addToSet) into one jsonb expression over the stored document.
+// Compiles the terms of a checked MongoDB update document ($set, $unset, $inc, $push,
+// $pull, $addToSet; see src/validation/check-update.ts) into one jsonb expression over
+// the stored document.
 import type { SqlParams } from './sql-params.ts'
 import { quoteLiteral } from './quote.ts'
 import { parseFieldPath } from '../validation/field-path.ts'
-import { QuireError } from '../errors.ts'
-
-export const UPDATE_OPERATORS = ['$set', '$unset', '$inc', '$push', '$pull', '$addToSet'] as const
-const MAX_UPDATE_FIELDS = 100
-
-type Operator = typeof UPDATE_OPERATORS[number]
+import type { UpdateOperator as Operator, UpdateTerms } from '../validation/check-update.ts'
 type Apply = (doc: string, path: string[], value: unknown, params: SqlParams) => string
 
 function pathLiteral (path: string[]): string {
@@ -34,22 +30,17 @@ function arrayAt (doc: string, path: string[]): string {
   return `(CASE WHEN ${current} IS NULL OR ${current} = 'null'::jsonb THEN '[]'::jsonb WHEN jsonb_typeof(${current}) = 'array' THEN ${current} END)`
 }
 
+/** The values a checked $push/$addToSet operand adds. */
 function eachValues (value: unknown): unknown[] {
-  if (value && typeof value === 'object' && !Array.isArray(value) && '$each' in value) {
-    const each = (value as { $each: unknown }).$each
-    if (!Array.isArray(each)) throw new QuireError('INVALID_QUERY', '$each needs an array')
-    return each
-  }
-  return [value]
+  return value && typeof value === 'object' && !Array.isArray(value) && '$each' in value ? (value as { $each: unknown[] }).$each : [value]
 }
 
 const APPLY: Record<Operator, Apply> = {
   $set: (doc, path, value, params) => setValue(doc, path, params.addJson(value)),
   $unset: (doc, path) => `(${doc} #- ${pathLiteral(path)})`,
   $inc: (doc, path, value, params) => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw new QuireError('INVALID_QUERY', '$inc needs a number')
     const current = `${doc} #> ${pathLiteral(path)}`
-    const sum = `to_jsonb(CASE WHEN ${current} IS NULL THEN 0 WHEN jsonb_typeof(${current}) = 'number' THEN (${current})::numeric END + ${params.add(value)}::numeric)`
+    const sum = `to_jsonb(CASE WHEN ${current} IS NULL THEN 0 WHEN jsonb_typeof(${current}) = 'number' THEN (${current})::numeric END + ${params.add(value as number)}::numeric)`
     return setValue(doc, path, sum)
   },
   $push: (doc, path, value, params) => setValue(doc, path, `${arrayAt(doc, path)} || ${params.addJson(eachValues(value))}`),
@@ -67,29 +58,11 @@ const APPLY: Record<Operator, Apply> = {
   }
 }
 
-/** Checks an update document's shape and returns its operators and fields. */
-export function checkUpdate (update: unknown, forbidden: (path: string) => boolean): Array<[Operator, string, unknown]> {
-  if (!update || typeof update !== 'object' || Array.isArray(update)) throw new QuireError('INVALID_QUERY', 'An update must be an object of update operators')
-  const terms: Array<[Operator, string, unknown]> = []
-  for (const [op, fields] of Object.entries(update)) {
-    if (!(UPDATE_OPERATORS as readonly string[]).includes(op)) throw new QuireError('UNSUPPORTED_OPERATOR', `Unsupported update operator: ${op.slice(0, 40)}`)
-    if (!fields || typeof fields !== 'object' || Array.isArray(fields)) throw new QuireError('INVALID_QUERY', `${op} needs an object of fields`)
-    for (const [path, value] of Object.entries(fields)) {
-      parseFieldPath(path)
-      if (forbidden(path)) throw new QuireError('INVALID_QUERY', `${path} cannot be changed by an update`)
-      terms.push([op as Operator, path, value])
-    }
-  }
-  if (terms.length === 0) throw new QuireError('INVALID_QUERY', 'The update changes nothing')
-  if (terms.length > MAX_UPDATE_FIELDS) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${MAX_UPDATE_FIELDS} fields in one update`)
-  return terms
-}
-
 /**
  * The updated document as a jsonb expression over `doc` (an SQL jsonb expression). Each term
  * is applied in its own LATERAL step on the previous step's alias, so the SQL grows linearly.
  */
-export function compileUpdate (terms: Array<[Operator, string, unknown]>, doc: string, params: SqlParams): string {
+export function compileUpdate (terms: UpdateTerms, doc: string, params: SqlParams): string {
   const steps = terms.map(([op, path, value], i) =>
     `CROSS JOIN LATERAL (SELECT ${APPLY[op](`u${i}.d`, parseFieldPath(path), value, params)} AS d) u${i + 1}`)
   return `(SELECT u${terms.length}.d FROM (SELECT ${doc} AS d) u0 ${steps.join(' ')})`

@@ -4,18 +4,14 @@ import type { FieldKindLookup, Filter } from '../query/types.ts'
 import type { SqlParams } from './sql-params.ts'
 
 export interface PipelineContext {
-  /** SQL table reference for a model; throws a QuireError (MODEL_NOT_FOUND) for an unknown one. */
-  table: (model: string) => string
-  /** Model the pipeline runs on. */
-  source: string
+  /** SQL table of the source model: its stored rows, which the leading $match stages filter. */
+  sourceTable: string
   /** Filter applied before the first stage (soft delete, owner). */
-  baseFilter?: Filter
-  /** Filter applied to every $lookup target; throws FORBIDDEN when the model is not readable. */
-  lookupFilter?: (model: string) => Filter
-  /** $out and $merge: false (default) gives FORBIDDEN, true gives UNSUPPORTED_STAGE. */
-  allowWrites?: boolean
+  baseFilter: Filter
   /** Fields of the source documents no stage may see (password hashes): removed after the leading $match stages. */
-  hiddenFields?: string[]
+  hiddenFields: string[]
+  /** A model a $lookup names: its rows as stages see them (hidden fields removed) and the filter they must match. */
+  lookup: (model: string) => { table: string, filter: Filter }
   /** Declared field kinds of the source model. */
   kindOf?: FieldKindLookup
 }
@@ -33,12 +29,10 @@ export interface Rel {
 export interface CompileState {
   readonly params: SqlParams
   readonly ctx: PipelineContext
-  /** Counters shared by the whole statement: generated names and stages compiled. */
-  readonly counters: { names: number, stages: number }
+  /** Counters shared by the whole statement: generated names. */
+  readonly counters: { names: number }
   /** $$name -> SQL of the value, for $lookup `let` variables in scope. */
   readonly vars: ReadonlyMap<string, string>
-  /** $lookup / $facet nesting depth of the pipeline being compiled. */
-  readonly depth: number
   /** Field kinds, only while documents still have the stored shape. */
   readonly kindOf?: FieldKindLookup
   /** Compiles a (sub-)pipeline over `rel`; injected to keep stage modules free of import cycles. */

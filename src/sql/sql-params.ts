@@ -1,6 +1,11 @@
 // Collects bound parameter values while SQL text is built; every client value
 // reaches the database as a $n parameter, never spliced into the statement.
 
+import { QuireError } from '../errors.ts'
+
+/** The PostgreSQL protocol's limit on the parameters of one statement. */
+const MAX_PARAMETERS = 65_535
+
 /** A value that can be bound to a placeholder. */
 export type SqlValue = string | number | boolean | null
 
@@ -9,6 +14,7 @@ export class SqlParams {
 
   /** Binds a value and returns its placeholder ("$1", "$2", ...). */
   add (value: SqlValue): string {
+    if (this.values.length >= MAX_PARAMETERS) throw new QuireError('QUERY_TOO_COMPLEX', `The query needs more than ${MAX_PARAMETERS} values`)
     this.values.push(value)
     return `$${this.values.length}`
   }

@@ -45,7 +45,7 @@ export async function prepareImported (model: Model, source: unknown, bcryptRoun
   const doc = normalizeDates(model.fields, source as Doc)
   checkStoredDocument(model, doc)
   for (const field of model.passwordFields) {
-    if (typeof doc[field] === 'string' && !BCRYPT_HASH.test(doc[field] as string)) doc[field] = await hashPassword(doc[field], bcryptRounds)
+    if (typeof doc[field] === 'string' && !BCRYPT_HASH.test(doc[field] as string)) doc[field] = await hashPassword(doc[field] as string, bcryptRounds)
   }
   const fields = Object.fromEntries(Object.entries(doc).filter(([k]) => !k.startsWith('_') && k !== 'id' && k !== 'createdAt' && k !== 'updatedAt' && k !== '__v'))
   return { ...fields, ...systemFields(source as Doc) }

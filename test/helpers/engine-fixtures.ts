@@ -4,6 +4,7 @@ import type { Doc, PopulateSpec } from '../../src/engines/engine.ts'
 import type { Model } from '../../src/models/model-definition.ts'
 import { parseModelFile } from '../../src/models/load-models.ts'
 import { newId } from '../../src/ids.ts'
+import { authorized } from '../../src/permissions/authorized.ts'
 
 function model (file: object): Model {
   return parseModelFile(JSON.stringify(file), 'engine-fixtures')
@@ -74,5 +75,5 @@ export function omit (doc: Doc, ...fields: string[]): Doc {
 /** Populate spec of one of ITEM's links, filtered to live tags. */
 export function populateOf (field: string, fields?: string[]): PopulateSpec {
   const link = ITEM.links.find(l => l.field === field)!
-  return { field, as: link.as, target: TAG, many: link.many, fields, filter: { _deleted: false } }
+  return { field, as: link.as, target: TAG, many: link.many, fields, filter: authorized({ _deleted: false }) }
 }

@@ -1,20 +1,33 @@
-// Table-driven unit tests of the aggregation compiler: exact SQL and parameters of
-// representative stages, and the errors (unsupported stages and operators, bounds, writes).
+// Table-driven unit tests of the aggregation front end: exact SQL and parameters of
+// representative stages (checked, then compiled), and the errors of both steps
+// (unsupported stages and operators, bounds, writes, translation limits).
 import t from 'tap'
 import { QuireError, type ErrorCode } from '../../src/errors.ts'
-import {
-  compilePipeline, MAX_EXPRESSION_DEPTH, MAX_FACET_PIPELINES, MAX_PIPELINE_NESTING, MAX_PIPELINE_STAGES, type PipelineContext
-} from '../../src/sql/compile-pipeline.ts'
+import { compilePipeline as compileChecked, type PipelineContext } from '../../src/sql/compile-pipeline.ts'
+import { checkPipeline } from '../../src/validation/check-pipeline.ts'
+import { LIMITS } from '../../src/validation/limits.ts'
 import { quoteIdent } from '../../src/sql/quote.ts'
 
 const ctx: PipelineContext = {
-  table: model => {
-    if (model === 'secret') throw new QuireError('FORBIDDEN')
-    if (!['items', 'owners', 'secret'].includes(model)) throw new QuireError('MODEL_NOT_FOUND', `Unknown model: ${model}`)
-    return quoteIdent(`q_${model}`)
-  },
-  source: 'items'
+  sourceTable: quoteIdent('q_items'),
+  baseFilter: {},
+  hiddenFields: [],
+  lookup: model => ({ table: quoteIdent(`q_${model}`), filter: {} })
 }
+const rules = {
+  hidden: new Set<string>(),
+  lookup: (model: string): void => {
+    if (model === 'secret') throw new QuireError('FORBIDDEN')
+    if (!['items', 'owners'].includes(model)) throw new QuireError('MODEL_NOT_FOUND', `Unknown model: ${model}`)
+  }
+}
+/** What an engine receives: the pipeline checked, then compiled. */
+const compilePipeline = (pipeline: unknown[], context: PipelineContext): ReturnType<typeof compileChecked> =>
+  compileChecked(checkPipeline(pipeline, rules), context)
+const MAX_PIPELINE_STAGES = LIMITS.pipelineStages
+const MAX_PIPELINE_NESTING = LIMITS.pipelineNesting
+const MAX_FACET_PIPELINES = LIMITS.facetPipelines
+const MAX_EXPRESSION_DEPTH = LIMITS.expressionDepth
 const BASE = 'SELECT t1.doc FROM "q_items" t1'
 
 t.test('compiled SQL and parameters', async t => {
@@ -78,7 +91,7 @@ t.test('a sorted pipeline ends with ORDER BY the sort position', async t => {
 })
 
 t.test('the base filter and $lookup filters are compiled in', async t => {
-  const withFilters: PipelineContext = { ...ctx, baseFilter: { _deleted: false }, lookupFilter: () => ({ _deleted: false }) }
+  const withFilters: PipelineContext = { ...ctx, baseFilter: { _deleted: false }, lookup: model => ({ table: quoteIdent(`q_${model}`), filter: { _deleted: false } }) }
   const { text } = compilePipeline([{ $lookup: { from: 'owners', localField: 'owner', foreignField: '_id', as: 'o' } }], withFilters)
   t.match(text, /FROM "q_items" t1 WHERE /)
   t.match(text, /FROM "q_owners" f\d+ WHERE f\d+\._id = ANY \(lv\d+\.keys\) AND /, 'the foreign _id join uses the primary key')
@@ -100,15 +113,16 @@ const lookups = (depth: number): unknown[] => depth === 0 ? [] : [{ $lookup: { f
 const deepExpression = (depth: number): unknown => depth === 0 ? '$a' : { $abs: deepExpression(depth - 1) }
 
 t.test('errors', async t => {
-  const cases: Array<{ name: string, pipeline: unknown, code: ErrorCode, message?: RegExp, context?: Partial<PipelineContext> }> = [
+  const cases: Array<{ name: string, pipeline: unknown, code: ErrorCode, message?: RegExp }> = [
     { name: 'unknown stage', pipeline: [{ $geoNear: {} }], code: 'UNSUPPORTED_STAGE', message: /^Unsupported aggregation stage: \$geoNear$/ },
     { name: 'unknown expression operator', pipeline: [{ $project: { x: { $sqrt: 4 } } }], code: 'UNSUPPORTED_OPERATOR', message: /^Unsupported expression operator: \$sqrt$/ },
     { name: 'unknown accumulator', pipeline: [{ $group: { _id: null, x: { $stdDevPop: '$a' } } }], code: 'UNSUPPORTED_OPERATOR' },
     { name: 'unsupported date format', pipeline: [{ $project: { x: { $dateToString: { date: '$d', format: '%j' } } } }], code: 'UNSUPPORTED_OPERATOR' },
     { name: 'non-UTC timezone', pipeline: [{ $project: { x: { $year: { date: '$d', timezone: 'Europe/Paris' } } } }], code: 'UNSUPPORTED_OPERATOR' },
-    { name: '$out refused', pipeline: [{ $out: 'copy' }], code: 'FORBIDDEN' },
-    { name: '$merge refused', pipeline: [{ $merge: { into: 'copy' } }], code: 'FORBIDDEN' },
-    { name: '$out with writes allowed is still unsupported', pipeline: [{ $out: 'copy' }], code: 'UNSUPPORTED_STAGE', context: { allowWrites: true } },
+    { name: '$out refused', pipeline: [{ $out: 'copy' }], code: 'UNSUPPORTED_STAGE' },
+    { name: '$merge refused', pipeline: [{ $merge: { into: 'copy' } }], code: 'UNSUPPORTED_STAGE' },
+    { name: 'a stage named like an Object method', pipeline: [{ constructor: {} }], code: 'INVALID_QUERY' },
+    { name: '$toString is not a stage', pipeline: [{ $toString: {} }], code: 'UNSUPPORTED_STAGE' },
     { name: 'too many stages', pipeline: Array.from({ length: MAX_PIPELINE_STAGES + 1 }, () => ({ $skip: 0 })), code: 'QUERY_TOO_COMPLEX' },
     { name: 'nested stages count', pipeline: [{ $facet: { a: Array.from({ length: MAX_PIPELINE_STAGES }, () => ({ $skip: 0 })) } }], code: 'QUERY_TOO_COMPLEX' },
     { name: 'too many facets', pipeline: [{ $facet: Object.fromEntries(Array.from({ length: MAX_FACET_PIPELINES + 1 }, (_, i) => [`f${i}`, []])) }], code: 'QUERY_TOO_COMPLEX' },
@@ -134,7 +148,7 @@ t.test('errors', async t => {
     { name: 'invalid extended JSON date', pipeline: [{ $match: { d: { $date: 'yesterday' } } }], code: 'INVALID_BODY' }
   ]
   for (const c of cases) {
-    t.throws(() => compilePipeline(c.pipeline as unknown[], { ...ctx, ...c.context }), { code: c.code, ...(c.message ? { message: c.message } : {}) }, c.name)
+    t.throws(() => compilePipeline(c.pipeline as unknown[], ctx), { code: c.code, ...(c.message ? { message: c.message } : {}) }, c.name)
   }
 })
 

@@ -3,13 +3,10 @@
 import t from 'tap'
 import { Worker } from 'node:worker_threads'
 import postgres from 'postgres'
-import { QuireError } from '../../src/errors.ts'
 import type { FieldKind } from '../../src/query/types.ts'
 import { startPgCluster } from '../../src/sql/pg-cluster.ts'
-import { compilePipeline, type PipelineContext } from '../../src/sql/compile-pipeline.ts'
-import { quoteIdent } from '../../src/sql/quote.ts'
 import type { SqlValue } from '../../src/sql/sql-params.ts'
-import { createMingoReference, createRng, makeItems, makeOwners, resultKey, type Doc } from './pipeline-fixtures.ts'
+import { compileItemsPipeline, createMingoReference, createRng, itemsContext, makeItems, makeOwners, resultKey, type Doc } from './pipeline-fixtures.ts'
 import { createPipelineGenerator, type GeneratedPipeline } from './pipeline-generator.ts'
 
 const PIPELINES = 500
@@ -21,16 +18,7 @@ const runMingo = createMingoReference(items, owners)
 const cases: GeneratedPipeline[] = Array.from({ length: PIPELINES }, () => generate())
 
 const KINDS: Record<string, FieldKind> = { _id: 'string', _deleted: 'boolean', i: 'integer', f: 'number', name: 'string', nested: 'object' }
-const ctx: PipelineContext = {
-  table: model => {
-    if (model !== 'items' && model !== 'owners') throw new QuireError('MODEL_NOT_FOUND')
-    return quoteIdent(`q_${model}`)
-  },
-  source: 'items',
-  baseFilter: { _deleted: false },
-  lookupFilter: () => ({ _deleted: false }),
-  kindOf: path => KINDS[path]
-}
+const ctx = itemsContext({ _deleted: false }, path => KINDS[path])
 
 const SETUP = ['items', 'owners'].map(m => `CREATE TABLE q_${m} (_id text PRIMARY KEY, doc jsonb NOT NULL)`)
 const insert = (model: string): string => `INSERT INTO q_${model} SELECT e->>'_id', e FROM jsonb_array_elements($1::text::jsonb) AS e`
@@ -77,7 +65,7 @@ t.test('generated pipelines agree with mingo on PGlite and PostgreSQL', async t 
   let mingoErrors = 0
   const failures: string[] = []
   for (const c of cases) {
-    const { text, values } = compilePipeline(c.stages, ctx)
+    const { text, values } = compileItemsPipeline(c.stages, ctx)
     // both databases work on their own cores while mingo runs here
     const server = sql.unsafe(text, values as never[]).execute()
     const pglite = lite.query(text, values)

@@ -8,6 +8,13 @@ import * as pipeline from 'mingo/operators/pipeline'
 import * as projection from 'mingo/operators/projection'
 import * as query from 'mingo/operators/query'
 
+import { QuireError } from '../../src/errors.ts'
+import type { FieldKindLookup, Filter } from '../../src/query/types.ts'
+import { compilePipeline, type PipelineContext } from '../../src/sql/compile-pipeline.ts'
+import { quoteIdent } from '../../src/sql/quote.ts'
+import type { SqlValue } from '../../src/sql/sql-params.ts'
+import { checkPipeline } from '../../src/validation/check-pipeline.ts'
+
 export type Doc = Record<string, unknown>
 
 export interface Rng {
@@ -182,4 +189,15 @@ function undoMingoQuirks (docs: Doc[]): Doc[] {
 export function resultKey (docs: unknown[], ordered: boolean): string {
   const texts = docs.map(d => JSON.stringify(normalize(d)))
   return (ordered ? texts : texts.sort(compareText)).join('\n')
+}
+
+/** The compiler's context over the tables q_items and q_owners (no hidden fields), every source filtered by `filter`. */
+export function itemsContext (filter: Filter, kindOf?: FieldKindLookup): PipelineContext {
+  return { sourceTable: quoteIdent('q_items'), baseFilter: filter, hiddenFields: [], lookup: model => ({ table: quoteIdent(`q_${model}`), filter }), kindOf }
+}
+
+/** What the SQL engine runs for a client's pipeline on q_items: checked, then compiled. */
+export function compileItemsPipeline (pipeline: unknown[], ctx: PipelineContext): { text: string, values: SqlValue[] } {
+  const lookup = (model: string): void => { if (model !== 'items' && model !== 'owners') throw new QuireError('MODEL_NOT_FOUND') }
+  return compilePipeline(checkPipeline(pipeline, { hidden: new Set(), lookup }), ctx)
 }

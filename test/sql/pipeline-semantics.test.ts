@@ -4,9 +4,7 @@ import t from 'tap'
 import { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
 import { startPgCluster } from '../../src/sql/pg-cluster.ts'
-import { compilePipeline, type PipelineContext } from '../../src/sql/compile-pipeline.ts'
-import { quoteIdent } from '../../src/sql/quote.ts'
-import { resultKey, type Doc } from './pipeline-fixtures.ts'
+import { compileItemsPipeline, itemsContext, resultKey, type Doc } from './pipeline-fixtures.ts'
 
 const ITEMS: Doc[] = [
   { _id: 'a1', n: 1, s: 'Ab', tags: ['y', 'x'], o: { x: 1 }, d: '2024-05-01T12:30:45.123Z', ow: 'o1', nums: [3, 1] },
@@ -21,12 +19,7 @@ const OWNERS: Doc[] = [
   { _id: 'o4', name: 'four', rank: 3 }
 ]
 
-const ctx: PipelineContext = {
-  table: model => quoteIdent(`q_${model}`),
-  source: 'items',
-  baseFilter: { _deleted: { $ne: true } },
-  lookupFilter: () => ({ _deleted: { $ne: true } })
-}
+const ctx = itemsContext({ _deleted: { $ne: true } })
 
 interface Case { name: string, pipeline: unknown[], expected: Doc[], ordered?: boolean }
 
@@ -175,17 +168,17 @@ t.test('aggregation semantics on PGlite and PostgreSQL', async t => {
       await run(`INSERT INTO q_${model} SELECT e->>'_id', e FROM jsonb_array_elements($1::text::jsonb) AS e`, [JSON.stringify(docs)])
     }
     for (const c of CASES) {
-      const { text, values } = compilePipeline(c.pipeline, ctx)
+      const { text, values } = compileItemsPipeline(c.pipeline, ctx)
       const rows = await run(text, values)
       t.equal(resultKey(rows, c.ordered === true), resultKey(c.expected, c.ordered === true), `${name}: ${c.name}`)
     }
-    const numbers = compilePipeline([
+    const numbers = compileItemsPipeline([
       { $group: { _id: null, t: { $sum: '$n' }, a: { $avg: '$n' } } },
       { $project: { _id: 0, t: 1, a: 1, q: { $divide: ['$t', 1] }, h: { $divide: [3, 2] }, m: { $multiply: [1.5, 2] } } }
     ], ctx)
     const [json] = await run(`SELECT x.doc::text FROM (${numbers.text}) x`, numbers.values)
     t.equal(json, '{"a": 1, "h": 1.5, "m": 3, "q": 1, "t": 1}', `${name}: integral results print as integers`)
-    const sample = compilePipeline([{ $sample: { size: 2 } }], ctx)
+    const sample = compileItemsPipeline([{ $sample: { size: 2 } }], ctx)
     t.equal((await run(sample.text, sample.values)).length, 2, `${name}: $sample`)
   }
 })

@@ -5,7 +5,8 @@ import t from 'tap'
 import { openPglite } from '../../src/engines/pglite-client.ts'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
-import type { FindQuery } from '../../src/engines/engine.ts'
+import { authorized } from '../../src/permissions/authorized.ts'
+import type { PlainQuery } from '../helpers/unchecked-engine.ts'
 import { loadModels } from '../../src/models/load-models.ts'
 import { compileFind } from '../../src/sql/compile-find.ts'
 import { quoteLiteral } from '../../src/sql/quote.ts'
@@ -39,8 +40,8 @@ async function seed (client: SqlClient): Promise<void> {
 }
 
 /** The generic plan of a list query, from inside the page's LIMIT node. */
-async function pagePlan (client: SqlClient, query: Partial<FindQuery>): Promise<PlanNode[]> {
-  const find = compileFind(TEST, { filter: { _deleted: false }, sort: [], populate: [], limit: 10, skip: 0, count: false, ...query })
+async function pagePlan (client: SqlClient, query: Partial<PlainQuery>): Promise<PlanNode[]> {
+  const find = compileFind(TEST, { sort: [], populate: [], limit: 10, skip: 0, count: false, ...query, filter: authorized(query.filter ?? { _deleted: false }) })
   const args = find.values.map(v => quoteLiteral(String(v))).join(', ')
   return await client.transaction(async tx => {
     await tx.exec("SET LOCAL plan_cache_mode = 'force_generic_plan'")

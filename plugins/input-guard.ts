@@ -1,0 +1,15 @@
+// Runs src/validation/check-input.ts on every request's query string (before the
+// credentials in it are read) and body (before schema validation and any route):
+// one place for hostile values.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { checkInput } from '../src/validation/check-input.ts'
+
+async function inputGuardPlugin (app: FastifyInstance): Promise<void> {
+  app.addHook('onRequest', async (request) => { checkInput(request.query, 'query string') })
+  app.addHook('preValidation', async (request) => {
+    if (request.body !== undefined) checkInput(request.body, 'body')
+  })
+}
+
+export default fp(inputGuardPlugin, { name: 'input-guard' })

@@ -1,0 +1,70 @@
+// Authorizes reads: a caller's list, get-by-id and count requests become the
+// Authorized queries engines accept: the client's filter, sort and projection
+// checked (no hidden field named), narrowed to the rows the caller may read, and
+// every populated link narrowed to what the caller may read of the linked model.
+import type { Caller } from '../auth/caller.ts'
+import type { FindQuery, PopulateSpec } from '../engines/engine.ts'
+import { QuireError } from '../errors.ts'
+import type { Model } from '../models/model-definition.ts'
+import type { ModelRegistry } from '../models/model-registry.ts'
+import type { Filter, Sort } from '../query/types.ts'
+import { checkFilter } from '../validation/check-filter.ts'
+import { checkFields, checkSearch, checkSort } from '../validation/check-read-params.ts'
+import { authorized, type Authorized } from './authorized.ts'
+import { hiddenFields } from './field-policy.ts'
+import { allOf, linkScope, readScope } from './row-scope.ts'
+
+export interface ReadContext {
+  caller: Caller
+  registry: ModelRegistry
+}
+
+/** What a client asks of a read, before any check. */
+export interface ReadRequest {
+  /** The client's own conditions (URL filters, /query's body), not yet checked. */
+  filter: Filter
+  sort: Sort
+  fields?: string[]
+  search?: string
+  /** Link name (or field) -> only these fields (undefined: all). */
+  populate: ReadonlyMap<string, string[] | undefined>
+  autopopulate: boolean
+  showDeleted: boolean
+}
+
+export interface Page { limit: number, skip: number, count: boolean }
+
+/** Populate specs for the requested links (by name or field), or for every link with autopopulate. */
+function authorizePopulate (ctx: ReadContext, model: Model, request: ReadRequest): PopulateSpec[] {
+  const requested = new Map(request.populate)
+  if (request.autopopulate) for (const link of model.links) if (!requested.has(link.as) && !requested.has(link.field)) requested.set(link.as, undefined)
+  return [...requested].map(([name, fields]) => {
+    const link = model.links.find(l => l.as === name || l.field === name)
+    if (!link) throw new QuireError('BAD_REQUEST', `Cannot populate ${name.slice(0, 64)}: ${model.name} has no such link (links: ${model.links.map(l => l.as).join(', ') || 'none'})`)
+    const target = ctx.registry.get(link.target)
+    return { field: link.field, as: link.as, target, many: link.many, fields: checkFields(fields), filter: authorized(linkScope(target, ctx.caller)) }
+  })
+}
+
+/** The checked client filter of a read of `model`, narrowed to the rows the caller may read. */
+function scopedFilter (ctx: ReadContext, model: Model, filter: Filter, showDeleted: boolean): Authorized<Filter> {
+  const scope = readScope(model, ctx.caller, showDeleted)
+  return authorized(allOf(scope, checkFilter(filter, hiddenFields(model))))
+}
+
+/** A list page (GET /api/{model}, POST /query/{model}) or a get by id, as the engines take it. */
+export function authorizeFind (ctx: ReadContext, model: Model, request: ReadRequest, page: Page): Authorized<FindQuery> {
+  return authorized({
+    filter: scopedFilter(ctx, model, request.filter, request.showDeleted),
+    sort: checkSort(request.sort, hiddenFields(model)),
+    fields: checkFields(request.fields),
+    ...page,
+    search: checkSearch(model, request.search),
+    populate: authorizePopulate(ctx, model, request)
+  })
+}
+
+/** The filter of a count (GET /count/{model}). */
+export function authorizeCount (ctx: ReadContext, model: Model, filter: Filter, showDeleted: boolean): Authorized<Filter> {
+  return scopedFilter(ctx, model, filter, showDeleted)
+}

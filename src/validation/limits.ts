@@ -1,0 +1,38 @@
+// Every size limit on client input, in one table: the validation step enforces
+// them before any engine sees a request, so all engines accept the same language.
+// The README's "Limits" paragraphs list them for users.
+
+export const LIMITS = {
+  /** Conditions in one filter: each operator, implicit equality and logical operator counts. */
+  filterTerms: 200,
+  /** Nesting levels of filters ($and/$or/$nor, $not, $elemMatch each open one). */
+  filterDepth: 8,
+  /** Elements of one $in, $nin or $all list. */
+  inValues: 1000,
+  /** Terms of a sort. */
+  sortTerms: 8,
+  /** Fields of a projection (`fields=`, populate field lists). */
+  projectionFields: 50,
+  /** Fields one update document changes. */
+  updateFields: 100,
+  /** Stages of a pipeline, counting those of nested $lookup and $facet pipelines. */
+  pipelineStages: 50,
+  /** Nesting of $lookup and $facet pipelines. */
+  pipelineNesting: 3,
+  /** Sub-pipelines of one $facet. */
+  facetPipelines: 10,
+  /** Nesting of operators, arrays and objects inside one aggregation expression. */
+  expressionDepth: 32,
+  /** Operations of one bulk write. */
+  bulkOperations: 1000,
+  /** Documents one updateMany may change. */
+  bulkUpdateDocuments: 10_000,
+  /** Passwords hashed for one request (bcrypt costs about 60 ms each). */
+  passwordsPerRequest: 10,
+  /** Nesting of objects and arrays inside any JSON value a client sends. */
+  valueDepth: 32,
+  /** Filter terms of a list URL (filter[...] and search[...]). */
+  urlFilterTerms: 50,
+  /** Characters of one URL parameter value. */
+  urlValueLength: 1000
+} as const
