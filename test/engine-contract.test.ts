@@ -111,8 +111,10 @@ async function settled (read: () => Promise<number>, ok: (n: number) => boolean)
 }
 
 const checkAggregate: Check = async (t, { engine }) => {
-  const sorted = JSON.parse(await engine.aggregate(ITEM, [{ $match: { n: { $gte: 2 } } }, { $sort: { n: -1, name: 1 } }, { $project: { _id: 0, name: 1, secret: 1 } }]))
-  t.strictSame(sorted, [{ name: 'echo' }, { name: 'bravo' }, { name: 'charlie' }], 'base filter first; password fields invisible')
+  const sorted = JSON.parse(await engine.aggregate(ITEM, [{ $match: { n: { $gte: 2 } } }, { $sort: { n: -1, name: 1 } }, { $project: { _id: 0, name: 1 } }]))
+  t.strictSame(sorted, [{ name: 'echo' }, { name: 'bravo' }, { name: 'charlie' }], 'base filter first')
+  const whole = JSON.parse(await engine.aggregate(ITEM, [{ $replaceRoot: { newRoot: { doc: '$$ROOT' } } }])) as Array<{ doc: Doc }>
+  t.strictSame([whole.length, whole.filter(row => 'secret' in row.doc).length], [4, 0], 'password fields invisible, even to $$ROOT')
   const total = JSON.parse(await engine.aggregate(ITEM, [{ $group: { _id: null, total: { $sum: '$n' } } }]))
   t.strictSame(total, [{ _id: null, total: 10 }], '$group')
   const joined = JSON.parse(await engine.aggregate(ITEM, [{ $match: { name: 'alpha' } },

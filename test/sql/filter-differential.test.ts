@@ -8,6 +8,7 @@ import postgres from 'postgres'
 import { Query as MingoQuery } from 'mingo'
 import type { FieldKindLookup, Filter } from '../../src/query/types.ts'
 import { compileFilter } from '../../src/sql/compile-filter.ts'
+import { checkFilter } from '../../src/validation/check-filter.ts'
 import { compileSort } from '../../src/sql/compile-sort.ts'
 import { startPgCluster } from '../../src/sql/pg-cluster.ts'
 import { SqlParams, type SqlValue } from '../../src/sql/sql-params.ts'
@@ -44,7 +45,7 @@ function expectedIds (docs: Doc[], c: GeneratedCase): string[] {
 
 function compileCase (c: GeneratedCase, mode: Mode): { text: string, values: SqlValue[] } {
   const params = new SqlParams()
-  const where = compileFilter(c.filter, { params, doc: 't.doc', kindOf: mode.kindOf })
+  const where = compileFilter(checkFilter(c.filter), { params, doc: 't.doc', kindOf: mode.kindOf })
   const order = c.sort ? ` ORDER BY ${compileSort(c.sort, { params, doc: 't.doc', idColumn: 't._id', kindOf: mode.kindOf })}` : ''
   return { text: `SELECT t._id FROM docs t WHERE ${where}${order}`, values: params.values }
 }

@@ -54,10 +54,10 @@ t.test('compiled SQL and parameters', async t => {
       values: ['1']
     },
     {
-      name: 'a leading $match filters the stored rows ($expr against a literal number)',
+      name: 'a leading $match with $expr runs after hidden fields are removed, not on the stored rows ($expr against a literal number)',
       pipeline: [{ $match: { $expr: { $gt: ['$a', 1] } } }],
-      text: `${BASE} WHERE (CASE WHEN jsonb_typeof(t1.doc->'a') = 'number' THEN sign((t1.doc->'a')::numeric - $1::numeric)::int ` +
-        'ELSE sign(COALESCE(CASE jsonb_typeof(t1.doc->\'a\') WHEN \'null\' THEN 1 WHEN \'number\' THEN 2 WHEN \'string\' THEN 3 WHEN \'object\' THEN 4 ' +
+      text: `SELECT s2.doc FROM (${BASE}) s2 WHERE (CASE WHEN jsonb_typeof(s2.doc->'a') = 'number' THEN sign((s2.doc->'a')::numeric - $1::numeric)::int ` +
+        'ELSE sign(COALESCE(CASE jsonb_typeof(s2.doc->\'a\') WHEN \'null\' THEN 1 WHEN \'number\' THEN 2 WHEN \'string\' THEN 3 WHEN \'object\' THEN 4 ' +
         'WHEN \'array\' THEN 5 WHEN \'boolean\' THEN 6 END, 0) - 2)::int END > 0)',
       values: [1]
     },
