@@ -16,12 +16,15 @@ function isUserModel (model: Model): boolean {
   return model.builtIn === true && model.name === 'user'
 }
 
-/** A group name must not be a role name: a group "admin" would grant the admin letters. */
+/** Names of JavaScript's object machinery: never a group, whatever the perms of a model say. */
+const OBJECT_NAMES = ['__proto__', 'constructor', 'prototype']
+
+/** A group name must not be a role name (a group "admin" would grant the admin letters) nor an object-machinery name. */
 export function checkGroupNames (groups: unknown): void {
   if (!Array.isArray(groups)) return
-  const reserved = groups.filter(g => ROLE_NAMES.includes(g as string))
+  const reserved = groups.filter(g => ROLE_NAMES.includes(g as string) || OBJECT_NAMES.includes(g as string))
   if (reserved.length) {
-    throw new QuireError('VALIDATION_FAILED', `A group cannot be named ${reserved.join(', ')}: that is a role`, [{ field: 'groups', message: `must not be one of ${ROLE_NAMES.join(', ')}` }])
+    throw new QuireError('VALIDATION_FAILED', `A group cannot be named ${reserved.join(', ')}: that is a reserved name`, [{ field: 'groups', message: `must not be one of ${[...ROLE_NAMES, ...OBJECT_NAMES].join(', ')}` }])
   }
 }
 
