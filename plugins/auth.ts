@@ -1,10 +1,11 @@
-// Decorates the instance with `auth` (passwords, sessions, login links, the
-// recovery mailer, rate limits) and every request with `caller`, resolved from
+// Decorates the instance with `auth` (passwords, sessions, API keys, login
+// links, the recovery mailer, rate limits) and every request with `caller`, resolved from
 // the one credential presented. Presented credentials that fail are a 401,
 // never a silent fall-back to anonymous.
 import fp from 'fastify-plugin'
 import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { createApiKeys, type ApiKeys } from '../src/auth/api-keys.ts'
 import { ANONYMOUS, callerFromUser, type Caller } from '../src/auth/caller.ts'
 import { systemClock, type Clock } from '../src/auth/clock.ts'
 import { CREDENTIAL_MODEL } from '../src/auth/credential-model.ts'
@@ -30,6 +31,7 @@ export interface AuthService {
   clock: Clock
   passwords: PasswordChecker
   sessions: SessionStore
+  apiKeys: ApiKeys
   links: LoginLinks
   mailer: RecoveryMailer
   /** Failed password checks and recovery emails, per account and per IP (LOGIN_RATE_LIMIT per 15 minutes). */
@@ -52,7 +54,8 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
   const loginAttempts = createRateLimiter(config.loginRateLimit, MINUTE_MS, clock)
   const passwords = createPasswordChecker({ engine: app.system, secret: config.secret, clock, failures })
   const warn = (msg: string): void => app.log.warn(msg)
-  const sessions = createSessionStore({ engine: app.system, clock, secret: config.secret, warn, tokenTtlSeconds: config.tokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds })
+  const apiKeys = createApiKeys(app.system, config.secret, warn)
+  const sessions = createSessionStore({ engine: app.system, clock, apiKeys, tokenTtlSeconds: config.tokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds })
   const links = createLoginLinks(app.system, codec, config.secret, config.jwtTtlSeconds)
   const mailer = createRecoveryMailer(config, warn)
 
@@ -63,11 +66,11 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
       case 'basic': return await passwords.callerFor(presented.email, presented.password, request.ip)
       case 'bearer': return await sessions.callerForToken(presented.token)
       case 'apikey': return await sessions.callerForApiKey(presented.key)
-      case 'jwt': return callerFromUser(await links.resolve(presented.jwt))
+      case 'jwt': return callerFromUser(await links.resolve(presented.jwt, 'login'), 'jwt')
     }
   }
 
-  app.decorate('auth', { clock, passwords, sessions, links, mailer, failures, resolveCaller })
+  app.decorate('auth', { clock, passwords, sessions, apiKeys, links, mailer, failures, resolveCaller })
   app.decorateRequest('caller', null as unknown as Caller)
   app.addHook('onRequest', async (request) => {
     const route = request.routeOptions.config

@@ -1,6 +1,7 @@
 // Sessions: POST /login (email and password as JSON, a form or a Basic header),
 // POST /refresh (refresh token as Bearer; rotates it), GET|POST /login/logout,
-// and GET /login/jwt?jwt= (exchanges a login link for a login response).
+// and GET /login/jwt?jwt= (exchanges a login link for a session: tokens, never
+// the API key).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { JwtQuery, LoginResponse, RefreshResponse } from '../schemas/auth.ts'
@@ -64,7 +65,8 @@ export default async function loginRoutes (fastify: FastifyInstance): Promise<vo
     }
   })
 
-  app.get('/login/jwt', { config: { loginEndpoint: true }, schema: { querystring: JwtQuery, response: { 200: LoginResponse } } }, async (request) => {
-    return { status: 'ok' as const, ...await auth.sessions.login(request.caller.userId as string) }
+  app.get('/login/jwt', { config: { loginEndpoint: true }, schema: { querystring: JwtQuery, response: { 200: RefreshResponse } } }, async (request) => {
+    // The onRequest hook authenticated ?jwt= (a login link; the schema requires it).
+    return { status: 'ok' as const, ...await auth.sessions.loginByLink(request.caller.userId as string) }
   })
 }

@@ -1,11 +1,13 @@
-// Login links: POST /login/recover (emails a reset link), POST /login/getjwt
-// (an admin mints a login link for a user) and POST /login/reset (sets a new
-// password with a link's JWT; the link dies with the old password).
+// Links: POST /login/recover (emails a recovery link, good only for a reset),
+// POST /login/getjwt (an admin mints a login link for a user; it never resets a
+// password) and POST /login/reset (sets a new password with a recovery link's
+// JWT; the link dies with the old password).
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { EmailBody, JwtResponse, ResetBody } from '../schemas/auth.ts'
 import { OkMessage } from '../schemas/common.ts'
 import type { Doc } from '../src/engines/engine.ts'
+import { refuseLoginLinks } from '../src/auth/caller.ts'
 import { findUserByEmail } from '../src/auth/password-checker.ts'
 import { requireAdmin } from '../src/permissions/access.ts'
 import { resetPassword } from '../src/auth/user-records.ts'
@@ -27,7 +29,7 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
     const user = await userWithEmail(request.body.email)
     auth.failures.record(account)
     try {
-      await auth.mailer.send(user.email as string, auth.links.mint(user))
+      await auth.mailer.send(user.email as string, auth.links.mint(user, 'reset'))
     } catch (err) {
       request.log.error({ err }, 'sending the recovery email failed')
       throw new QuireError('UNAVAILABLE', 'The recovery email could not be sent: try again later')
@@ -37,12 +39,13 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
 
   app.post('/login/getjwt', { schema: { body: EmailBody, response: { 200: JwtResponse } } }, async (request) => {
     requireAdmin(request.caller, 'get a login link for a user')
+    refuseLoginLinks(request.caller, 'mint login links')
     const user = await userWithEmail(request.body.email)
-    return { status: 'ok' as const, jwt: auth.links.mint(user) }
+    return { status: 'ok' as const, jwt: auth.links.mint(user, 'login') }
   })
 
   app.post('/login/reset', { config: { loginEndpoint: true }, schema: { body: ResetBody, response: { 200: OkMessage } } }, async (request) => {
-    const user = await auth.links.resolve(request.body.jwt)
+    const user = await auth.links.resolve(request.body.jwt, 'reset')
     await resetPassword(app.system, user, request.body.password, app.config.bcryptRounds)
     return { status: 'ok' as const, message: 'Password changed' }
   })

@@ -1,6 +1,6 @@
 // TypeBox schemas of the authentication routes: login, refresh, logout,
-// recovery, login links, setup and group administration. Response schemas also
-// keep anything unlisted out of the replies.
+// recovery, login links, setup, API keys and group administration. Response
+// schemas also keep anything unlisted out of the replies.
 import { Type } from '@sinclair/typebox'
 
 const Email = Type.String({ minLength: 1, maxLength: 254 })
@@ -46,3 +46,5 @@ export const GroupsResponse = Type.Object({
   message: Type.Optional(Type.String()),
   groups: Type.Array(Type.String())
 })
+
+export const ApiKeyResponse = Type.Object({ status: Type.Literal('ok'), message: Type.String(), apikey: Type.String() })

@@ -17,6 +17,7 @@ export const ERRORS = {
   AUTH_FAILED: { status: 401, message: 'Authentication failed' },
   AUTH_REQUIRED: { status: 401, message: 'Authentication required' },
   FORBIDDEN: { status: 403, message: 'Forbidden' },
+  CURRENT_PASSWORD_REQUIRED: { status: 403, message: 'Changing your password needs your current password' },
   MODEL_NOT_FOUND: { status: 404, message: 'Unknown model' },
   NOT_FOUND: { status: 404, message: 'Not found' },
   DOCUMENT_NOT_FOUND: { status: 404, message: 'Document not found' },

@@ -10,7 +10,7 @@ import { USER_MODEL } from '../src/auth/user-model.ts'
 
 const PASSWORDS = ['root-password-1', 'alice-password-1', 'alice-password-2', 'doc-password-1', 'wrong-password-1']
 /** Replies that are allowed to carry a credential. */
-const CREDENTIAL_ROUTES = ['/login', '/refresh', '/login/jwt', '/login/getjwt']
+const CREDENTIAL_ROUTES = ['/login', '/refresh', '/login/jwt', '/login/getjwt', '/users/:id/apikey']
 
 interface Exchange { url: string, status: number, body: string }
 
@@ -71,6 +71,10 @@ for (const engine of ENGINES) {
       [{ $match: { password: { $regex: '^\\$2' } } }, { $count: 'n' }], [{ $lookup: { from: 'user', localField: '_owner_id', foreignField: '_id', as: 'owner' } }]]) {
       await send({ method: 'POST', url: '/aggregate/test', headers: admin, payload: pipeline })
     }
+    const rotated = await send({ method: 'POST', url: `/users/${alice._id}/apikey`, headers: admin })
+    secrets.push(rotated.apikey)
+    await send({ method: 'GET', url: `/api/user/${alice._id}?apikey=${rotated.apikey}` })
+    await send({ method: 'DELETE', url: `/users/${alice._id}/apikey`, headers: admin })
     await send({ method: 'PUT', url: `/api/user/${alice._id}`, headers: admin, payload: { password: 'alice-password-1' } })
     await send({ method: 'GET', url: '/login/logout', headers: admin })
 
@@ -98,7 +102,7 @@ for (const engine of ENGINES) {
         t.notOk(/\$2[aby]\$/.test(body), `no hash in ${url}`)
         t.notOk(PASSWORDS.some(p => body.includes(p)), `no password in ${url}`)
         const path = url.split('?')[0]
-        if (!CREDENTIAL_ROUTES.includes(path)) t.notOk(secrets.some(s => body.includes(s)), `no credential in ${url}`)
+        if (!CREDENTIAL_ROUTES.includes(path.replace(/^\/users\/[0-9a-f]{24}\//, '/users/:id/'))) t.notOk(secrets.some(s => body.includes(s)), `no credential in ${url}`)
       }
       for (const e of exchanges.filter(e => e.url.includes('filter[password]') || e.url.includes('sort=password') || e.url.includes('search[password]'))) {
         t.equal(e.status, 400, `${e.url} is refused`)

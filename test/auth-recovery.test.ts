@@ -98,8 +98,8 @@ for (const engine of ENGINES) {
       const line = logs.map(l => JSON.parse(l) as { level: number, msg: string }).find(l => l.msg.includes('password recovery link'))
       t.ok(line, 'logged')
       t.equal(line!.level, 40)
-      const jwt = /https:\/\/app\.example\.com\/reset\?jwt=(\S+)/.exec(line!.msg)![1]
-      const used = await app.inject({ method: 'GET', url: `/login/jwt?jwt=${jwt}` })
+      const jwt = decodeURIComponent(/https:\/\/app\.example\.com\/reset\?jwt=(\S+)/.exec(line!.msg)![1])
+      const used = await app.inject({ method: 'POST', url: '/login/reset', payload: { jwt, password: 'reset-password' } })
       t.equal(used.statusCode, 200, 'the logged link works')
     })
 

@@ -63,18 +63,18 @@ for (const engine of ENGINES) {
       t.equal((await inject('GET', '/api/user')).status, 401)
     })
 
-    t.test('a password change ends sessions and old Basic credentials at once', async t => {
+    t.test('a password change ends sessions, the API key and old Basic credentials at once', async t => {
       const frank = await createUser('frank@example.com', 'frank-password')
       t.equal((await inject('GET', `/api/user/${frank.id}`, frank.auth)).status, 200, 'Basic pair cached')
       const session = await login(app, 'frank@example.com', 'frank-password')
-      const changed = await inject('PUT', `/api/user/${frank.id}`, bearer(session.token).authorization, { password: 'frank-new' })
+      const changed = await inject('PUT', `/api/user/${frank.id}`, bearer(session.token).authorization, { password: 'frank-new', current_password: 'frank-password' })
       t.equal(changed.status, 200)
       t.notOk('password' in changed.body.data)
       t.equal((await inject('GET', `/api/user/${frank.id}`, frank.auth)).status, 401, 'old Basic pair refused')
       t.equal((await inject('GET', `/api/user/${frank.id}`, bearer(session.token).authorization)).status, 401, 'token revoked')
       const refreshed = await app.inject({ method: 'POST', url: '/refresh', headers: bearer(session.refresh_token) })
       t.equal(refreshed.statusCode, 401, 'refresh token revoked')
-      t.equal((await app.inject({ method: 'GET', url: `/api/user/${frank.id}?apikey=${session.apikey}` })).statusCode, 200, 'the API key stays')
+      t.equal((await app.inject({ method: 'GET', url: `/api/user/${frank.id}?apikey=${session.apikey}` })).statusCode, 401, 'API key revoked')
       t.equal((await inject('GET', `/api/user/${frank.id}`, basicAuth('frank@example.com', 'frank-new'))).status, 200)
     })
 

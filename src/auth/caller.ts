@@ -1,5 +1,14 @@
-// Who is making a request, as the permission checks see it.
+// Who is making a request, as the permission checks see it, and how they proved
+// it (`via`): the one home of the rules that depend on the kind of credential.
 import type { Doc } from '../engines/engine.ts'
+import { QuireError } from '../errors.ts'
+
+/**
+ * How a caller proved who they are: `basic` (email and password in this request), `bearer` (a
+ * token from a password login), `apikey`, or `jwt` (a login link: `?jwt=`, or a token of a session
+ * opened with one at GET /login/jwt).
+ */
+export type Via = 'basic' | 'bearer' | 'apikey' | 'jwt'
 
 export interface Caller {
   /** The user's _id; undefined for anonymous requests. */
@@ -7,6 +16,8 @@ export interface Caller {
   email?: string
   admin: boolean
   groups: string[]
+  /** The credential the caller came with; undefined for anonymous requests. */
+  via?: Via
 }
 
 export const ANONYMOUS: Caller = Object.freeze({ admin: false, groups: [] as string[] }) as Caller
@@ -14,13 +25,14 @@ export const ANONYMOUS: Caller = Object.freeze({ admin: false, groups: [] as str
 /** Role names of perms; a group cannot be called one of these. */
 export const ROLE_NAMES = ['admin', 'owner', 'user', 'all']
 
-/** The caller a user record stands for (its current admin flag and groups). */
-export function callerFromUser (user: Doc): Caller {
+/** The caller a user record stands for (its current admin flag and groups), authenticated `via`. */
+export function callerFromUser (user: Doc, via: Via): Caller {
   return {
     userId: user._id as string,
     email: user.email as string,
     admin: user.admin === true,
-    groups: Array.isArray(user.groups) ? user.groups.filter(g => typeof g === 'string' && !ROLE_NAMES.includes(g)) : []
+    groups: Array.isArray(user.groups) ? user.groups.filter(g => typeof g === 'string' && !ROLE_NAMES.includes(g)) : [],
+    via
   }
 }
 
@@ -28,4 +40,13 @@ export function callerFromUser (user: Doc): Caller {
 export function rolesOf (caller: Caller): string[] {
   if (!caller.userId) return ['all']
   return ['all', 'user', ...(caller.admin ? ['admin'] : []), ...caller.groups]
+}
+
+/**
+ * Credentials are minted, rotated, read and changed only by a caller who logged in with a password
+ * or holds the API key: a login link (one hour, possibly forwarded) logs in, nothing more.
+ * Throws 403 for callers that came with a login link.
+ */
+export function refuseLoginLinks (caller: Caller, action: string): void {
+  if (caller.via === 'jwt') throw new QuireError('FORBIDDEN', `A login link cannot ${action}: log in with your password`)
 }

@@ -71,11 +71,11 @@ export function createPasswordChecker ({ engine, secret, clock, failures }: Pass
     callerFor: async (email, password, ip) => {
       const key = keyOf(email, password)
       const known = await cachedUser(key, email)
-      if (known) return callerFromUser(known)
+      if (known) return callerFromUser(known, 'basic')
       const user = await verify(email, password, ip)
       if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string)
       cache.set(key, { hash: user.password as string, expires: clock.now() + CACHE_TTL_MS })
-      return callerFromUser(user)
+      return callerFromUser(user, 'basic')
     }
   }
 }

@@ -1,19 +1,20 @@
-// Access tokens, refresh tokens and the permanent API key, kept as digests in the
-// internal `_credential` model (one document per user). One session per user: a
-// login or a refresh replaces the previous token pair; logout, a password change
-// or deleting the user ends it. Every lookup is one indexed query that also
-// fetches the user's current record (populate), so admin and group changes apply
-// at once.
+// Access tokens and refresh tokens, kept as digests in the internal
+// `_credential` model (one document per user, which also holds the API key: see
+// api-keys.ts). One session per user: a login or a refresh replaces the previous
+// token pair; logout, a password change or deleting the user ends it. A session
+// opened with a login link stays marked as such through refreshes (its callers
+// come `via: 'jwt'`). Every lookup is one indexed query that also fetches the
+// user's current record (populate), so admin and group changes apply at once.
 import type { Doc } from '../engines/engine.ts'
 import { systemPopulate, type SystemStore } from '../permissions/system-access.ts'
 import type { Filter } from '../query/types.ts'
 import { QuireError } from '../errors.ts'
-import { newId } from '../ids.ts'
-import { callerFromUser, type Caller } from './caller.ts'
+import { callerFromUser, type Caller, type Via } from './caller.ts'
+import type { ApiKeys } from './api-keys.ts'
 import type { Clock } from './clock.ts'
-import { CREDENTIAL_MODEL } from './credential-model.ts'
+import { CREDENTIAL_MODEL, NO_SESSION } from './credential-model.ts'
 import { USER_MODEL } from './user-model.ts'
-import { PREFIX, deriveKey, digestOf, newCredential, seal, unseal } from './secrets.ts'
+import { PREFIX, digestOf, newCredential } from './secrets.ts'
 
 export interface SessionTokens {
   user_id: string
@@ -26,76 +27,46 @@ export interface SessionTokens {
 export interface LoginTokens extends SessionTokens { apikey: string }
 
 export interface SessionStore {
-  /** A new token pair for the user (the previous pair dies) and the user's API key. */
+  /** A new token pair for the user (the previous pair dies) and the user's API key: for a password login. */
   login: (userId: string) => Promise<LoginTokens>
+  /** A new token pair for a login link (GET /login/jwt): no API key, and its callers come via 'jwt'. */
+  loginByLink: (userId: string) => Promise<SessionTokens>
   /** Rotates a valid refresh token: a new pair; the presented refresh token stops working. */
   refresh: (refreshToken: string) => Promise<SessionTokens>
   callerForToken: (token: string) => Promise<Caller>
   callerForApiKey: (apikey: string) => Promise<Caller>
-  /** Ends the user's session: the token and refresh token die. */
+  /** Ends the user's session (logout): the token and refresh token die; the API key stays. */
   end: (userId: string) => Promise<void>
 }
 
 export interface SessionOptions {
   engine: SystemStore
   clock: Clock
-  secret: string
+  apiKeys: ApiKeys
   tokenTtlSeconds: number
   refreshTokenTtlSeconds: number
-  warn: (msg: string) => void
 }
 
 const USER_LINK = systemPopulate({ field: 'user_id', as: 'user', target: USER_MODEL, many: false, filter: { _deleted: false } })
-const NO_SESSION = { token: null, token_expires: null, refresh: null, refresh_expires: null }
 
 function denied (reason: string): never {
   throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
 }
 
-/** Ends a user's session (token and refresh token); the API key stays. */
-export async function endSessions (engine: SystemStore, userId: string): Promise<void> {
-  await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId }, { ...NO_SESSION, updatedAt: new Date().toISOString() })
-}
-
 export function createSessionStore (options: SessionOptions): SessionStore {
-  const { engine, clock } = options
-  const sealKey = deriveKey(options.secret, 'apikey')
+  const { engine, clock, apiKeys } = options
   const iso = (ms: number): string => new Date(ms).toISOString()
 
-  function newPair (): { set: Doc, tokens: Omit<SessionTokens, 'user_id'> } {
+  function newPair (byLink: boolean): { set: Doc, tokens: Omit<SessionTokens, 'user_id'> } {
     const now = clock.now()
     const token = newCredential('access')
     const refresh = newCredential('refresh')
     const tokenExpires = iso(now + options.tokenTtlSeconds * 1000)
     const refreshExpires = iso(now + options.refreshTokenTtlSeconds * 1000)
     return {
-      set: { token: digestOf(token), token_expires: tokenExpires, refresh: digestOf(refresh), refresh_expires: refreshExpires, updatedAt: iso(now) },
+      set: { token: digestOf(token), token_expires: tokenExpires, refresh: digestOf(refresh), refresh_expires: refreshExpires, link_session: byLink, updatedAt: iso(now) },
       tokens: { token, token_expires: tokenExpires, refresh_token: refresh, refresh_token_expires: refreshExpires }
     }
-  }
-
-  /** Writes the pair into the user's credential document, creating it (and the API key) on first login. */
-  async function storePair (userId: string, set: Doc, retried = false): Promise<Doc> {
-    const updated = await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId }, set)
-    if (updated !== null) return JSON.parse(updated) as Doc
-    const apikey = newCredential('apikey')
-    const doc = { _id: newId(), user_id: userId, ...set, apikey: digestOf(apikey), apikey_sealed: seal(sealKey, apikey), createdAt: set.updatedAt, __v: 0 }
-    try {
-      return JSON.parse(await engine.insert(CREDENTIAL_MODEL, doc)) as Doc
-    } catch (err) {
-      if (retried || !(err instanceof QuireError && err.code === 'DUPLICATE_KEY')) throw err
-      return await storePair(userId, set, true)
-    }
-  }
-
-  /** The user's API key; a new one when the sealed copy cannot be opened (QUIRE_SECRET changed). */
-  async function apikeyOf (userId: string, doc: Doc): Promise<string> {
-    const key = typeof doc.apikey_sealed === 'string' ? unseal(sealKey, doc.apikey_sealed) : undefined
-    if (key !== undefined && digestOf(key) === doc.apikey) return key
-    options.warn(`the API key of user ${userId} could not be unsealed (was QUIRE_SECRET changed?): a new key was issued`)
-    const fresh = newCredential('apikey')
-    await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId }, { apikey: digestOf(fresh), apikey_sealed: seal(sealKey, fresh) })
-    return fresh
   }
 
   /** The credential document matching `filter`, with its live user under `user` (null when deleted). */
@@ -117,14 +88,20 @@ export function createSessionStore (options: SessionOptions): SessionStore {
     if (!doc) return denied(`Invalid ${what}`)
     if (field === 'token') await checkExpiry(doc, 'token', 'Token expired')
     if (!doc.user) return denied('The user no longer exists')
-    return callerFromUser(doc.user as Doc)
+    const via: Via = field === 'apikey' ? 'apikey' : doc.link_session === true ? 'jwt' : 'bearer'
+    return callerFromUser(doc.user as Doc, via)
   }
 
   return {
     login: async (userId) => {
-      const pair = newPair()
-      const doc = await storePair(userId, pair.set)
-      return { user_id: userId, apikey: await apikeyOf(userId, doc), ...pair.tokens }
+      const pair = newPair(false)
+      const doc = await apiKeys.write(userId, pair.set)
+      return { user_id: userId, apikey: await apiKeys.forLogin(userId, doc), ...pair.tokens }
+    },
+    loginByLink: async (userId) => {
+      const pair = newPair(true)
+      await apiKeys.write(userId, pair.set)
+      return { user_id: userId, ...pair.tokens }
     },
     refresh: async (refreshToken) => {
       if (!refreshToken.startsWith(PREFIX.refresh)) return denied('Not a refresh token')
@@ -133,7 +110,7 @@ export function createSessionStore (options: SessionOptions): SessionStore {
       if (!doc) return denied('Invalid refresh token')
       await checkExpiry(doc, 'refresh', 'Refresh token expired')
       if (!doc.user) return denied('The user no longer exists')
-      const pair = newPair()
+      const pair = newPair(doc.link_session === true)
       const rotated = await engine.updateOne(CREDENTIAL_MODEL, { _id: doc._id, refresh: digest }, pair.set)
       if (rotated === null) return denied('Invalid refresh token')
       return { user_id: doc.user_id as string, ...pair.tokens }
@@ -143,6 +120,6 @@ export function createSessionStore (options: SessionOptions): SessionStore {
       return await callerBy('token', token, 'token')
     },
     callerForApiKey: async (apikey) => await callerBy('apikey', apikey, 'API key'),
-    end: async (userId) => { await endSessions(engine, userId) }
+    end: async (userId) => { await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId }, { ...NO_SESSION, updatedAt: iso(clock.now()) }) }
   }
 }

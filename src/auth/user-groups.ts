@@ -4,19 +4,12 @@
 import type { Doc } from '../engines/engine.ts'
 import type { SystemStore } from '../permissions/system-access.ts'
 import { QuireError } from '../errors.ts'
-import { isValidId } from '../ids.ts'
 import { checkGroupNames } from './user-rules.ts'
+import { findLiveUser } from './user-records.ts'
 import { USER_MODEL } from './user-model.ts'
 
 const GROUP_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const ATTEMPTS = 5
-
-async function findUser (engine: SystemStore, id: string): Promise<Doc> {
-  if (!isValidId(id)) throw new QuireError('INVALID_ID', 'A user id is 24 hexadecimal characters')
-  const user = await engine.findRaw(USER_MODEL, { _id: id, _deleted: false })
-  if (!user) throw new QuireError('DOCUMENT_NOT_FOUND', `No user with id ${id}`)
-  return user
-}
 
 function groupsOf (user: Doc): string[] {
   return Array.isArray(user.groups) ? user.groups as string[] : []
@@ -30,13 +23,13 @@ export function checkGroupName (group: string): void {
 }
 
 export async function listGroups (engine: SystemStore, userId: string): Promise<string[]> {
-  return groupsOf(await findUser(engine, userId))
+  return groupsOf(await findLiveUser(engine, userId))
 }
 
 /** Applies `change` to the user's groups and stores the result; returns the new list. */
 export async function changeGroups (engine: SystemStore, userId: string, change: (groups: string[]) => string[]): Promise<string[]> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const user = await findUser(engine, userId)
+    const user = await findLiveUser(engine, userId)
     const groups = change(groupsOf(user))
     const set = { groups, updatedAt: new Date().toISOString() }
     if (await engine.updateOne(USER_MODEL, { _id: userId, _deleted: false, __v: user.__v }, set) !== null) return groups

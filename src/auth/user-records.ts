@@ -1,13 +1,14 @@
-// Writes to user records outside /api/user: the first admin (POST /setup and
-// `quire admin create`) and password resets. They go through the same checks as
-// POST/PUT /api/user (schema, lower-case email, bcrypt).
+// User records outside /api/user: finding a live user by id, the first admin
+// (POST /setup and `quire admin create`) and password resets. Writes go through
+// the same checks as POST/PUT /api/user (schema, lower-case email, bcrypt).
 import type { Doc } from '../engines/engine.ts'
 import type { SystemStore } from '../permissions/system-access.ts'
 import { prepareCreate, prepareUpdate } from '../documents/prepare-document.ts'
 import { QuireError } from '../errors.ts'
+import { isValidId } from '../ids.ts'
 import type { Caller } from './caller.ts'
+import { revokeCredentials } from './api-keys.ts'
 import { CREDENTIAL_MODEL } from './credential-model.ts'
-import { endSessions } from './sessions.ts'
 import { USER_MODEL } from './user-model.ts'
 
 /** The service itself, acting as an admin. */
@@ -15,6 +16,14 @@ const SYSTEM: Caller = { admin: true, groups: [] }
 
 /** Marks (in the credential store) that setup has run, so two concurrent setups cannot both succeed. */
 const SETUP_MARK = 'setup'
+
+/** The live user with this id, password hash included; 400 for a malformed id, 404 when there is none. */
+export async function findLiveUser (engine: SystemStore, id: string): Promise<Doc> {
+  if (!isValidId(id)) throw new QuireError('INVALID_ID', 'A user id is 24 hexadecimal characters')
+  const user = await engine.findRaw(USER_MODEL, { _id: id, _deleted: false })
+  if (!user) throw new QuireError('DOCUMENT_NOT_FOUND', `No user with id ${id}`)
+  return user
+}
 
 export async function createUser (engine: SystemStore, fields: Doc, bcryptRounds: number): Promise<Doc> {
   const doc = await prepareCreate({ model: USER_MODEL, body: fields, caller: SYSTEM, form: false, bcryptRounds })
@@ -36,11 +45,11 @@ export async function createFirstAdmin (engine: SystemStore, email: string, pass
 
 /**
  * Sets a new password for `user` (a record read with its hash), only if the hash is still the one
- * read: a reset link cannot be used twice. Ends the user's sessions.
+ * read: a reset link cannot be used twice. Ends the user's session and revokes the API key.
  */
 export async function resetPassword (engine: SystemStore, user: Doc, password: string, bcryptRounds: number): Promise<void> {
   const set = await prepareUpdate({ model: USER_MODEL, body: { password }, caller: SYSTEM, form: false, bcryptRounds })
   const updated = await engine.updateOne(USER_MODEL, { _id: user._id, _deleted: false, password: user.password }, set)
   if (updated === null) throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, 'JWT no longer valid: the password has changed')
-  await endSessions(engine, user._id as string)
+  await revokeCredentials(engine, user._id as string)
 }

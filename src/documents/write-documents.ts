@@ -7,7 +7,7 @@ import { authorizeDelete, authorizeUpdate, authorizeVisible } from '../permissio
 import { prepareCreate, prepareUpdate } from './prepare-document.ts'
 import { checkId } from './read-documents.ts'
 import { QuireError } from '../errors.ts'
-import { afterUserWrite } from '../auth/user-rules.ts'
+import { afterUserWrite, checkPasswordChange } from '../auth/user-rules.ts'
 import type { DocumentContext } from './document-context.ts'
 
 export interface WriteResult { message: string, data?: string }
@@ -36,7 +36,7 @@ export async function createDocument (ctx: DocumentContext, model: Model, body: 
 export async function updateDocument (ctx: DocumentContext, model: Model, id: string, body: unknown, form: boolean): Promise<WriteResult> {
   checkId(id)
   requireAccess(model, ctx.caller, 'u')
-  const set = await prepareUpdate(writeInput(ctx, model, body, form))
+  const set = await prepareUpdate(writeInput(ctx, model, await checkPasswordChange(ctx, model, id, body), form))
   const kind = { deletes: set._deleted === true, restores: set._deleted === false }
   const data = await ctx.engine.updateOne(model, authorizeUpdate(model, ctx.caller, id, kind), set)
   if (data === null) throw await notWritable(ctx, model, id, kind.deletes ? 'delete' : 'update', kind.restores)
