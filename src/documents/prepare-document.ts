@@ -2,7 +2,6 @@
 // dates normalized, schema validated, system fields set (the shape* functions),
 // then passwords hashed (the prepare* functions, or hashPasswordFields once a
 // whole bulk request is valid: no bcrypt work is spent on a request that fails).
-import bcrypt from 'bcrypt'
 import type { Model } from '../models/model-definition.ts'
 import type { Doc } from '../engines/engine.ts'
 import type { Caller } from '../auth/caller.ts'
@@ -13,6 +12,10 @@ import { QuireError } from '../errors.ts'
 import { applyUserRules, ownUserRecord } from '../auth/user-rules.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 import { LIMITS } from '../validation/limits.ts'
+import { checkPasswordLength, hashPassword } from '../auth/password-hash.ts'
+
+/** Re-exported for the bulk and import paths; its home (with the 72-byte limit) is src/auth/password-hash.ts. */
+export { hashPassword }
 
 /** System fields a client may send back (e.g. a document it read) but never sets. */
 const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v']
@@ -41,18 +44,14 @@ function splitSystemFields (body: unknown): { fields: Doc, owner?: unknown, dele
   return { fields: rest, owner, deleted }
 }
 
-/** bcrypt hash of a password. */
-export async function hashPassword (password: string, rounds: number): Promise<string> {
-  return await bcrypt.hash(password, rounds)
-}
-
-/** Hashes, in place, the password fields each document sets; at most LIMITS.passwordsPerRequest of them. */
+/** Hashes, in place, the password fields each document sets; at most LIMITS.passwordsPerRequest of them, each at most 72 bytes. */
 export async function hashPasswordFields (model: Model, docs: Doc[], rounds: number): Promise<void> {
   const targets = docs.flatMap(doc => hiddenFields(model).filter(field => typeof doc[field] === 'string').map(field => ({ doc, field })))
   if (targets.length > LIMITS.passwordsPerRequest) {
     throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.passwordsPerRequest} passwords may be set in one request`)
   }
-  await Promise.all(targets.map(async ({ doc, field }) => { doc[field] = await hashPassword(doc[field] as string, rounds) }))
+  for (const { doc, field } of targets) checkPasswordLength(doc[field] as string, field)
+  await Promise.all(targets.map(async ({ doc, field }) => { doc[field] = await hashPassword(doc[field] as string, rounds, field) }))
 }
 
 function validate (validator: DocumentValidators['create'], doc: Doc): void {

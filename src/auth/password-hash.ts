@@ -1,0 +1,23 @@
+// How password fields are stored: bcrypt hashes. bcrypt reads only the first 72
+// bytes of a password and ignores the rest (with 2-byte characters, only the
+// first 36 characters would count), so a longer one is refused with a 400
+// instead of being cut silently. Every path that sets a password comes here.
+import bcrypt from 'bcrypt'
+import { QuireError } from '../errors.ts'
+
+/** The most bytes (UTF-8) of a password bcrypt reads. */
+export const MAX_PASSWORD_BYTES = 72
+
+/** Throws VALIDATION_FAILED when a password is longer than bcrypt reads. */
+export function checkPasswordLength (value: string, field: string): void {
+  const bytes = Buffer.byteLength(value, 'utf8')
+  if (bytes <= MAX_PASSWORD_BYTES) return
+  throw new QuireError('VALIDATION_FAILED', `${field.slice(0, 64)} is ${bytes} bytes long in UTF-8: a password is at most ${MAX_PASSWORD_BYTES} bytes (bcrypt ignores the rest)`,
+    [{ field: field.slice(0, 64), message: `must be at most ${MAX_PASSWORD_BYTES} bytes (UTF-8)` }])
+}
+
+/** bcrypt hash of a password; VALIDATION_FAILED when it is longer than bcrypt reads. */
+export async function hashPassword (password: string, rounds: number, field = 'password'): Promise<string> {
+  checkPasswordLength(password, field)
+  return await bcrypt.hash(password, rounds)
+}
