@@ -45,6 +45,11 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(queryBuilder)
   app.register(documents)
   app.register(autoload, { dir: join(here, 'routes'), forceESM: true })
-  await app.ready()
+  try {
+    await app.ready()
+  } catch (err) {
+    await app.close() // a refused start (e.g. a secret that differs) still releases the database
+    throw err
+  }
   return app
 }

@@ -15,6 +15,8 @@ import { presentedCredential } from '../src/auth/presented-credential.ts'
 import { createRateLimiter, type RateLimiter } from '../src/auth/rate-limiter.ts'
 import { createRecoveryMailer, type RecoveryMailer } from '../src/auth/recovery-mail.ts'
 import { deriveKey } from '../src/auth/secrets.ts'
+import { resolveServiceSecret } from '../src/auth/service-secret.ts'
+import { pgliteDataDir } from '../src/config.ts'
 import { createSessionStore, type SessionStore } from '../src/auth/sessions.ts'
 
 declare module 'fastify' {
@@ -44,7 +46,9 @@ const MINUTE_MS = 60_000
 async function authPlugin (app: FastifyInstance): Promise<void> {
   const { config } = app
   await app.db.syncModels([CREDENTIAL_MODEL])
-  await app.register(fastifyJwt, { secret: deriveKey(config.secret, 'jwt').toString('base64url') })
+  const warn = (msg: string): void => app.log.warn(msg)
+  const secret = await resolveServiceSecret(app.db, { explicit: config.secret, dataDir: pgliteDataDir(config.databaseUrl), log: warn })
+  await app.register(fastifyJwt, { secret: deriveKey(secret, 'jwt').toString('base64url') })
   const clock = systemClock()
   const codec: JwtCodec = {
     sign: (payload, ttlSeconds) => app.jwt.sign(payload, { expiresIn: ttlSeconds, clockTimestamp: clock.now() }),
@@ -52,11 +56,10 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
   }
   const failures = createRateLimiter(config.loginRateLimit, 15 * MINUTE_MS, clock)
   const loginAttempts = createRateLimiter(config.loginRateLimit, MINUTE_MS, clock)
-  const passwords = createPasswordChecker({ engine: app.system, secret: config.secret, clock, failures })
-  const warn = (msg: string): void => app.log.warn(msg)
-  const apiKeys = createApiKeys(app.system, config.secret, warn)
+  const passwords = createPasswordChecker({ engine: app.system, secret, clock, failures })
+  const apiKeys = createApiKeys(app.system, secret, warn)
   const sessions = createSessionStore({ engine: app.system, clock, apiKeys, tokenTtlSeconds: config.tokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds })
-  const links = createLoginLinks(app.system, codec, config.secret, config.jwtTtlSeconds)
+  const links = createLoginLinks(app.system, codec, secret, config.jwtTtlSeconds)
   const mailer = createRecoveryMailer(config, warn)
 
   async function resolveCaller (request: FastifyRequest): Promise<Caller> {

@@ -2,6 +2,7 @@
 import { Command } from 'commander'
 import { loadConfig } from './config.ts'
 import { addTransferCommands } from './commands/transfer-commands.ts'
+import { describeStartupFailure } from './startup-error.ts'
 
 const program = new Command()
 program.name('quire').description('Quire: a self-hosted document data service')
@@ -37,4 +38,21 @@ program.command('admin').description('manage administrators')
     }
   })
 
-await program.parseAsync()
+program.command('secret').description('manage the service secret (see docs/auth.md)')
+  .command('adopt')
+  .description('make the configured secret (QUIRE_SECRET, or else the PGlite directory\'s file, or else a new stored one) the database\'s secret; ' +
+    'API keys are reissued at each user\'s next login and login links die. Stop the server first on a PGlite directory')
+  .action(async () => {
+    const { adoptSecret } = await import('./auth/secret-command.ts')
+    const source = await adoptSecret(loadConfig(), msg => console.error(msg))
+    console.log(`the service secret is now ${source}: restart every process with it`)
+  })
+
+/** Prints why a command failed (one line when the operator can fix it, the stack of a bug) and exits 1. */
+function fail (err: unknown): never {
+  const line = describeStartupFailure(err)
+  process.stderr.write(line ? `quire: ${line}\n` : `quire: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`)
+  process.exit(1)
+}
+
+await program.parseAsync().catch(fail)

@@ -1,6 +1,5 @@
 // Reads the service configuration from environment variables, with defaults.
 // Every variable is documented in the README's configuration table.
-import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 
 export interface Config {
@@ -20,8 +19,8 @@ export interface Config {
   tokenTtlSeconds: number
   refreshTokenTtlSeconds: number
   jwtTtlSeconds: number
-  /** Signs JWTs and keys the credential digests; a random one (per process) when unset. */
-  secret: string
+  /** QUIRE_SECRET: signs JWTs, seals API keys; when unset, one kept with the data (src/auth/service-secret.ts). */
+  secret?: string
   bcryptRounds: number
   logLevel: string
   smtpUrl?: string
@@ -46,6 +45,12 @@ export function pgliteUrlFor (dataDir: string): string {
   return `pglite://${dataDir}`
 }
 
+/** The data directory of a pglite://PATH URL; undefined for pglite://memory and other engines. */
+export function pgliteDataDir (databaseUrl: string): string | undefined {
+  const path = databaseUrl.startsWith('pglite://') ? databaseUrl.slice('pglite://'.length) : ''
+  return path && path !== 'memory' ? path : undefined
+}
+
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: intFrom(env, 'PORT', 3000),
@@ -61,7 +66,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     tokenTtlSeconds: intFrom(env, 'TOKEN_TTL_SECONDS', 24 * 3600),
     refreshTokenTtlSeconds: intFrom(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600),
     jwtTtlSeconds: intFrom(env, 'JWT_TTL_SECONDS', 3600),
-    secret: env.QUIRE_SECRET || randomBytes(32).toString('hex'),
+    secret: env.QUIRE_SECRET || undefined,
     bcryptRounds: intFrom(env, 'BCRYPT_ROUNDS', 10),
     logLevel: env.LOG_LEVEL || 'info',
     smtpUrl: env.SMTP_URL || undefined,

@@ -1,0 +1,19 @@
+// `quire secret adopt`: makes the secret this configuration gives (QUIRE_SECRET,
+// the PGlite directory's secret file, or else a new secret stored in the
+// database) the one the database was set up with: a deliberate change of secret.
+import type { Config } from '../config.ts'
+import { pgliteDataDir } from '../config.ts'
+import { openEngine } from '../engines/open-engine.ts'
+import { resolveServiceSecret } from './service-secret.ts'
+
+/** Adopts the configured secret and says where it comes from. */
+export async function adoptSecret (config: Config, log: (msg: string) => void): Promise<string> {
+  const engine = await openEngine(config.databaseUrl, { statementTimeoutMs: config.statementTimeoutMs })
+  const dataDir = pgliteDataDir(config.databaseUrl)
+  try {
+    await resolveServiceSecret(engine, { explicit: config.secret, dataDir, adopt: true, log })
+  } finally {
+    await engine.close()
+  }
+  return config.secret ? 'QUIRE_SECRET' : dataDir ? `the secret file in ${dataDir}` : 'a new secret stored in the database'
+}
