@@ -1,27 +1,29 @@
-// Decorates the instance with `auth` (passwords, sessions, API keys, login
-// links, the recovery mailer, rate limits) and every request with `caller`, resolved from
-// the one credential presented. Presented credentials that fail are a 401,
-// never a silent fall-back to anonymous.
+// Decorates the instance with `credentials` (passwords, sessions, API keys,
+// login links, the recovery mailer, rate limits, the authentication step; `auth`
+// is @fastify/auth's, which composes that step) and every
+// request with `caller`, resolved from the one credential presented (see
+// credential-strategies.ts). Presented credentials that fail are a 401, never a
+// silent fall-back to anonymous.
 import fp from 'fastify-plugin'
 import fastifyJwt from '@fastify/jwt'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { createApiKeys, type ApiKeys } from '../src/auth/api-keys.ts'
-import { ANONYMOUS, callerFromUser, type Caller } from '../src/auth/caller.ts'
+import { ANONYMOUS, type Caller } from '../src/auth/caller.ts'
 import { systemClock, type Clock } from '../src/auth/clock.ts'
 import { CREDENTIAL_MODEL } from '../src/auth/credential-model.ts'
 import { createLoginLinks, type JwtCodec, type LoginLinks } from '../src/auth/login-links.ts'
 import { createPasswordChecker, type PasswordChecker } from '../src/auth/password-checker.ts'
-import { presentedCredential } from '../src/auth/presented-credential.ts'
 import { createRateLimiter, type RateLimiter } from '../src/auth/rate-limiter.ts'
 import { createRecoveryMailer, type RecoveryMailer } from '../src/auth/recovery-mail.ts'
 import { deriveKey } from '../src/auth/secrets.ts'
 import { resolveServiceSecret } from '../src/auth/service-secret.ts'
 import { pgliteDataDir } from '../src/config.ts'
 import { createSessionStore, type SessionStore } from '../src/auth/sessions.ts'
+import { createAuthenticator, type Authenticate } from './credential-strategies.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** false: the route reads its own credentials (POST /login, POST /refresh). */
+    /** false: the route reads its own credentials (POST /refresh). */
     authenticate?: boolean
     /** Requests are limited per IP (LOGIN_RATE_LIMIT a minute). */
     loginEndpoint?: boolean
@@ -38,7 +40,8 @@ export interface AuthService {
   mailer: RecoveryMailer
   /** Failed password checks and recovery emails, per account and per IP (LOGIN_RATE_LIMIT per 15 minutes). */
   failures: RateLimiter
-  resolveCaller: (request: FastifyRequest) => Promise<Caller>
+  /** The authentication step (an onRequest handler): sets request.caller, or fails with a 401. */
+  authenticate: Authenticate
 }
 
 const MINUTE_MS = 60_000
@@ -62,26 +65,22 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
   const links = createLoginLinks(app.system, codec, secret, config.jwtTtlSeconds)
   const mailer = createRecoveryMailer(config, warn)
 
-  async function resolveCaller (request: FastifyRequest): Promise<Caller> {
-    const presented = presentedCredential(request.headers, request.query)
-    switch (presented?.kind) {
-      case undefined: return ANONYMOUS
-      case 'basic': return await passwords.callerFor(presented.email, presented.password, request.ip)
-      case 'bearer': return await sessions.callerForToken(presented.token)
-      case 'apikey': return await sessions.callerForApiKey(presented.key)
-      case 'jwt': return callerFromUser(await links.resolve(presented.jwt, 'login'), 'jwt')
-    }
-  }
+  const authenticate = await createAuthenticator(app, { passwords, sessions, links })
 
-  app.decorate('auth', { clock, passwords, sessions, apiKeys, links, mailer, failures, resolveCaller })
+  app.decorate('credentials', { clock, passwords, sessions, apiKeys, links, mailer, failures, authenticate })
   app.decorateRequest('caller', null as unknown as Caller)
-  app.addHook('onRequest', async (request) => {
+  app.decorateRequest('credential', undefined)
+  app.addHook('onRequest', (request, reply, done) => {
     const route = request.routeOptions.config
+    request.caller = ANONYMOUS
     if (route?.loginEndpoint) {
-      loginAttempts.check(`ip:${request.ip}`)
-      loginAttempts.record(`ip:${request.ip}`)
+      try {
+        loginAttempts.check(`ip:${request.ip}`)
+        loginAttempts.record(`ip:${request.ip}`)
+      } catch (err) { done(err as Error); return }
     }
-    request.caller = route?.authenticate === false ? ANONYMOUS : await resolveCaller(request)
+    if (route?.authenticate === false) done()
+    else authenticate(request, reply, done)
   })
   app.addHook('onClose', async () => { mailer.close() })
 }

@@ -16,7 +16,8 @@ declare module 'fastify' {
     system: SystemStore
     models: ModelRegistry
     queryBuilder: QueryBuilder
-    auth: AuthService
+    /** Quire's credentials service (`auth` is @fastify/auth's composer). */
+    credentials: AuthService
     documentContext: (request: FastifyRequest) => DocumentContext
   }
   interface FastifyRequest {

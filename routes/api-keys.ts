@@ -25,7 +25,7 @@ export default async function apiKeyRoutes (fastify: FastifyInstance): Promise<v
     const { id } = request.params
     authorize(request.caller, id, 'rotate the API key')
     await findLiveUser(app.system, id)
-    return { status: 'ok' as const, message: 'New API key issued: the previous one no longer works', apikey: await app.auth.apiKeys.rotate(id) }
+    return { status: 'ok' as const, message: 'New API key issued: the previous one no longer works', apikey: await app.credentials.apiKeys.rotate(id) }
   })
 
   app.delete('/users/:id/apikey', { schema: { params: UserParams, response: { 200: OkMessage } } }, async (request) => {

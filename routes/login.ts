@@ -1,4 +1,5 @@
-// Sessions: POST /login (email and password as JSON, a form or a Basic header),
+// Sessions: POST /login (email and password as JSON or a form, or a Basic header
+// checked by the authentication step like on any request),
 // POST /refresh (refresh token as Bearer; rotates it), GET|POST /login/logout,
 // and GET /login/jwt?jwt= (exchanges a login link for a session: tokens, never
 // the API key).
@@ -6,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { JwtQuery, LoginResponse, RefreshResponse } from '../schemas/auth.ts'
 import { OkMessage } from '../schemas/common.ts'
-import { parseBasic } from '../src/auth/presented-credential.ts'
+import type { Caller } from '../src/auth/caller.ts'
 import { QuireError } from '../src/errors.ts'
 
 function denied (reason: string): never {
@@ -22,13 +23,17 @@ function bodyString (body: Record<string, unknown>, name: string, maxLength: num
   return value
 }
 
-/** The email and password of a login: from the body (JSON or form), else from a Basic header. */
-function loginPair (body: unknown, header: string | undefined): { email: string, password: string } {
+/** The email and password in a login's body (JSON or form), or undefined when it does not hold both. */
+function bodyPair (body: unknown): { email: string, password: string } | undefined {
   const fields = body && typeof body === 'object' ? body as Record<string, unknown> : {}
   const email = bodyString(fields, 'email', 254)
   const password = bodyString(fields, 'password', 1024)
-  if (email !== undefined && password !== undefined) return { email, password }
-  if (header && /^basic\s/i.test(header)) return parseBasic(header) ?? denied('Malformed Basic credentials')
+  return email !== undefined && password !== undefined ? { email, password } : undefined
+}
+
+/** Without a body, the user whose Basic header the authentication step verified. */
+function basicUser (caller: Caller): string {
+  if (caller.via === 'basic' && caller.userId) return caller.userId
   return denied('Send email and password (as JSON, a form or a Basic authorization header)')
 }
 
@@ -40,16 +45,15 @@ function bearerToken (request: FastifyRequest): string {
 
 export default async function loginRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { auth } = app
-  const sessionRoute = { authenticate: false, loginEndpoint: true }
+  const auth = app.credentials
 
-  app.post('/login', { config: sessionRoute, schema: { response: { 200: LoginResponse } } }, async (request) => {
-    const { email, password } = loginPair(request.body, request.headers.authorization)
-    const user = await auth.passwords.verify(email, password, request.ip)
-    return { status: 'ok' as const, ...await auth.sessions.login(user._id as string) }
+  app.post('/login', { config: { loginEndpoint: true }, schema: { response: { 200: LoginResponse } } }, async (request) => {
+    const pair = bodyPair(request.body)
+    const userId = pair ? (await auth.passwords.verify(pair.email, pair.password, request.ip))._id as string : basicUser(request.caller)
+    return { status: 'ok' as const, ...await auth.sessions.login(userId) }
   })
 
-  app.post('/refresh', { config: sessionRoute, schema: { response: { 200: RefreshResponse } } }, async (request) => {
+  app.post('/refresh', { config: { authenticate: false, loginEndpoint: true }, schema: { response: { 200: RefreshResponse } } }, async (request) => {
     return { status: 'ok' as const, ...await auth.sessions.refresh(bearerToken(request)) }
   })
 

@@ -15,7 +15,7 @@ import { QuireError } from '../src/errors.ts'
 
 export default async function passwordRecoveryRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { auth } = app
+  const auth = app.credentials
 
   async function userWithEmail (email: string): Promise<Doc> {
     const user = await findUserByEmail(app.system, email)

@@ -112,6 +112,26 @@ for (const engine of ENGINES) {
       }
     })
 
+    t.test('Basic headers are parsed by RFC 7617 (@fastify/basic-auth)', async t => {
+      const header = (pair: string, scheme = 'Basic '): Record<string, string> => ({ authorization: scheme + Buffer.from(pair).toString('base64') })
+      const refused: Array<[string, Record<string, string>]> = [
+        ['a control character', header('alice@example.com:alice-\u0001password')],
+        ['no user', header(':alice-password')],
+        ['no colon', header('alice@example.com')]
+      ]
+      for (const [name, headers] of refused) {
+        const res = await whoAmI(headers)
+        t.equal(res.status, 401, name)
+        t.same(res.body, { status: 'fail', code: 'AUTH_FAILED', message: 'Authentication failed', err: 'Malformed Basic credentials' }, name)
+      }
+      t.equal((await whoAmI(header('alice@example.com:alice-password', 'basic  '))).status, 200, 'any case, extra spaces')
+      const session = await app.inject({ method: 'POST', url: '/login', headers: header('alice@example.com:alice-password') })
+      t.equal(session.statusCode, 200, 'POST /login takes the same header')
+      t.equal(json(session).user_id, alice.id)
+      const wrong = await app.inject({ method: 'POST', url: '/login', headers: header('alice@example.com:nope') })
+      t.same(json(wrong), { status: 'fail', code: 'AUTH_FAILED', message: 'Authentication failed', err: 'Incorrect password' })
+    })
+
     t.test('refresh rotates the refresh token and works after the token expired', async t => {
       const session = await login(app, 'alice@example.com', 'alice-password')
       advanceClock(app, 25 * HOUR)

@@ -1,31 +1,24 @@
 // Finds the one credential a request presents: Authorization (Basic or Bearer),
 // an API key (query `apikey`, header `apikey` or `X-API-Key`) or a login JWT
-// (query `jwt`). More than one, or a malformed one, is refused (401).
+// (query `jwt`). More than one, or a malformed one, is refused (401). A Basic
+// header is only recognized here: @fastify/basic-auth parses it.
 import type { IncomingHttpHeaders } from 'node:http'
 import { QuireError } from '../errors.ts'
 
 export type Presented =
-  | { kind: 'basic', email: string, password: string }
+  | { kind: 'basic' }
   | { kind: 'bearer', token: string }
   | { kind: 'apikey', key: string }
   | { kind: 'jwt', jwt: string }
+
+const BASIC: Presented = Object.freeze({ kind: 'basic' })
 
 function denied (reason: string): never {
   throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
 }
 
-/** Email and password of a Basic authorization header, or undefined when it is malformed. */
-export function parseBasic (header: string): { email: string, password: string } | undefined {
-  const decoded = Buffer.from(header.replace(/^basic\s+/i, ''), 'base64').toString('utf8')
-  const colon = decoded.indexOf(':')
-  return colon > 0 ? { email: decoded.slice(0, colon), password: decoded.slice(colon + 1) } : undefined
-}
-
 function fromAuthorization (header: string): Presented {
-  if (/^basic\s/i.test(header)) {
-    const pair = parseBasic(header)
-    return pair ? { kind: 'basic', ...pair } : denied('Malformed Basic credentials')
-  }
+  if (/^basic\s/i.test(header)) return BASIC
   if (/^bearer\s/i.test(header)) {
     const token = header.slice(7).trim()
     return token ? { kind: 'bearer', token } : denied('Empty bearer token')

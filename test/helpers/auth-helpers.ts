@@ -35,8 +35,8 @@ export function bearer (token: string): { authorization: string } {
 
 /** Moves the app's auth clock `ms` further (cumulative). */
 export function advanceClock (app: FastifyInstance, ms: number): void {
-  const previous = app.auth.clock.now
-  app.auth.clock.now = () => previous() + ms
+  const previous = app.credentials.clock.now
+  app.credentials.clock.now = () => previous() + ms
 }
 
 /** Test settings: generous rate limits unless a test is about them. */
