@@ -140,6 +140,18 @@ for (const engine of ENGINES) {
       t.equal((await call(app, 'PUT', `/api/user/${fay.id}`, bearer(rootSession.token), { password: 'fay-password-4' })).status, 200, 'an admin resets another user\'s without it')
     })
 
+    t.test('wrong current passwords are rate limited per account', async t => {
+      const limited = await createTestApp(t, engine, { loginRateLimit: 2 })
+      const kim = await limited.createUser('kim@example.com', 'kim-password')
+      const session = await login(limited.app, 'kim@example.com', 'kim-password')
+      const change = async (current: string): Promise<number> =>
+        (await call(limited.app, 'PUT', `/api/user/${kim.id}`, bearer(session.token), { password: 'kim-password-2', current_password: current })).status
+      t.equal(await change('guess-1'), 403)
+      t.equal(await change('guess-2'), 403)
+      t.equal(await change('kim-password'), 429, 'after the limit even the right one waits')
+      t.equal((await login(limited.app, 'kim@example.com', 'kim-password')).user_id, kim.id, 'the password is unchanged')
+    })
+
     t.test('a login link logs in, but never yields the key, resets a password or manages credentials', async t => {
       const gus = await createUser('gus@example.com', 'gus-password')
       const session = await login(app, 'gus@example.com', 'gus-password')

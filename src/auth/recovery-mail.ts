@@ -49,7 +49,7 @@ export function createRecoveryMailer (settings: MailSettings, warn: (msg: string
     send: async (to, jwt) => {
       const link = recoveryLink(settings.passwordRecoveryUrl, jwt)
       if (!transport) {
-        warn(`SMTP_URL is not set, so no email was sent: pass this password recovery link to ${to} by hand (it logs them in; keep it secret): ${link}`)
+        warn(`SMTP_URL is not set, so no email was sent: pass this password recovery link to ${to} by hand (it can reset their password; keep it secret): ${link}`)
         return
       }
       const mail = renderRecoveryMail(template, { email: to, link, minutes: String(Math.round(settings.jwtTtlSeconds / 60)) })
