@@ -2,6 +2,7 @@
 import { Command } from 'commander'
 import { loadConfig } from './config.ts'
 import { addTransferCommands } from './commands/transfer-commands.ts'
+import { describeStartupFailure } from './startup-error.ts'
 
 const program = new Command()
 program.name('quire').description('Quire: a self-hosted document data service')
@@ -37,4 +38,11 @@ program.command('admin').description('manage administrators')
     }
   })
 
-await program.parseAsync()
+/** Prints why a command failed (one line when the operator can fix it, the stack of a bug) and exits 1. */
+function fail (err: unknown): never {
+  const line = describeStartupFailure(err)
+  process.stderr.write(line ? `quire: ${line}\n` : `quire: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`)
+  process.exit(1)
+}
+
+await program.parseAsync().catch(fail)
