@@ -17,8 +17,9 @@ import documents from './plugins/documents.ts'
 import { withRedactedUrls } from './src/auth/log-redaction.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
-// The routes are TypeScript, loaded the way this file was (tsx); autoload cannot always tell.
-process.env.FASTIFY_AUTOLOAD_TYPESCRIPT ??= '1'
+// Run as TypeScript (tests, `npm run dev`), the routes are TypeScript too, loaded the way this
+// file was (tsx); autoload cannot always tell. The build (dist/) has JavaScript routes.
+if (import.meta.url.endsWith('.ts')) process.env.FASTIFY_AUTOLOAD_TYPESCRIPT ??= '1'
 
 export interface AppOptions {
   config: Config
