@@ -10,6 +10,8 @@ import type { Config } from './src/config.ts'
 import './plugins/types.ts'
 import errors from './plugins/errors.ts'
 import inputGuard from './plugins/input-guard.ts'
+import underPressure from './plugins/under-pressure.ts'
+import gracefulClose from './plugins/graceful-close.ts'
 import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
 import queryBuilder from './plugins/query-builder.ts'
@@ -38,6 +40,8 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   })
   app.register(fp(async (instance) => { instance.decorate('config', config) }, { name: 'config' }))
   app.register(errors)
+  app.register(underPressure)
+  app.register(gracefulClose)
   app.removeContentTypeParser('text/plain')
   app.register(formbody)
   app.register(inputGuard)

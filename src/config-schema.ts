@@ -43,6 +43,8 @@ export const EnvSchema = Type.Object({
   MAIL_FROM: text('sender of recovery mails', { default: 'quire@localhost' }),
   PASSWORD_RECOVERY_URL: text('link in recovery mails; `{jwt}` is replaced', { default: 'http://localhost:3000/reset-password?jwt={jwt}', pattern: '^https?://', hint: 'must start with http:// or https://' }),
   RECOVERY_EMAIL_TEMPLATE: Type.Optional(text('a text file for the recovery email (see docs/auth.md); a built-in text when unset')),
+  SHUTDOWN_TIMEOUT_MS: whole(0, 10_000, 'on SIGTERM or SIGINT, in-flight requests have this long to finish before the process exits anyway'),
+  MAX_EVENT_LOOP_DELAY_MS: whole(0, 1000, 'requests are shed with `503 OVERLOADED` while the event loop lags more than this (`0`: never)'),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level')
 })
 

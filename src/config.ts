@@ -33,6 +33,10 @@ export interface Config {
   /** A text file for the recovery email (see docs/auth.md); a built-in text when unset. */
   recoveryEmailTemplate?: string
   loginRateLimit: number
+  /** How long in-flight requests may take to finish when the process is told to stop. */
+  shutdownTimeoutMs: number
+  /** Requests get 503 OVERLOADED while the event loop lags more than this; 0: never. */
+  maxEventLoopDelayMs: number
 }
 
 /** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
@@ -73,6 +77,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: v.MAIL_FROM,
     passwordRecoveryUrl: v.PASSWORD_RECOVERY_URL,
     recoveryEmailTemplate: v.RECOVERY_EMAIL_TEMPLATE,
-    loginRateLimit: v.LOGIN_RATE_LIMIT
+    loginRateLimit: v.LOGIN_RATE_LIMIT,
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS
   }
 }

@@ -3,11 +3,10 @@
 // the command line's one-line refusal of a bad or unreachable DATABASE_URL.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import { EnvSchema } from '../src/config-schema.ts'
 import { serverAddresses } from '../src/engines/probe-database.ts'
-import { REPO_ROOT, runCli } from './helpers/run-cli.ts'
+import { REPO_ROOT, freePort, runCli } from './helpers/run-cli.ts'
 
 t.test('defaults', async t => {
   const config = loadConfig({})
@@ -65,17 +64,8 @@ t.test('database addresses are read from the URL', async t => {
   t.same(serverAddresses('postgres:///x?host=/var/run/postgresql', 5432), [], 'a Unix socket is not probed')
 })
 
-/** A TCP port that nothing listens on (taken, then released). */
-async function closedPort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise(resolve => server.close(resolve))
-  return port
-}
-
 t.test('quire serve refuses a bad start with one line and exit code 1', async t => {
-  const port = await closedPort()
+  const port = await freePort()
   const cases: Array<[string, Record<string, string>, string]> = [
     ['an unreachable PostgreSQL', { DATABASE_URL: `postgres://quire:secret@127.0.0.1:${port}/quire` }, `quire: cannot reach PostgreSQL at 127.0.0.1:${port}: connection refused\n`],
     ['an unreachable MongoDB', { DATABASE_URL: `mongodb://127.0.0.1:${port}/quire` }, `quire: cannot reach MongoDB at 127.0.0.1:${port}: connection refused\n`],
