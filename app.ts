@@ -10,6 +10,8 @@ import type { Config } from './src/config.ts'
 import './plugins/types.ts'
 import errors from './plugins/errors.ts'
 import inputGuard from './plugins/input-guard.ts'
+import underPressure from './plugins/under-pressure.ts'
+import gracefulClose from './plugins/graceful-close.ts'
 import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
 import queryBuilder from './plugins/query-builder.ts'
@@ -17,8 +19,9 @@ import documents from './plugins/documents.ts'
 import { withRedactedUrls } from './src/auth/log-redaction.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
-// The routes are TypeScript, loaded the way this file was (tsx); autoload cannot always tell.
-process.env.FASTIFY_AUTOLOAD_TYPESCRIPT ??= '1'
+// Run as TypeScript (tests, `npm run dev`), the routes are TypeScript too, loaded the way this
+// file was (tsx); autoload cannot always tell. The build (dist/) has JavaScript routes.
+if (import.meta.url.endsWith('.ts')) process.env.FASTIFY_AUTOLOAD_TYPESCRIPT ??= '1'
 
 export interface AppOptions {
   config: Config
@@ -37,6 +40,8 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   })
   app.register(fp(async (instance) => { instance.decorate('config', config) }, { name: 'config' }))
   app.register(errors)
+  app.register(underPressure)
+  app.register(gracefulClose)
   app.removeContentTypeParser('text/plain')
   app.register(formbody)
   app.register(inputGuard)

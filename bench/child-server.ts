@@ -54,8 +54,7 @@ async function stopChild (child: ChildProcess): Promise<void> {
 export async function startChildServer (name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ChildServer> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
     cwd: repoRoot,
-    // Autoload recognizes tsx only when tsx's CLI preloaded it; here tsx is loaded with --import.
-    env: { ...process.env, FASTIFY_AUTOLOAD_TYPESCRIPT: '1', ...env },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
   })
   try {

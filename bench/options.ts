@@ -21,6 +21,8 @@ export interface BenchOptions {
   linkDocs: number
   /** Directory for the server children's V8 CPU profiles (node --cpu-prof), when set. */
   cpuProfDir?: string
+  /** Measure start-up (`startup` among the scenarios, or all), with this many start and restart pairs. */
+  startupRuns: number
 }
 
 function list (raw: string | undefined): string[] | undefined {
@@ -34,12 +36,17 @@ function checkEngines (names: string[]): EngineName[] {
   return names as EngineName[]
 }
 
+/** The name in BENCH_SCENARIOS that asks for the start-up measurement (bench/startup.ts). */
+export const STARTUP = 'startup'
+
 export function readBenchOptions (env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const scenarios = list(env.BENCH_SCENARIOS)
   return {
     duration: Math.max(1, intFrom(env, 'BENCH_DURATION', 10)),
     connections: Math.max(1, intFrom(env, 'BENCH_CONNECTIONS', 50)),
     warmup: intFrom(env, 'BENCH_WARMUP', 1),
-    scenarios: list(env.BENCH_SCENARIOS),
+    scenarios: scenarios?.filter(name => name !== STARTUP),
+    startupRuns: !scenarios || scenarios.includes(STARTUP) ? Math.max(1, intFrom(env, 'BENCH_STARTUP_RUNS', 3)) : 0,
     engines: checkEngines(list(env.BENCH_ENGINES) ?? [...ENGINE_NAMES]),
     testDocs: Math.max(1, intFrom(env, 'BENCH_TEST_DOCS', 10_000)),
     linkDocs: Math.max(1, intFrom(env, 'BENCH_LINK_DOCS', 110_000)),

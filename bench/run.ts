@@ -17,6 +17,7 @@ import { seedDatabase, MODELS_DIR } from './seed-database.ts'
 import { selectScenarios, type Scenario } from './scenarios.ts'
 import { runScenarios } from './run-scenarios.ts'
 import { addRatios, describeGoal, formatTable, log, writeResults, type ResultRow } from './report.ts'
+import { measureStartup, type StartupResult } from './startup.ts'
 
 interface Database {
   url: string
@@ -64,7 +65,8 @@ async function benchServer (plan: ServerPlan, testIds: string[], options: BenchO
 }
 
 async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
-  const scenarios = selectScenarios(options.scenarios)
+  const scenarios = options.scenarios?.length === 0 ? [] : selectScenarios(options.scenarios)
+  if (scenarios.length === 0) return []
   const baseline = scenarios.filter(s => s.target === 'baseline')
   const quire = scenarios.filter(s => s.target === 'quire')
   const models = loadModels(MODELS_DIR)
@@ -88,10 +90,15 @@ async function main (): Promise<void> {
   cleanupOnSignals()
   const loadAtStart = loadavg()[0]
   log(`load average at start: ${loadAtStart.toFixed(2)} on ${cpus().length} cores${loadAtStart > 0.5 ? ' (other work is running: numbers will be noisy)' : ''}`)
+  let startup: StartupResult | undefined
+  if (options.startupRuns) {
+    log(`measuring start-up: ${options.startupRuns} x (npm start on a new PGlite data directory, then a restart on it)`)
+    startup = await measureStartup(options.startupRuns)
+  }
   const rows = await benchAll(options)
   addRatios(rows)
   const seconds = (Date.now() - started) / 1000
-  log(`results:\n${formatTable(rows)}\n`)
+  if (rows.length) log(`results:\n${formatTable(rows)}\n`)
   const goal = describeGoal(rows)
   if (goal) log(goal)
   const path = writeResults({
@@ -99,6 +106,7 @@ async function main (): Promise<void> {
     runtimeSeconds: Math.round(seconds),
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadAverageAtStart: loadAtStart },
     options,
+    startup,
     rows
   })
   log(`total ${seconds.toFixed(0)} s; results in ${path}`)

@@ -1,8 +1,11 @@
-// The Quire server under test (child process): the real app from buildApp,
-// configured from the environment like `npm start`, on 127.0.0.1 and a free port.
-import { buildApp } from '../app.ts'
-import { loadConfig } from '../src/config.ts'
+// The Quire server under test (child process): the real app from the build (dist/, what
+// `npm start` runs; `npm run bench` builds it first), configured from the environment like
+// `npm start`, on 127.0.0.1 and a free port.
 import { serveUntilStopped } from './child-server.ts'
+
+const built = (path: string): string => new URL(`../dist/${path}`, import.meta.url).href
+const { buildApp } = await import(built('app.js')) as typeof import('../app.ts')
+const { loadConfig } = await import(built('src/config.js')) as typeof import('../src/config.ts')
 
 const app = await buildApp({ config: loadConfig(process.env) })
 await app.listen({ host: '127.0.0.1', port: 0 })

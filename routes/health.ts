@@ -1,6 +1,35 @@
-// GET /health: liveness and the storage engine in use (no authentication).
+// GET /health (alive: answers even under pressure) and GET /ready (the database answers within
+// READY_TIMEOUT_MS; 503 UNAVAILABLE otherwise, the cause logged). No authentication needed.
 import type { FastifyInstance } from 'fastify'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { QuireError, errorBody } from '../src/errors.ts'
+import { ANSWER_UNDER_PRESSURE } from '../plugins/under-pressure.ts'
+
+const READY_TIMEOUT_MS = 2000
+
+/** Resolves when `probe` does, rejects when it fails or takes longer than `ms`. */
+async function withinTime (probe: Promise<unknown>, ms: number): Promise<void> {
+  const timer = new AbortController()
+  const late = sleep(ms, undefined, { signal: timer.signal }).then(() => { throw new Error(`no answer within ${ms} ms`) })
+  try {
+    await Promise.race([probe, late])
+  } finally {
+    timer.abort()
+    late.catch(() => {})
+  }
+}
 
 export default async function healthRoutes (app: FastifyInstance): Promise<void> {
-  app.get('/health', async () => ({ status: 'ok', engine: app.db.kind }))
+  app.get('/health', { config: ANSWER_UNDER_PRESSURE }, async () => ({ status: 'ok', engine: app.db.kind }))
+
+  app.get('/ready', async (request, reply) => {
+    try {
+      // The size estimate is one cheap round trip on every engine.
+      await withinTime(app.db.estimateCount(app.models.get('user')), READY_TIMEOUT_MS)
+      return { status: 'ok', engine: app.db.kind }
+    } catch (err) {
+      request.log.warn({ err }, 'not ready: the database did not answer')
+      return reply.code(503).send(errorBody(new QuireError('UNAVAILABLE')))
+    }
+  })
 }

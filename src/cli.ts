@@ -1,24 +1,14 @@
 // The `quire` command line: serve the API, and administrative commands.
 import { Command } from 'commander'
 import { loadConfig } from './config.ts'
+import { addServeCommand } from './commands/serve-command.ts'
 import { addTransferCommands } from './commands/transfer-commands.ts'
 import { describeStartupFailure } from './startup-error.ts'
 
 const program = new Command()
 program.name('quire').description('Quire: a self-hosted document data service')
 
-program.command('serve')
-  .description('start the HTTP API (configured by environment variables; see the README)')
-  .action(async () => {
-    const { buildApp } = await import('../app.ts')
-    const config = loadConfig()
-    const app = await buildApp({ config, logger: { level: config.logLevel } })
-    const close = (): void => { app.close().then(() => process.exit(0), () => process.exit(1)) }
-    process.once('SIGINT', close)
-    process.once('SIGTERM', close)
-    await app.listen({ port: config.port, host: config.host })
-  })
-
+addServeCommand(program)
 addTransferCommands(program)
 
 program.command('admin').description('manage administrators')

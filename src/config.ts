@@ -1,6 +1,9 @@
-// Reads the service configuration from environment variables, with defaults.
-// Every variable is documented in the README's configuration table.
+// The service configuration, read from environment variables checked against their schema
+// (src/config-schema.ts; documented in the README's configuration table).
 import { join } from 'node:path'
+import { readEnv } from './read-env.ts'
+
+export { ConfigError } from './read-env.ts'
 
 export interface Config {
   port: number
@@ -29,9 +32,13 @@ export interface Config {
   /** A text file for the recovery email (see docs/auth.md); a built-in text when unset. */
   recoveryEmailTemplate?: string
   loginRateLimit: number
+  /** How long in-flight requests may take to finish when the process is told to stop. */
+  shutdownTimeoutMs: number
+  /** Requests get 503 OVERLOADED while the event loop lags more than this; 0: never. */
+  maxEventLoopDelayMs: number
 }
 
-/** A non-negative integer environment variable, or `fallback` when unset or empty. */
+/** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
 export function intFrom (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
@@ -51,28 +58,32 @@ export function pgliteDataDir (databaseUrl: string): string | undefined {
   return path && path !== 'memory' ? path : undefined
 }
 
+/** The configuration from `env`; throws a ConfigError (one line naming the variable) on a mistake. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+  const v = readEnv(env)
   return {
-    port: intFrom(env, 'PORT', 3000),
-    host: env.HOST ?? '0.0.0.0',
-    databaseUrl: env.DATABASE_URL || pgliteUrlFor(env.DATA_DIR || join(process.cwd(), 'data')),
-    modelsDir: env.MODELS_DIR || join(process.cwd(), 'models'),
-    defaultPageSize: intFrom(env, 'DEFAULT_PAGE_SIZE', 100),
-    maxPageSize: intFrom(env, 'MAX_PAGE_SIZE', 1000),
-    exactCountLimit: intFrom(env, 'EXACT_COUNT_LIMIT', 100_000),
-    countCacheMs: intFrom(env, 'COUNT_CACHE_MS', 2000),
-    statementTimeoutMs: intFrom(env, 'STATEMENT_TIMEOUT_MS', 5000),
-    bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1_048_576),
-    tokenTtlSeconds: intFrom(env, 'TOKEN_TTL_SECONDS', 24 * 3600),
-    refreshTokenTtlSeconds: intFrom(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600),
-    jwtTtlSeconds: intFrom(env, 'JWT_TTL_SECONDS', 3600),
-    secret: env.QUIRE_SECRET || undefined,
-    bcryptRounds: intFrom(env, 'BCRYPT_ROUNDS', 10),
-    logLevel: env.LOG_LEVEL || 'info',
-    smtpUrl: env.SMTP_URL || undefined,
-    mailFrom: env.MAIL_FROM || 'quire@localhost',
-    passwordRecoveryUrl: env.PASSWORD_RECOVERY_URL || 'http://localhost:3000/reset-password?jwt={jwt}',
-    recoveryEmailTemplate: env.RECOVERY_EMAIL_TEMPLATE || undefined,
-    loginRateLimit: intFrom(env, 'LOGIN_RATE_LIMIT', 10)
+    port: v.PORT,
+    host: v.HOST,
+    databaseUrl: v.DATABASE_URL ?? pgliteUrlFor(v.DATA_DIR ?? join(process.cwd(), 'data')),
+    modelsDir: v.MODELS_DIR ?? join(process.cwd(), 'models'),
+    defaultPageSize: v.DEFAULT_PAGE_SIZE,
+    maxPageSize: v.MAX_PAGE_SIZE,
+    exactCountLimit: v.EXACT_COUNT_LIMIT,
+    countCacheMs: v.COUNT_CACHE_MS,
+    statementTimeoutMs: v.STATEMENT_TIMEOUT_MS,
+    bodyLimitBytes: v.BODY_LIMIT_BYTES,
+    tokenTtlSeconds: v.TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,
+    jwtTtlSeconds: v.JWT_TTL_SECONDS,
+    secret: v.QUIRE_SECRET,
+    bcryptRounds: v.BCRYPT_ROUNDS,
+    logLevel: v.LOG_LEVEL,
+    smtpUrl: v.SMTP_URL,
+    mailFrom: v.MAIL_FROM,
+    passwordRecoveryUrl: v.PASSWORD_RECOVERY_URL,
+    recoveryEmailTemplate: v.RECOVERY_EMAIL_TEMPLATE,
+    loginRateLimit: v.LOGIN_RATE_LIMIT,
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS
   }
 }

@@ -29,7 +29,8 @@ export const ERRORS = {
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
   QUERY_TIMEOUT: { status: 400, message: 'The query took too long and was cancelled' },
   INTERNAL: { status: 500, message: 'Internal server error' },
-  UNAVAILABLE: { status: 503, message: 'The database is unavailable' }
+  UNAVAILABLE: { status: 503, message: 'The database is unavailable' },
+  OVERLOADED: { status: 503, message: 'The server is overloaded: retry shortly' }
 } as const
 
 export type ErrorCode = keyof typeof ERRORS

@@ -4,6 +4,7 @@
 import type { Config } from '../config.ts'
 import type { Engine } from './engine.ts'
 import { openEngine } from './open-engine.ts'
+import { probeDatabase } from './probe-database.ts'
 import { loadModels } from '../models/load-models.ts'
 import { ModelRegistry } from '../models/model-registry.ts'
 import { USER_MODEL } from '../auth/user-model.ts'
@@ -15,6 +16,7 @@ export interface Storage {
 
 export async function openStorage (config: Config, log: (msg: string) => void): Promise<Storage> {
   const models = new ModelRegistry(loadModels(config.modelsDir, [USER_MODEL]))
+  await probeDatabase(config.databaseUrl)
   const engine = await openEngine(config.databaseUrl, { statementTimeoutMs: config.statementTimeoutMs, log })
   try {
     await engine.syncModels(models.all())

@@ -7,9 +7,17 @@ import { SqlError } from '../sql/sql-client.ts'
 import type { SqlValue } from '../sql/sql-params.ts'
 import type { WorkerReply, WorkerRequest } from './pglite-worker.ts'
 
-/** Workers do not inherit tsx's loader: the worker loads its TypeScript entry through tsx's API. */
-const WORKER_BOOTSTRAP = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})` +
-  `.then(tsx => tsx.tsImport(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`
+/**
+ * The worker thread running pglite-worker: the compiled file beside this one (dist/), or, when
+ * this file runs as TypeScript (tests, `npm run dev`), its source loaded through tsx's API, as
+ * workers do not inherit tsx's loader.
+ */
+function startWorker (workerData: { dataDir?: string }): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData })
+  const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})` +
+    `.then(tsx => tsx.tsImport(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`
+  return new Worker(bootstrap, { eval: true, workerData })
+}
 
 type Pending = { resolve: (reply: WorkerReply & { ok: true }) => void, reject: (err: Error) => void }
 type RequestBody = WorkerRequest extends infer R ? R extends { id: number } ? Omit<R, 'id'> : never : never
@@ -17,7 +25,7 @@ type RequestBody = WorkerRequest extends infer R ? R extends { id: number } ? Om
 /** Opens PGlite with its data in `dataDir`, or in memory when it is undefined. */
 export async function openPglite (dataDir: string | undefined): Promise<SqlClient> {
   if (dataDir) mkdirSync(dataDir, { recursive: true })
-  const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: { dataDir } })
+  const worker = startWorker({ dataDir })
   const pending = new Map<number, Pending>()
   let nextId = 1
   let failure: Error | undefined

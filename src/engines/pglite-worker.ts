@@ -1,7 +1,10 @@
 // Runs PGlite in a worker thread, so its queries never block the server's event
 // loop. Answers the messages sent by pglite-client.ts, one reply per request.
 import { parentPort, workerData } from 'node:worker_threads'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { PGlite, type Transaction } from '@electric-sql/pglite'
+import { readTemplate } from './pglite-template.ts'
 
 export type WorkerRequest =
   | { id: number, op: 'query', text: string, values: unknown[], tx?: number }
@@ -16,7 +19,9 @@ export type WorkerReply =
 
 const port = parentPort!
 const dataDir: string | undefined = workerData.dataDir
-const db = await PGlite.create(dataDir ? { dataDir } : {})
+/** A database without a data directory yet starts from the built template (no initdb) when there is one. */
+const isNew = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'))
+const db = await PGlite.create({ dataDir, loadDataDir: isNew ? readTemplate() : undefined })
 
 /** Open transactions, each waiting for its 'end' message. */
 const transactions = new Map<number, { tx: Transaction, finish: (commit: boolean) => void }>()

@@ -1,0 +1,25 @@
+// `quire serve`: builds the app and listens; on SIGTERM or SIGINT it stops accepting
+// connections, lets in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), then closes the
+// database (close-with-grace). An uncaught error closes the same way, then exits 1.
+import closeWithGrace from 'close-with-grace'
+import type { Command } from 'commander'
+import { loadConfig } from '../config.ts'
+
+async function serve (): Promise<void> {
+  const config = loadConfig()
+  const { buildApp } = await import('../../app.ts')
+  const app = await buildApp({ config, logger: { level: config.logLevel } })
+  closeWithGrace({ delay: config.shutdownTimeoutMs, logger: { error: (message: unknown) => app.log.error(message) } }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'uncaught error: closing')
+    else app.log.info(`${signal ?? 'exit'}: closing; in-flight requests have ${config.shutdownTimeoutMs} ms to finish`)
+    await app.close()
+    app.log.info('closed')
+  })
+  await app.listen({ port: config.port, host: config.host })
+}
+
+export function addServeCommand (program: Command): void {
+  program.command('serve')
+    .description('start the HTTP API (configured by environment variables; see the README)')
+    .action(serve)
+}

@@ -1,0 +1,65 @@
+// The environment variables Quire reads: each one's type, limits, default and meaning, as one
+// TypeBox schema. The README's configuration table lists the same variables (a test checks it).
+import { Type, type Static, type TInteger, type TString, type TUnsafe } from '@sinclair/typebox'
+
+/** A whole number from `minimum` (and up to `maximum`), with its default and meaning. */
+function whole (minimum: number, fallback: number, description: string, maximum?: number): TInteger {
+  return Type.Integer({ minimum, ...(maximum === undefined ? {} : { maximum }), default: fallback, description })
+}
+
+/** A text variable; `hint` says what a value must look like when `pattern` rejects it. */
+function text (description: string, options: { default?: string, pattern?: string, hint?: string } = {}): TString {
+  return Type.String({ minLength: 1, description, ...options })
+}
+
+/** One of a few words, with its default and meaning. */
+function oneOf<T extends string> (values: readonly T[], fallback: T, description: string): TUnsafe<T> {
+  return Type.Unsafe<T>({ type: 'string', enum: values, default: fallback, description })
+}
+
+const DATABASE_SCHEMES = 'pglite://, postgres://, postgresql://, mongodb:// or mongodb+srv://'
+
+export const EnvSchema = Type.Object({
+  PORT: whole(0, 3000, 'HTTP port', 65535),
+  HOST: text('listen address', { default: '0.0.0.0' }),
+  DATABASE_URL: Type.Optional(text('the storage: `pglite://PATH`, `pglite://memory` (throwaway), `postgres://user:pass@host/db`, `mongodb://...`; unset: PGlite in `DATA_DIR`', { pattern: '^(pglite|postgres|postgresql|mongodb|mongodb\\+srv)://', hint: `must start with ${DATABASE_SCHEMES}` })),
+  DATA_DIR: Type.Optional(text('PGlite\'s data directory when `DATABASE_URL` is unset (default `./data`)')),
+  MODELS_DIR: Type.Optional(text('where model files (`*.json`) are loaded from (default `./models`)')),
+  DEFAULT_PAGE_SIZE: whole(1, 100, 'list page size when `limit` is not given (at most `MAX_PAGE_SIZE`)'),
+  MAX_PAGE_SIZE: whole(1, 1000, 'the largest `limit`; larger ones are capped (`limit_capped: true`)'),
+  EXACT_COUNT_LIMIT: whole(0, 100_000, 'lists count exactly up to this collection size; above it `count` is `-1`'),
+  COUNT_CACHE_MS: whole(0, 2000, 'an exact list count is reused this long for the same model, filter and search; `0` turns it off'),
+  STATEMENT_TIMEOUT_MS: whole(0, 5000, 'PostgreSQL statement timeout for every query (`0`: none)'),
+  BODY_LIMIT_BYTES: whole(1, 1_048_576, 'largest request body'),
+  PG_POOL_SIZE: whole(1, 10, 'PostgreSQL connections per process'),
+  QUIRE_SECRET: Type.Optional(text('signs JWTs and keys credential digests: set it in production (and for several processes)')),
+  QUIRE_ADMIN_PASSWORD: Type.Optional(text('the password for `quire admin create` when `--password` is not given (keeps it out of the shell history)')),
+  BCRYPT_ROUNDS: whole(4, 10, 'bcrypt cost of stored passwords', 31),
+  TOKEN_TTL_SECONDS: whole(1, 86_400, 'bearer token lifetime (24 h)'),
+  REFRESH_TOKEN_TTL_SECONDS: whole(1, 2_592_000, 'refresh token lifetime (30 days)'),
+  JWT_TTL_SECONDS: whole(1, 3600, 'lifetime of login-link and recovery JWTs'),
+  LOGIN_RATE_LIMIT: whole(0, 10, 'login attempts per minute per IP and per account (`0`: no limit)'),
+  SMTP_URL: Type.Optional(text('the mail server for recovery mails, e.g. `smtp://user:pass@mail.example.com:587` (unset: recovery mails go to the log)', { pattern: '^smtps?://', hint: 'must start with smtp:// or smtps://' })),
+  MAIL_FROM: text('sender of recovery mails', { default: 'quire@localhost' }),
+  PASSWORD_RECOVERY_URL: text('link in recovery mails; `{jwt}` is replaced', { default: 'http://localhost:3000/reset-password?jwt={jwt}', pattern: '^https?://', hint: 'must start with http:// or https://' }),
+  RECOVERY_EMAIL_TEMPLATE: Type.Optional(text('a text file for the recovery email (see docs/auth.md); a built-in text when unset')),
+  SHUTDOWN_TIMEOUT_MS: whole(0, 10_000, 'on SIGTERM or SIGINT, in-flight requests have this long to finish before the process exits anyway'),
+  MAX_EVENT_LOOP_DELAY_MS: whole(0, 1000, 'requests are shed with `503 OVERLOADED` while the event loop lags more than this (`0`: never)'),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level')
+})
+
+export type Env = Static<typeof EnvSchema>
+
+export type EnvName = keyof Env
+
+/** Names people write for a Quire variable: rejected with the right name rather than ignored. */
+export const MISSPELLINGS: Record<string, EnvName> = {
+  DATABASE_URI: 'DATABASE_URL',
+  DB_URL: 'DATABASE_URL',
+  DATA_DIRECTORY: 'DATA_DIR',
+  MODEL_DIR: 'MODELS_DIR',
+  MODELS_DIRECTORY: 'MODELS_DIR',
+  PG_POOL: 'PG_POOL_SIZE',
+  BODY_LIMIT: 'BODY_LIMIT_BYTES',
+  STATEMENT_TIMEOUT: 'STATEMENT_TIMEOUT_MS'
+}

@@ -1,0 +1,70 @@
+// Runs the `quire` command line (src/cli.ts, through tsx) in a child process, as an operator
+// would: a command to completion (runCli), or `quire serve` listening on a free port (startServer).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+export interface CliResult { code: number | null, stdout: string, stderr: string }
+
+function spawnCli (args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+}
+
+/** `quire ...args` with `env` added to this process's environment; resolves when it exits. */
+export function runCli (args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawnCli(args, env)
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', chunk => { stdout += chunk })
+  child.stderr!.on('data', chunk => { stderr += chunk })
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', code => resolve({ code, stdout, stderr }))
+  })
+}
+
+/** A TCP port that nothing listens on (taken, then released). */
+export async function freePort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise(resolve => server.close(resolve))
+  return port
+}
+
+export interface ServerProcess {
+  url: string
+  child: ChildProcess
+  /** Every line the server has written to stdout so far (JSON log lines). */
+  lines: string[]
+  /** Resolves with the exit code when the process ends. */
+  exited: Promise<number | null>
+}
+
+/** `quire serve` on 127.0.0.1 and a free port, resolved once GET /health answers. */
+export async function startServer (env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort()
+  const child = spawnCli(['serve'], { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env })
+  const lines: string[] = []
+  let stderr = ''
+  let pending = ''
+  child.stdout!.on('data', chunk => {
+    const parts = (pending + chunk).split('\n')
+    pending = parts.pop()!
+    lines.push(...parts)
+  })
+  child.stderr!.on('data', chunk => { stderr += chunk })
+  const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))
+  const url = `http://127.0.0.1:${port}`
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`quire serve exited with code ${child.exitCode}: ${stderr}`)
+    if (await fetch(`${url}/health`).then(r => r.ok, () => false)) return { url, child, lines, exited }
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
