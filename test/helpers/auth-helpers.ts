@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { buildApp } from '../../app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
-import { databaseUrl, type EngineName } from './test-app.ts'
+import { QUIET_SETTINGS, databaseUrl, type EngineName } from './test-app.ts'
 
 export interface LoginReply {
   status: string
@@ -40,7 +40,7 @@ export function advanceClock (app: FastifyInstance, ms: number): void {
 }
 
 /** Test settings: generous rate limits unless a test is about them. */
-export const TEST_SETTINGS: Partial<Config> = { loginRateLimit: 1000 }
+export const TEST_SETTINGS: Partial<Config> = { ...QUIET_SETTINGS, loginRateLimit: 1000 }
 
 export interface LoggedApp { app: FastifyInstance, logs: string[] }
 

@@ -38,6 +38,9 @@ export async function databaseUrl (engine: EngineName): Promise<string> {
 
 export const ENGINES: EngineName[] = ['pglite', 'postgres']
 
+/** Test apps do not shed load: a busy test machine must not turn answers into 503s (test/lifecycle.test.ts tests shedding). */
+export const QUIET_SETTINGS: Partial<Config> = { maxEventLoopDelayMs: 0 }
+
 export interface TestApp {
   app: FastifyInstance
   /** Authorization header of an admin user created for the test. */
@@ -52,7 +55,7 @@ export function basicAuth (email: string, password: string): string {
 
 /** A new app on `engine` with the sample models, closed when `t` ends. */
 export async function createTestApp (t: Test, engine: EngineName, overrides: Partial<Config> = {}): Promise<TestApp> {
-  const config: Config = { ...loadConfig({}), modelsDir: new URL('../../models', import.meta.url).pathname, bcryptRounds: 4, ...overrides }
+  const config: Config = { ...loadConfig({}), ...QUIET_SETTINGS, modelsDir: new URL('../../models', import.meta.url).pathname, bcryptRounds: 4, ...overrides }
   config.databaseUrl = overrides.databaseUrl ?? await databaseUrl(engine)
   const app = await buildApp({ config })
   t.teardown(() => app.close())
