@@ -19,6 +19,7 @@ import { reviveExtendedJson } from '../query/extended-json.ts'
 import { checkFieldValues, checkStoredDocument, hashPassword, hashPasswordFields, newSystemFields, shapeCreate, shapeReplacement } from './prepare-document.ts'
 import { QuireError } from '../errors.ts'
 import { refuseBulkUserWrites } from '../auth/user-rules.ts'
+import { checkPasswordLength } from '../auth/password-hash.ts'
 import type { DocumentContext } from './document-context.ts'
 
 type Body = Record<string, unknown>
@@ -48,6 +49,7 @@ function checkUpdateTerms (model: Model, update: unknown): { terms: UpdateTerms,
     if (hiddenFields(model).includes(path.split('.')[0])) {
       if (op !== '$set' || path.includes('.')) throw new QuireError('INVALID_QUERY', `Only $set can change the password field ${path.slice(0, 64)}`)
       checkFieldValues(model, { [path]: value })
+      checkPasswordLength(value as string, path)
       passwordTerms.push(term)
     } else if (fieldSpecAt(model, path)?.type === 'date' && op === '$set') term[2] = toIsoDate(value) ?? value
   }
