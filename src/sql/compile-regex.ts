@@ -1,6 +1,7 @@
 // Translates a MongoDB (PCRE) regular expression and its options into a PostgreSQL ARE
 // pattern with embedded options; syntax the two dialects do not share is a client error.
 import { QuireError } from '../errors.ts'
+import { checkRegexCost } from '../validation/regex-cost.ts'
 
 export const MAX_REGEX_LENGTH = 512
 /** ARE's largest repetition count ({n,m}). */
@@ -20,9 +21,6 @@ interface Scan {
   canQuantify: boolean
   /** One entry per open group: true for a lookaround. */
   open: boolean[]
-  captures: number
-  lookaroundCapture: boolean
-  backref: boolean
 }
 
 function invalid (message: string): QuireError {
@@ -40,14 +38,15 @@ export function readRegex (value: unknown, options?: unknown): RegexSpec {
 /**
  * The ARE pattern for a PCRE pattern and flags (i, m, s, x). Mongo's default (`.` stops at
  * a newline, ^ and $ anchor the whole string) is ARE option p; m gives n, s gives s, m+s gives w.
+ * Patterns whose matching cost cannot be bounded (checkRegexCost) are refused first.
  */
 export function compileRegex ({ pattern, flags }: RegexSpec): string {
   if (pattern.length > MAX_REGEX_LENGTH) throw invalid(`Regular expressions are limited to ${MAX_REGEX_LENGTH} characters`)
   const mode = readFlags(flags)
-  const scan: Scan = { src: pattern, pos: 0, out: '', mode, canQuantify: false, open: [], captures: 0, lookaroundCapture: false, backref: false }
+  checkRegexCost(pattern, flags)
+  const scan: Scan = { src: pattern, pos: 0, out: '', mode, canQuantify: false, open: [] }
   while (scan.pos < pattern.length) translateToken(scan)
   if (scan.open.length > 0) throw invalid('Unbalanced parenthesis in regular expression')
-  if (scan.backref && scan.lookaroundCapture) throw invalid('Back references cannot be combined with groups inside lookarounds')
   return `(?${mode.options})${scan.out}`
 }
 
@@ -119,7 +118,6 @@ function translateEscape (scan: Scan): void {
   if ('dDwWsSnrtfv'.includes(c)) return emit(scan, '\\' + c, 2, true)
   const assertion = { b: '\\y', B: '\\Y', A: '\\A', z: '\\Z' }[c]
   if (assertion) return emit(scan, assertion, 2, false)
-  if (/[1-9]/.test(c) && !/[0-9]/.test(scan.src[scan.pos + 2] ?? '')) return translateBackref(scan, Number(c))
   const hex = /^x([0-9a-fA-F]{2})/.exec(scan.src.slice(scan.pos + 1))
   if (hex) return emit(scan, `\\u00${hex[1]}`, 4, true)
   if (/[A-Za-z0-9]/.test(c)) throw invalid(`Unsupported escape in regular expression: \\${c}`)
@@ -131,22 +129,10 @@ function escapeLiteral (c: string): string {
   return /[!-/:-@[-`{-~]/.test(c) ? '\\' + c : c
 }
 
-function translateBackref (scan: Scan, group: number): void {
-  if (group > scan.captures) throw invalid(`Back reference \\${group} names no earlier group`)
-  if (scan.open.some(isLookaround => isLookaround)) throw invalid('Back references inside lookarounds are not supported')
-  scan.backref = true
-  emit(scan, '\\' + group, 2, true)
-}
-
 function openGroup (scan: Scan): void {
   const opener = /^\((\?(?::|=|!|<=|<!))?/.exec(scan.src.slice(scan.pos))?.[0] ?? '('
   if (opener === '(' && scan.src[scan.pos + 1] === '?') throw invalid('Unsupported group syntax in regular expression (named groups, inline options, atomic groups)')
-  const lookaround = opener.length > 3 || opener === '(?=' || opener === '(?!'
-  if (opener === '(') {
-    scan.captures++
-    if (scan.open.some(isLookaround => isLookaround)) scan.lookaroundCapture = true
-  }
-  scan.open.push(lookaround)
+  scan.open.push(opener.length > 3 || opener === '(?=' || opener === '(?!')
   emit(scan, opener, opener.length, false)
 }
 
