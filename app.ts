@@ -12,6 +12,7 @@ import errors from './plugins/errors.ts'
 import inputGuard from './plugins/input-guard.ts'
 import underPressure from './plugins/under-pressure.ts'
 import gracefulClose from './plugins/graceful-close.ts'
+import requestScope from './plugins/request-scope.ts'
 import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
 import queryBuilder from './plugins/query-builder.ts'
@@ -42,6 +43,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(errors)
   app.register(underPressure)
   app.register(gracefulClose)
+  app.register(requestScope)
   app.removeContentTypeParser('text/plain')
   app.register(formbody)
   app.register(inputGuard)

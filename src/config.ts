@@ -18,6 +18,16 @@ export interface Config {
   /** How long an exact list count is reused (writes in this process drop it at once); 0: never. */
   countCacheMs: number
   statementTimeoutMs: number
+  /** PostgreSQL connections per process. */
+  pgPoolSize: number
+  /** Expensive statements (lists, counts, aggregations, bulk writes) at once on PostgreSQL; 0: half the pool. */
+  expensiveQuerySlots: number
+  /** Expensive statements at once for one client address on PostgreSQL; 0: all slots but one. */
+  expensiveQuerySlotsPerClient: number
+  /** PGlite: the budget of a request's expensive statement (every other statement waits meanwhile). */
+  pgliteExpensiveTimeoutMs: number
+  /** PGlite: an idle worker whose WebAssembly memory grew past this many MB is replaced; 0: never. */
+  pgliteRecycleMb: number
   bodyLimitBytes: number
   tokenTtlSeconds: number
   refreshTokenTtlSeconds: number
@@ -71,6 +81,11 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     exactCountLimit: v.EXACT_COUNT_LIMIT,
     countCacheMs: v.COUNT_CACHE_MS,
     statementTimeoutMs: v.STATEMENT_TIMEOUT_MS,
+    pgPoolSize: v.PG_POOL_SIZE,
+    expensiveQuerySlots: v.EXPENSIVE_QUERY_SLOTS,
+    expensiveQuerySlotsPerClient: v.EXPENSIVE_QUERY_SLOTS_PER_CLIENT,
+    pgliteExpensiveTimeoutMs: v.PGLITE_EXPENSIVE_TIMEOUT_MS,
+    pgliteRecycleMb: v.PGLITE_RECYCLE_MB,
     bodyLimitBytes: v.BODY_LIMIT_BYTES,
     tokenTtlSeconds: v.TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,

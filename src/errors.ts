@@ -27,6 +27,7 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
+  CLIENT_CLOSED: { status: 499, message: 'The client closed the connection before the response was sent' },
   QUERY_TIMEOUT: { status: 400, message: 'The query took too long and was cancelled' },
   INTERNAL: { status: 500, message: 'Internal server error' },
   UNAVAILABLE: { status: 503, message: 'The database is unavailable' },

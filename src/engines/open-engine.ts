@@ -1,12 +1,23 @@
 // Chooses and opens the storage engine named by DATABASE_URL (DESIGN.md section 2).
 import type { Engine } from './engine.ts'
 import { createSqlEngine } from './sql-engine.ts'
-import { openPglite } from './pglite-client.ts'
+import { openPglite, type PgliteOptions } from './pglite-client.ts'
+import type { Config } from '../config.ts'
 import { openPostgres } from './postgres-client.ts'
 
-export interface EngineOptions {
+/** The Config fields the engines read (config.ts documents them); unset ones take the engine's defaults. */
+export interface EngineOptions extends Partial<Pick<Config, 'pgPoolSize' | 'expensiveQuerySlots' | 'expensiveQuerySlotsPerClient' | 'pgliteExpensiveTimeoutMs' | 'pgliteRecycleMb'>> {
   statementTimeoutMs: number
   log?: (msg: string) => void
+}
+
+function pgliteOptions (options: EngineOptions): Partial<PgliteOptions> {
+  return {
+    statementTimeoutMs: options.statementTimeoutMs,
+    ...(options.pgliteExpensiveTimeoutMs !== undefined && { expensiveTimeoutMs: options.pgliteExpensiveTimeoutMs }),
+    ...(options.pgliteRecycleMb !== undefined && { recycleBytes: options.pgliteRecycleMb * 1048576 }),
+    ...(options.log && { log: options.log })
+  }
 }
 
 /** Opens the engine for a URL: pglite://memory, pglite://PATH, postgres(ql)://..., mongodb(+srv)://... */
@@ -15,10 +26,12 @@ export async function openEngine (url: string, options: EngineOptions): Promise<
   switch (scheme) {
     case 'pglite': {
       const path = url.slice('pglite://'.length)
-      return createSqlEngine(await openPglite(path === 'memory' ? undefined : path), options.log)
+      return createSqlEngine(await openPglite(path === 'memory' ? undefined : path, pgliteOptions(options)), options.log)
     }
-    case 'postgres': case 'postgresql':
-      return createSqlEngine(openPostgres(url, options.statementTimeoutMs), options.log)
+    case 'postgres': case 'postgresql': {
+      const limits = { poolSize: options.pgPoolSize, expensiveSlots: options.expensiveQuerySlots, expensiveSlotsPerClient: options.expensiveQuerySlotsPerClient }
+      return createSqlEngine(openPostgres(url, options.statementTimeoutMs, limits), options.log)
+    }
     case 'mongodb': case 'mongodb+srv': {
       const { openMongoEngine } = await import('./mongo-engine.ts')
       return await openMongoEngine(url, options)

@@ -17,7 +17,7 @@ export interface Storage {
 export async function openStorage (config: Config, log: (msg: string) => void): Promise<Storage> {
   const models = new ModelRegistry(loadModels(config.modelsDir, [USER_MODEL]))
   await probeDatabase(config.databaseUrl)
-  const engine = await openEngine(config.databaseUrl, { statementTimeoutMs: config.statementTimeoutMs, log })
+  const engine = await openEngine(config.databaseUrl, { ...config, log })
   try {
     await engine.syncModels(models.all())
   } catch (err) {

@@ -1,83 +1,81 @@
-// SqlClient for embedded PGlite: the database lives in a worker thread
-// (pglite-worker.ts); this side forwards statements and matches the replies.
-import { Worker } from 'node:worker_threads'
-import { mkdirSync } from 'node:fs'
-import type { SqlClient, Row } from '../sql/sql-client.ts'
-import { SqlError } from '../sql/sql-client.ts'
+// SqlClient for embedded PGlite: statements go through the expensive-statement gate to the
+// scheduler (pglite-scheduler.ts), which runs them on a worker thread under a watchdog.
+import type { SqlClient, Row, StatementCost } from '../sql/sql-client.ts'
 import type { SqlValue } from '../sql/sql-params.ts'
-import type { WorkerReply, WorkerRequest } from './pglite-worker.ts'
+import { mkdirSync } from 'node:fs'
+import { PgliteScheduler, type Statement, type TxHandle } from './pglite-scheduler.ts'
+import type { RequestBody } from './pglite-connection.ts'
+import { createScratchDir, removeScratchDir } from './pglite-scratch-dir.ts'
+import { createExpensiveGate, type GateOptions } from './expensive-gate.ts'
+import { currentRequestScope } from './request-scope.ts'
 
-/**
- * The worker thread running pglite-worker: the compiled file beside this one (dist/), or, when
- * this file runs as TypeScript (tests, `npm run dev`), its source loaded through tsx's API, as
- * workers do not inherit tsx's loader.
- */
-function startWorker (workerData: { dataDir?: string }): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData })
-  const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})` +
-    `.then(tsx => tsx.tsImport(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`
-  return new Worker(bootstrap, { eval: true, workerData })
+export interface PgliteOptions {
+  /** A request's statement runs at most this long (0: no limit); the worker is replaced when it overruns. */
+  statementTimeoutMs: number
+  /** A tighter budget for a request's expensive statements (0: none): every other statement waits while one runs. */
+  expensiveTimeoutMs: number
+  /** An idle worker whose WebAssembly memory grew past this is replaced (0: never). */
+  recycleBytes: number
+  gate: Omit<GateOptions, 'maxWaitMs'>
+  log: (msg: string) => void
 }
 
-type Pending = { resolve: (reply: WorkerReply & { ok: true }) => void, reject: (err: Error) => void }
-type RequestBody = WorkerRequest extends infer R ? R extends { id: number } ? Omit<R, 'id'> : never : never
+const DEFAULTS: PgliteOptions = {
+  statementTimeoutMs: 5000,
+  expensiveTimeoutMs: 0,
+  recycleBytes: 1024 * 1048576,
+  gate: { slots: 1, perClient: 1, maxWaiting: 1000 },
+  log: () => {}
+}
 
-/** Opens PGlite with its data in `dataDir`, or in memory when it is undefined. */
-export async function openPglite (dataDir: string | undefined): Promise<SqlClient> {
+/** Opens PGlite with its data in `dataDir`, or in a scratch directory removed at close when it is undefined. */
+export async function openPglite (dataDir: string | undefined, given: Partial<PgliteOptions> = {}): Promise<SqlClient> {
+  const options = { ...DEFAULTS, ...given }
   if (dataDir) mkdirSync(dataDir, { recursive: true })
-  const worker = startWorker({ dataDir })
-  const pending = new Map<number, Pending>()
-  let nextId = 1
-  let failure: Error | undefined
+  const dir = dataDir ?? await createScratchDir()
+  const maxWaitMs = options.statementTimeoutMs || Number.MAX_SAFE_INTEGER
+  const scheduler = await PgliteScheduler.start({ dataDir: dir, maxWaitMs, recycleBytes: options.recycleBytes, log: options.log })
+  const gate = createExpensiveGate({ ...options.gate, maxWaitMs })
 
-  const ready = new Promise<void>((resolve, reject) => {
-    worker.once('message', () => resolve())
-    worker.once('error', reject)
-  })
-  worker.on('message', (reply: WorkerReply) => {
-    const waiting = pending.get(reply.id)
-    if (!waiting) return
-    pending.delete(reply.id)
-    if (reply.ok) waiting.resolve(reply)
-    else waiting.reject(new SqlError(reply.message, reply.code, reply.constraint))
-  })
-  worker.on('error', err => {
-    failure = err
-    for (const waiting of pending.values()) waiting.reject(err)
-    pending.clear()
-  })
-  await ready
+  const limits = { simple: [options.statementTimeoutMs], expensive: [options.statementTimeoutMs, options.expensiveTimeoutMs] }
 
-  function send (body: RequestBody): Promise<WorkerReply & { ok: true }> {
-    if (failure) return Promise.reject(failure)
-    const id = nextId++
-    return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject })
-      worker.postMessage({ ...body, id })
-    })
+  /** Statements of a request run under the watchdog (a limit of 0 is none); the service's own (start-up, CLI) do not. */
+  function statement (body: RequestBody, cost: StatementCost, tx?: TxHandle): Statement {
+    const scope = currentRequestScope()
+    const budget = Math.min(...limits[cost].filter(ms => ms > 0))
+    return { body, cost, tx, signal: scope?.signal, budgetMs: scope && budget !== Infinity ? budget : undefined }
   }
 
-  function clientFor (tx?: number): SqlClient {
+  function clientFor (tx?: TxHandle): SqlClient {
+    const send = async (body: RequestBody, cost: StatementCost = 'expensive') => {
+      const run = () => scheduler.run(statement(body, cost, tx))
+      return tx || cost === 'simple' ? await run() : await gate.run(run)
+    }
     return {
       kind: 'pglite',
-      query: async (text: string, values: SqlValue[] = []) => (await send({ op: 'query', text, values, tx })).rows as Row[],
-      exec: async (text: string) => { await send({ op: 'exec', text, tx }) },
+      query: async (text: string, values: SqlValue[] = [], queryOptions) => (await send({ op: 'query', text, values }, queryOptions?.cost)).rows as Row[],
+      exec: async (text: string) => { await send({ op: 'exec', text }) },
       transaction: async (work) => {
-        if (tx !== undefined) return await work(clientFor(tx))
-        const { tx: txId } = await send({ op: 'begin' })
-        try {
-          const result = await work(clientFor(txId))
-          await send({ op: 'end', tx: txId!, commit: true })
-          return result
-        } catch (err) {
-          await send({ op: 'end', tx: txId!, commit: false })
-          throw err
-        }
+        if (tx) return await work(clientFor(tx))
+        return await gate.run(() => runTransaction(work))
       },
       close: async () => {
-        await send({ op: 'close' })
-        await worker.terminate()
+        await scheduler.close()
+        if (!dataDir) await removeScratchDir(dir)
       }
+    }
+  }
+
+  async function runTransaction<T> (work: (tx: SqlClient) => Promise<T>): Promise<T> {
+    const handle: TxHandle = {}
+    await scheduler.run(statement({ op: 'begin' }, 'expensive', handle))
+    try {
+      const result = await work(clientFor(handle))
+      await scheduler.run({ body: { op: 'end', tx: 0, commit: true }, cost: 'expensive', tx: handle })
+      return result
+    } catch (err) {
+      await scheduler.run({ body: { op: 'end', tx: 0, commit: false }, cost: 'expensive', tx: handle })
+      throw err
     }
   }
   return clientFor()

@@ -1,9 +1,22 @@
-// SqlClient for a PostgreSQL server through postgres.js (the fastest driver
-// measured here under concurrency), with a statement timeout on every query.
+// SqlClient for a PostgreSQL server through postgres.js (the fastest driver measured here under
+// concurrency), with a statement timeout on every query, a bounded share of the pool for
+// expensive statements, and cancellation of a request's expensive statement when its client leaves.
 import postgres from 'postgres'
-import type { SqlClient, Row } from '../sql/sql-client.ts'
+import type { SqlClient, Row, StatementOptions } from '../sql/sql-client.ts'
 import { SqlError } from '../sql/sql-client.ts'
 import type { SqlValue } from '../sql/sql-params.ts'
+import { createExpensiveGate, type ExpensiveGate } from './expensive-gate.ts'
+import { currentRequestScope } from './request-scope.ts'
+
+export interface PostgresOptions {
+  poolSize: number
+  /** Expensive statements at once (0: half the pool), and for one client address (0: all but one of them). */
+  expensiveSlots: number
+  expensiveSlotsPerClient: number
+}
+
+/** Statements that may wait for a slot at once; more are answered 503 at once. */
+const MAX_WAITING = 1000
 
 function toSqlError (err: unknown): never {
   const e = err as { message?: string, code?: string, constraint_name?: string }
@@ -11,33 +24,61 @@ function toSqlError (err: unknown): never {
   throw err
 }
 
-function wrap (sql: postgres.Sql | postgres.TransactionSql): SqlClient {
+/**
+ * Awaits a query, cancelling it when the request's client goes away. Only expensive statements are
+ * cancelled: a cancel request reaches the server through a new connection, and a fast statement
+ * may have finished by then, so that the cancel would hit the next statement on that connection.
+ */
+async function awaitCancellable<T> (query: postgres.PendingQuery<postgres.Row[]>, cancellable: boolean): Promise<T> {
+  const signal = currentRequestScope()?.signal
+  if (!cancellable || !signal) return await query as T
+  if (signal.aborted) throw signal.reason
+  const cancel = (): void => { query.cancel() }
+  signal.addEventListener('abort', cancel, { once: true })
+  try {
+    return await query as T
+  } catch (err) {
+    throw signal.aborted ? signal.reason : err
+  } finally {
+    signal.removeEventListener('abort', cancel)
+  }
+}
+
+function wrap (sql: postgres.Sql | postgres.TransactionSql, gate: ExpensiveGate, inTransaction: boolean): SqlClient {
+  /** Expensive work outside a transaction waits for a slot; a transaction already holds one. */
+  const gated = <T>(options: StatementOptions | undefined, work: () => Promise<T>): Promise<T> =>
+    inTransaction || options?.cost === 'simple' ? work() : gate.run(work)
   return {
     kind: 'postgres',
-    query: async (text: string, values: SqlValue[] = []) => {
+    query: async (text: string, values: SqlValue[] = [], options) => {
+      const expensive = options?.cost !== 'simple'
       try {
-        return await sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: true }) as unknown as Row[]
+        return await gated(options, () => awaitCancellable<Row[]>(sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: true }), expensive))
       } catch (err) { return toSqlError(err) }
     },
     exec: async (text: string) => {
-      try { await sql.unsafe(text) } catch (err) { toSqlError(err) }
+      try { await gated(undefined, () => awaitCancellable(sql.unsafe(text), true)) } catch (err) { toSqlError(err) }
     },
-    transaction: async (work) => {
-      if (!('begin' in sql)) return await work(wrap(sql))
+    transaction: async (work, options) => {
+      if (!('begin' in sql)) return await work(wrap(sql, gate, true))
       try {
-        return await sql.begin(tx => work(wrap(tx))) as Awaited<ReturnType<typeof work>>
+        return await gated(options, () => sql.begin(tx => work(wrap(tx, gate, true)))) as Awaited<ReturnType<typeof work>>
       } catch (err) { return toSqlError(err) }
     },
     close: async () => { if ('end' in sql) await sql.end({ timeout: 5 }) }
   }
 }
 
-export function openPostgres (url: string, statementTimeoutMs: number): SqlClient {
+export function openPostgres (url: string, statementTimeoutMs: number, given: Partial<PostgresOptions> = {}): SqlClient {
+  const poolSize = Math.max(1, given.poolSize ?? 10)
+  const slots = given.expensiveSlots || Math.max(1, Math.floor(poolSize / 2))
+  const perClient = given.expensiveSlotsPerClient || Math.max(1, slots - 1)
   const sql = postgres(url, {
-    max: Number(process.env.PG_POOL_SIZE ?? 10),
+    max: poolSize,
     onnotice: () => {},
     // JIT compiles these short jsonb statements for tens of ms each (measured ~13x their run time).
     connection: { statement_timeout: statementTimeoutMs, application_name: 'quire', jit: 'off' }
   })
-  return wrap(sql)
+  const gate = createExpensiveGate({ slots, perClient, maxWaitMs: statementTimeoutMs || Number.MAX_SAFE_INTEGER, maxWaiting: MAX_WAITING })
+  return wrap(sql, gate, false)
 }

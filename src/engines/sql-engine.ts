@@ -3,8 +3,8 @@
 import type { Doc, Engine, FindQuery, FindResult } from './engine.ts'
 import { findOneThrough } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
-import type { SqlClient } from '../sql/sql-client.ts'
-import { SqlError } from '../sql/sql-client.ts'
+import type { SqlClient, StatementCost } from '../sql/sql-client.ts'
+import { SqlError, costOfFilter } from '../sql/sql-client.ts'
 import { compileFind, compileWhere } from '../sql/compile-find.ts'
 import { compileProjection } from '../sql/compile-projection.ts'
 import { SqlParams } from '../sql/sql-params.ts'
@@ -32,6 +32,9 @@ export function translateSqlError (err: unknown): never {
   throw err
 }
 
+/** Statements that address one document by key: reads and writes by id, auth lookups. */
+const SIMPLE = { cost: 'simple' } as const
+
 async function run<T> (work: () => Promise<T>): Promise<T> {
   try { return await work() } catch (err) { return translateSqlError(err) }
 }
@@ -40,9 +43,9 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
   const projectionOf = (model: Model, params: SqlParams, fields?: string[]): string =>
     compileProjection(fields, { params, doc: 't.doc' }, { exclude: model.passwordFields })
 
-  async function find (model: Model, query: FindQuery): Promise<FindResult> {
+  async function find (model: Model, query: FindQuery, cost: StatementCost = costOfFilter(query.filter)): Promise<FindResult> {
     const { text, values } = compileFind(model, query)
-    const rows = await run(() => client.query(text, values)) as Array<{ d: unknown, total?: unknown }>
+    const rows = await run(() => client.query(text, values, { cost })) as Array<{ d: unknown, total?: unknown }>
     const docs = rows.filter(r => r.d !== null).map(r => r.d as string)
     return { data: `[${docs.join(',')}]`, returned: docs.length, ...(query.count && { count: Number(rows[0]?.total ?? 0) }) }
   }
@@ -63,16 +66,16 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
       const params = new SqlParams()
       const text = `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) VALUES (${params.add(doc._id as string)}, ${params.addJson(doc)}) ` +
         `RETURNING (${projectionOf(model, params)})::text AS d`
-      const rows = await run(() => client.query(text, params.values))
+      const rows = await run(() => client.query(text, params.values, SIMPLE))
       return rows[0].d as string
     },
 
-    findOne: findOneThrough(find),
+    findOne: findOneThrough((model, query) => find(model, query, 'simple')),
 
     findRaw: async (model, filter) => {
       const params = new SqlParams()
       const text = `SELECT t.doc::text AS d FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)} LIMIT 1`
-      const rows = await run(() => client.query(text, params.values))
+      const rows = await run(() => client.query(text, params.values, SIMPLE))
       return rows.length ? JSON.parse(rows[0].d as string) as Doc : null
     },
 
@@ -81,14 +84,14 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
     count: async (model, filter) => {
       const params = new SqlParams()
       const text = `SELECT count(*) AS n FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)}`
-      const rows = await run(() => client.query(text, params.values))
+      const rows = await run(() => client.query(text, params.values, { cost: costOfFilter(filter) }))
       return Number(rows[0].n)
     },
 
     estimateCount: async (model) => {
       const text = 'SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::bigint AS n FROM pg_class c ' +
         'LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = to_regclass($1)'
-      const rows = await run(() => client.query(text, [quoteIdent(tableName(model))]))
+      const rows = await run(() => client.query(text, [quoteIdent(tableName(model))], SIMPLE))
       return Number(rows[0]?.n ?? 0)
     },
 
@@ -99,7 +102,7 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
       const text = `UPDATE ${table} AS t SET doc = t.doc || ${params.addJson(set)} || ` +
         `jsonb_build_object('__v', coalesce((t.doc->>'__v')::int, 0) + 1) WHERE t._id = (${target}) ` +
         `RETURNING (${projectionOf(model, params)})::text AS d`
-      const rows = await run(() => client.query(text, params.values))
+      const rows = await run(() => client.query(text, params.values, SIMPLE))
       return rows.length ? rows[0].d as string : null
     },
 

@@ -17,7 +17,7 @@ async function indexBuildProgress (monitor: SqlClient, table: string): Promise<s
   const rows = await monitor.query(
     'SELECT phase, CASE WHEN tuples_total > 0 THEN tuples_done ELSE blocks_done END AS done, ' +
     'CASE WHEN tuples_total > 0 THEN tuples_total ELSE blocks_total END AS total ' +
-    'FROM pg_stat_progress_create_index WHERE relid = to_regclass($1)', [table])
+    'FROM pg_stat_progress_create_index WHERE relid = to_regclass($1)', [table], { cost: 'simple' })
   return rows[0] ? describeProgress(rows[0] as unknown as BuildProgress) : undefined
 }
 

@@ -1,18 +1,36 @@
 // The small SQL client interface that both PostgreSQL engines (PGlite in a
 // worker thread, a PostgreSQL server through postgres.js) implement.
 import type { SqlValue } from './sql-params.ts'
+import type { Filter } from '../query/types.ts'
 
 export type Row = Record<string, unknown>
+
+/**
+ * What a statement may cost. 'simple' addresses at most one document by key (reads and writes by
+ * id, auth lookups); 'expensive' may scan (lists, counts, aggregations, bulk writes and every
+ * transaction). Expensive statements share a bounded number of slots, so simple ones keep flowing.
+ */
+export type StatementCost = 'simple' | 'expensive'
+
+export interface StatementOptions {
+  /** 'expensive' when not given. */
+  cost?: StatementCost
+}
 
 export interface SqlClient {
   readonly kind: 'pglite' | 'postgres'
   /** Runs one statement with bound parameters and returns its rows. */
-  query: (text: string, values?: SqlValue[]) => Promise<Row[]>
+  query: (text: string, values?: SqlValue[], options?: StatementOptions) => Promise<Row[]>
   /** Runs several statements without parameters (DDL). */
   exec: (text: string) => Promise<void>
   /** Runs `work` inside one transaction: committed when it resolves, rolled back when it throws. */
-  transaction: <T>(work: (tx: SqlClient) => Promise<T>) => Promise<T>
+  transaction: <T>(work: (tx: SqlClient) => Promise<T>, options?: StatementOptions) => Promise<T>
   close: () => Promise<void>
+}
+
+/** A statement selecting by a filter costs little when the filter pins one primary key. */
+export function costOfFilter (filter: Filter): StatementCost {
+  return typeof filter._id === 'string' ? 'simple' : 'expensive'
 }
 
 /** A database error as the engines see it: PostgreSQL's SQLSTATE code and message. */

@@ -1,0 +1,79 @@
+// One PGlite worker thread (pglite-worker.ts) on a data directory: starts it, sends it one
+// request at a time and matches the reply, terminates it. The scheduler replaces broken ones.
+import { Worker } from 'node:worker_threads'
+import type { WorkerReply, WorkerRequest } from './pglite-worker.ts'
+
+/**
+ * The worker thread running pglite-worker: the compiled file beside this one (dist/), or, when
+ * this file runs as TypeScript (tests, `npm run dev`), its source loaded through tsx's API, as
+ * workers do not inherit tsx's loader.
+ */
+function startWorker (workerData: { dataDir?: string }): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData })
+  const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})` +
+    `.then(tsx => tsx.tsImport(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`
+  return new Worker(bootstrap, { eval: true, workerData })
+}
+
+export type RequestBody = WorkerRequest extends infer R ? R extends { id: number } ? Omit<R, 'id'> : never : never
+
+export interface PgliteConnection {
+  /** Sends one request; settles with its reply, or rejects when the worker dies first. */
+  send: (body: RequestBody) => Promise<WorkerReply>
+  /** Stops the worker at once, even in the middle of a statement. */
+  terminate: () => Promise<void>
+  /** WebAssembly memory of the worker after its last reply, in bytes. */
+  readonly memory: number
+  /** Its WebAssembly memory once started. */
+  readonly startMemory: number
+}
+
+/** Starts a worker on `dataDir` and resolves once PGlite is ready; `onExit` hears of a death not asked for. */
+export async function startConnection (dataDir: string, onExit: (err: Error) => void): Promise<PgliteConnection> {
+  const worker = startWorker({ dataDir })
+  const pending = new Map<number, { resolve: (reply: WorkerReply) => void, reject: (err: Error) => void }>()
+  let memory = 0
+  let nextId = 1
+  let dead: Error | undefined
+  let started = false
+
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.once('message', (reply: WorkerReply) => { memory = reply.memory; resolve() })
+    worker.once('error', reject)
+    worker.once('exit', code => reject(new Error(`the PGlite worker exited with code ${code} while starting`)))
+  })
+  worker.on('message', (reply: WorkerReply) => {
+    memory = reply.memory
+    pending.get(reply.id)?.resolve(reply)
+    pending.delete(reply.id)
+  })
+  const die = (err: Error): void => {
+    if (dead) return
+    dead = err
+    for (const waiting of pending.values()) waiting.reject(err)
+    pending.clear()
+    if (started) onExit(err)
+  }
+  worker.on('error', die)
+  worker.on('exit', code => die(new Error(`the PGlite worker exited (code ${code})`)))
+  await ready
+  started = true
+  const startMemory = memory
+
+  return {
+    send: body => {
+      if (dead) return Promise.reject(dead)
+      const id = nextId++
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject })
+        worker.postMessage({ ...body, id })
+      })
+    },
+    terminate: async () => {
+      dead ??= new Error('the PGlite worker was stopped')
+      await worker.terminate()
+    },
+    get memory () { return memory },
+    startMemory
+  }
+}

@@ -1,0 +1,212 @@
+// Runs PGlite statements one at a time on a worker (pglite-connection.ts) and keeps it serving:
+// simple statements before expensive ones, an open transaction's statements alone, a watchdog
+// that replaces a worker stuck past its statement's budget, and recycling of a worker whose
+// memory grew too big (WebAssembly memory never shrinks).
+import { startConnection, type PgliteConnection, type RequestBody } from './pglite-connection.ts'
+import type { WorkerReply } from './pglite-worker.ts'
+import { SqlError, type StatementCost } from '../sql/sql-client.ts'
+import { QuireError } from '../errors.ts'
+
+export type OkReply = WorkerReply & { ok: true }
+
+/** A transaction as the scheduler tracks it; `lost` once the worker holding it was replaced. */
+export interface TxHandle { workerTx?: number, lost?: boolean }
+
+export interface Statement {
+  /** The request, without the worker's transaction id (the scheduler adds it). */
+  body: RequestBody
+  cost: StatementCost
+  /** The watchdog's budget once the statement runs; none for the service's own work (start-up, CLI). */
+  budgetMs?: number
+  /** The request's signal: a statement not started yet is dropped when it aborts. */
+  signal?: AbortSignal
+  /** The transaction the statement runs in, or opens ('begin'). */
+  tx?: TxHandle
+}
+
+export interface SchedulerOptions {
+  dataDir: string
+  /** The longest a request's statement waits for its turn before it is answered 503. */
+  maxWaitMs: number
+  /** An idle worker whose WebAssembly memory is larger than this is replaced by a fresh one. */
+  recycleBytes: number
+  log: (msg: string) => void
+}
+
+interface Job extends Statement {
+  resolve: (reply: OkReply) => void
+  reject: (err: unknown) => void
+  waitTimer?: NodeJS.Timeout
+  onAbort?: () => void
+}
+
+/** How long close() lets a running statement and PGlite's own shutdown take before it terminates the worker. */
+const CLOSE_GRACE_MS = 5000
+
+const unavailable = (message: string): QuireError => new QuireError('UNAVAILABLE', message)
+const delay = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms).unref())
+
+export class PgliteScheduler {
+  private connection?: PgliteConnection
+  private readonly queue: Job[] = []
+  private running?: { job: Job, timer?: NodeJS.Timeout, settled: Promise<void> }
+  private openTx?: TxHandle
+  private replacing?: Promise<void>
+  private closing = false
+
+  private constructor (private readonly options: SchedulerOptions) {}
+
+  static async start (options: SchedulerOptions): Promise<PgliteScheduler> {
+    const scheduler = new PgliteScheduler(options)
+    scheduler.connection = await scheduler.connect()
+    return scheduler
+  }
+
+  /** Runs one statement when its turn comes; rejects with a SqlError, QUERY_TIMEOUT's 57014 or a QuireError. */
+  run (statement: Statement): Promise<OkReply> {
+    return new Promise((resolve, reject) => {
+      if (this.closing) return reject(unavailable('The database is closing'))
+      if (statement.signal?.aborted) return reject(statement.signal.reason)
+      const job: Job = { ...statement, resolve, reject }
+      if (statement.body.op !== 'end') this.armDrops(job)
+      this.queue.push(job)
+      this.pump()
+    })
+  }
+
+  /** Fails queued statements, lets a running one finish within a bound, closes PGlite, and terminates the worker. */
+  async close (): Promise<void> {
+    this.closing = true
+    for (const job of this.queue.splice(0)) this.fail(job, unavailable('The database is closing'))
+    const deadline = Date.now() + CLOSE_GRACE_MS
+    await Promise.race([this.running?.settled, this.replacing, delay(CLOSE_GRACE_MS)])
+    const connection = this.connection
+    this.connection = undefined
+    if (!connection) return
+    if (!this.running) await Promise.race([connection.send({ op: 'close' }).catch(() => {}), delay(Math.max(0, deadline - Date.now()))])
+    await connection.terminate()
+  }
+
+  /** A request's statement leaves the queue when its client goes away or it waited too long. */
+  private armDrops (job: Job): void {
+    if (!job.signal) return
+    const drop = (err: unknown): void => {
+      const at = this.queue.indexOf(job)
+      if (at === -1) return
+      this.queue.splice(at, 1)
+      this.fail(job, err)
+    }
+    job.onAbort = () => drop(job.signal!.reason)
+    job.signal.addEventListener('abort', job.onAbort, { once: true })
+    job.waitTimer = setTimeout(() => drop(unavailable('The database is busy: retry shortly')), this.options.maxWaitMs)
+  }
+
+  private disarm (job: Job): void {
+    clearTimeout(job.waitTimer)
+    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort)
+  }
+
+  private fail (job: Job, err: unknown): void {
+    this.disarm(job)
+    job.reject(err)
+  }
+
+  private pump (): void {
+    if (this.running || this.replacing || this.closing) return
+    if (!this.connection) return this.replace('the previous worker could not start', false)
+    const job = this.nextJob()
+    if (job) this.dispatch(job, this.connection)
+    else if (!this.openTx && this.grewTooBig(this.connection)) this.recycle(this.connection.memory)
+  }
+
+  /** An open transaction's statements only; otherwise simple statements first, then the oldest. */
+  private nextJob (): Job | undefined {
+    const at = this.openTx
+      ? this.queue.findIndex(job => job.tx === this.openTx && job.body.op !== 'begin')
+      : Math.max(this.queue.findIndex(job => job.cost === 'simple' && !job.tx), 0)
+    return at === -1 || this.queue.length === 0 ? undefined : this.queue.splice(at, 1)[0]
+  }
+
+  private dispatch (job: Job, connection: PgliteConnection): void {
+    this.disarm(job)
+    if (job.tx?.lost) {
+      if (job.body.op === 'end' && !job.body.commit) job.resolve({ id: 0, ok: true, memory: 0 })
+      else job.reject(unavailable('The transaction was lost: the database worker was restarted'))
+      return this.pump()
+    }
+    const body = job.tx?.workerTx === undefined ? job.body : { ...job.body, tx: job.tx.workerTx }
+    const timer = job.budgetMs === undefined ? undefined : setTimeout(() => this.timeOut(job), job.budgetMs)
+    const settled = connection.send(body).then(reply => this.settle(job, reply), err => this.settleDeath(job, err))
+    this.running = { job, timer, settled }
+  }
+
+  private settle (job: Job, reply: WorkerReply): void {
+    if (this.running?.job !== job) return
+    clearTimeout(this.running.timer)
+    this.running = undefined
+    if (job.body.op === 'begin' && reply.ok) {
+      job.tx!.workerTx = reply.tx
+      this.openTx = job.tx
+    }
+    if (job.body.op === 'end') this.openTx = undefined
+    if (reply.ok) job.resolve(reply)
+    else job.reject(new SqlError(reply.message, reply.code, reply.constraint))
+    if (!reply.ok && reply.broken) return this.replace(`a statement broke it (${reply.message})`, false)
+    this.pump()
+  }
+
+  /** The worker died under the statement (not through the watchdog): fail it and start another. */
+  private settleDeath (job: Job, err: unknown): void {
+    if (this.running?.job !== job) return
+    clearTimeout(this.running.timer)
+    this.running = undefined
+    job.reject(err)
+    this.replace(`it died: ${(err as Error).message}`, false)
+  }
+
+  private timeOut (job: Job): void {
+    if (this.running?.job !== job) return
+    this.running = undefined
+    job.reject(new SqlError('canceling statement due to statement timeout', '57014'))
+    this.replace(`a statement ran past its ${job.budgetMs} ms budget`, false)
+  }
+
+  /** Replaces the worker: statements not started yet wait and run on the new one; an open transaction is lost. */
+  private replace (reason: string, graceful: boolean): void {
+    const old = this.connection
+    this.connection = undefined
+    if (this.openTx) this.openTx.lost = true
+    this.openTx = undefined
+    const started = Date.now()
+    this.replacing = (async () => {
+      if (old && graceful) await Promise.race([old.send({ op: 'close' }).catch(() => {}), delay(CLOSE_GRACE_MS)])
+      await old?.terminate()
+      const fresh = await this.connect()
+      if (this.closing) return await fresh.terminate()
+      this.connection = fresh
+      this.options.log(`PGlite worker replaced because ${reason}; the new one took ${Date.now() - started} ms to start`)
+    })().catch(err => {
+      this.options.log(`PGlite worker could not be replaced (${reason}): ${(err as Error).message}`)
+      for (const job of this.queue.splice(0)) this.fail(job, unavailable('The embedded database could not be restarted'))
+    }).finally(() => {
+      this.replacing = undefined
+      if (this.queue.length > 0) this.pump()
+    })
+  }
+
+  /** Grown past the threshold since it started (a worker that starts above it is not replaced in a loop). */
+  private grewTooBig (connection: PgliteConnection): boolean {
+    return this.options.recycleBytes > 0 && connection.memory > this.options.recycleBytes && connection.memory > connection.startMemory
+  }
+
+  private recycle (memory: number): void {
+    this.replace(`its memory grew to ${Math.round(memory / 1048576)} MB while idle`, true)
+  }
+
+  private connect (): Promise<PgliteConnection> {
+    return startConnection(this.options.dataDir, err => {
+      if (this.running) this.settleDeath(this.running.job, err)
+      else if (!this.replacing && !this.closing) this.replace(`it died: ${err.message}`, false)
+    })
+  }
+}
