@@ -28,8 +28,11 @@ export interface PgliteConnection {
   readonly startMemory: number
 }
 
-/** Starts a worker on `dataDir` and resolves once PGlite is ready; `onExit` hears of a death not asked for. */
-export async function startConnection (dataDir: string, onExit: (err: Error) => void): Promise<PgliteConnection> {
+/**
+ * Starts a worker on `dataDir` and resolves once PGlite is ready (or fails after `startTimeoutMs`,
+ * when given); `onExit` hears of a death not asked for.
+ */
+export async function startConnection (dataDir: string, onExit: (err: Error) => void, startTimeoutMs?: number): Promise<PgliteConnection> {
   const worker = startWorker({ dataDir })
   const pending = new Map<number, { resolve: (reply: WorkerReply) => void, reject: (err: Error) => void }>()
   let memory = 0
@@ -41,6 +44,7 @@ export async function startConnection (dataDir: string, onExit: (err: Error) => 
     worker.once('message', (reply: WorkerReply) => { memory = reply.memory; resolve() })
     worker.once('error', reject)
     worker.once('exit', code => reject(new Error(`the PGlite worker exited with code ${code} while starting`)))
+    if (startTimeoutMs !== undefined) setTimeout(() => reject(new Error(`the PGlite worker did not start within ${startTimeoutMs} ms`)), startTimeoutMs).unref()
   })
   worker.on('message', (reply: WorkerReply) => {
     memory = reply.memory
@@ -56,7 +60,10 @@ export async function startConnection (dataDir: string, onExit: (err: Error) => 
   }
   worker.on('error', die)
   worker.on('exit', code => die(new Error(`the PGlite worker exited (code ${code})`)))
-  await ready
+  await ready.catch(async err => {
+    await worker.terminate()
+    throw err
+  })
   started = true
   const startMemory = memory
 
@@ -70,7 +77,8 @@ export async function startConnection (dataDir: string, onExit: (err: Error) => 
       })
     },
     terminate: async () => {
-      dead ??= new Error('the PGlite worker was stopped')
+      started = false
+      die(new Error('the PGlite worker was stopped'))
       await worker.terminate()
     },
     get memory () { return memory },

@@ -42,6 +42,8 @@ interface Job extends Statement {
 
 /** How long close() lets a running statement and PGlite's own shutdown take before it terminates the worker. */
 const CLOSE_GRACE_MS = 5000
+/** How long a replacement worker may take to start (reopening a data directory takes about 1 s). */
+const RESTART_TIMEOUT_MS = 60_000
 
 const unavailable = (message: string): QuireError => new QuireError('UNAVAILABLE', message)
 const delay = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms).unref())
@@ -79,7 +81,7 @@ export class PgliteScheduler {
     this.closing = true
     for (const job of this.queue.splice(0)) this.fail(job, unavailable('The database is closing'))
     const deadline = Date.now() + CLOSE_GRACE_MS
-    await Promise.race([this.running?.settled, this.replacing, delay(CLOSE_GRACE_MS)])
+    await Promise.race([delay(CLOSE_GRACE_MS), ...[this.running?.settled, this.replacing].filter(p => p !== undefined)])
     const connection = this.connection
     this.connection = undefined
     if (!connection) return
@@ -90,15 +92,24 @@ export class PgliteScheduler {
   /** A request's statement leaves the queue when its client goes away or it waited too long. */
   private armDrops (job: Job): void {
     if (!job.signal) return
-    const drop = (err: unknown): void => {
-      const at = this.queue.indexOf(job)
-      if (at === -1) return
-      this.queue.splice(at, 1)
-      this.fail(job, err)
-    }
-    job.onAbort = () => drop(job.signal!.reason)
+    job.onAbort = () => this.drop(job, job.signal!.reason)
     job.signal.addEventListener('abort', job.onAbort, { once: true })
-    job.waitTimer = setTimeout(() => drop(unavailable('The database is busy: retry shortly')), this.options.maxWaitMs)
+    this.armWait(job)
+  }
+
+  /** Starts (again) the wait of a queued request's statement: a worker's restart does not count against it. */
+  private armWait (job: Job): void {
+    clearTimeout(job.waitTimer)
+    job.waitTimer = setTimeout(() => {
+      if (!this.replacing) this.drop(job, unavailable('The database is busy: retry shortly'))
+    }, this.options.maxWaitMs)
+  }
+
+  private drop (job: Job, err: unknown): void {
+    const at = this.queue.indexOf(job)
+    if (at === -1) return
+    this.queue.splice(at, 1)
+    this.fail(job, err)
   }
 
   private disarm (job: Job): void {
@@ -173,6 +184,7 @@ export class PgliteScheduler {
 
   /** Replaces the worker: statements not started yet wait and run on the new one; an open transaction is lost. */
   private replace (reason: string, graceful: boolean): void {
+    if (this.closing) return
     const old = this.connection
     this.connection = undefined
     if (this.openTx) this.openTx.lost = true
@@ -181,7 +193,7 @@ export class PgliteScheduler {
     this.replacing = (async () => {
       if (old && graceful) await Promise.race([old.send({ op: 'close' }).catch(() => {}), delay(CLOSE_GRACE_MS)])
       await old?.terminate()
-      const fresh = await this.connect()
+      const fresh = await this.connect(RESTART_TIMEOUT_MS)
       if (this.closing) return await fresh.terminate()
       this.connection = fresh
       this.options.log(`PGlite worker replaced because ${reason}; the new one took ${Date.now() - started} ms to start`)
@@ -190,7 +202,8 @@ export class PgliteScheduler {
       for (const job of this.queue.splice(0)) this.fail(job, unavailable('The embedded database could not be restarted'))
     }).finally(() => {
       this.replacing = undefined
-      if (this.queue.length > 0) this.pump()
+      for (const job of this.queue) if (job.waitTimer) this.armWait(job)
+      this.pump()
     })
   }
 
@@ -203,10 +216,10 @@ export class PgliteScheduler {
     this.replace(`its memory grew to ${Math.round(memory / 1048576)} MB while idle`, true)
   }
 
-  private connect (): Promise<PgliteConnection> {
+  private connect (startTimeoutMs?: number): Promise<PgliteConnection> {
     return startConnection(this.options.dataDir, err => {
       if (this.running) this.settleDeath(this.running.job, err)
       else if (!this.replacing && !this.closing) this.replace(`it died: ${err.message}`, false)
-    })
+    }, startTimeoutMs)
   }
 }

@@ -1,0 +1,99 @@
+// The PGlite client keeps serving whatever a statement does: the watchdog replaces a worker stuck
+// past a request's budget (statements not started yet run on the new one), a worker that broke
+// inside PostgreSQL is replaced, leaving clients' queued statements are dropped, simple
+// statements go first, a grown worker is recycled when idle, and close() never hangs.
+import t, { type Test } from 'tap'
+import { openPglite, type PgliteOptions } from '../../src/engines/pglite-client.ts'
+import { runInRequestScope } from '../../src/engines/request-scope.ts'
+import type { SqlClient } from '../../src/sql/sql-client.ts'
+
+/** Runs for minutes in PGlite. */
+const ENDLESS = 'SELECT count(*) AS n FROM generate_series(1, 2000000000)'
+
+async function openClient (t: Test, options: Partial<PgliteOptions> = {}): Promise<{ client: SqlClient, logs: string[] }> {
+  const logs: string[] = []
+  // Expensive statements get 300 ms; waiting for a turn may take 10 s (a restart takes about 1 s).
+  const client = await openPglite(undefined, { statementTimeoutMs: 10_000, expensiveTimeoutMs: 300, log: msg => logs.push(msg), ...options })
+  t.teardown(() => client.close())
+  await client.exec('CREATE TABLE t (k text PRIMARY KEY)')
+  await client.query("INSERT INTO t VALUES ('before')")
+  return { client, logs }
+}
+
+const keys = async (client: SqlClient): Promise<string[]> => (await client.query('SELECT k FROM t ORDER BY k')).map(r => r.k as string)
+
+function inRequest<T> (work: () => Promise<T>, signal = new AbortController().signal): Promise<T> {
+  return runInRequestScope({ client: '127.0.0.1', signal }, work)
+}
+
+t.test('a request\'s statement past its budget fails with 57014; the worker is replaced and keeps the data', async t => {
+  const { client, logs } = await openClient(t)
+  const slow = inRequest(() => client.query(ENDLESS))
+  const queued = inRequest(() => client.query("INSERT INTO t VALUES ('queued') RETURNING k", [], { cost: 'simple' }))
+  await t.rejects(slow, { code: '57014' }, 'QUERY_TIMEOUT once translated')
+  t.same(await queued, [{ k: 'queued' }], 'a statement that had not started runs on the new worker')
+  t.same(await keys(client), ['before', 'queued'], 'the scratch store kept its data across the restart')
+  t.match(logs.join('\n'), /replaced because a statement ran past its 300 ms budget/)
+})
+
+t.test('the service\'s own statements (no request) are not cut short', async t => {
+  const { client } = await openClient(t, { statementTimeoutMs: 1, expensiveTimeoutMs: 1 })
+  const rows = await client.query('SELECT count(*) AS n FROM generate_series(1, 300000)')
+  t.equal(Number(rows[0].n), 300000)
+})
+
+t.test('a transaction whose worker is replaced is lost, and rolled back', async t => {
+  const { client } = await openClient(t)
+  const work = inRequest(() => client.transaction(async tx => {
+    await tx.query("INSERT INTO t VALUES ('in-tx')")
+    await tx.query(ENDLESS)
+  }))
+  await t.rejects(work, { code: '57014' })
+  t.same(await keys(client), ['before'], 'nothing of the transaction remains')
+  t.same(await inRequest(() => client.query("SELECT 'next' AS k")), [{ k: 'next' }], 'the next statement runs')
+})
+
+t.test('PostgreSQL breaking inside PGlite (a swallowed stack overflow) fails the statement and replaces the worker', async t => {
+  const { client, logs } = await openClient(t)
+  const deep = '['.repeat(100_000) + ']'.repeat(100_000)
+  await t.rejects(client.query('SELECT length($1::jsonb::text) AS n', [deep]), { code: '54001', message: /Maximum call stack size exceeded/ })
+  t.same(await client.query('SELECT 1 AS one'), [{ one: 1 }], 'the next statement runs, on a fresh worker')
+  t.same(await keys(client), ['before'])
+  t.match(logs.join('\n'), /replaced because a statement broke it/)
+})
+
+t.test('statements of a request whose client left are dropped before they start', async t => {
+  const { client } = await openClient(t)
+  const slow = inRequest(() => client.query(ENDLESS))
+  const leaving = new AbortController()
+  const dropped = inRequest(() => client.query("INSERT INTO t VALUES ('dropped')", [], { cost: 'simple' }), leaving.signal)
+  leaving.abort(new Error('client gone'))
+  await t.rejects(dropped, { message: 'client gone' })
+  await t.rejects(slow, { code: '57014' })
+  t.same(await keys(client), ['before'], 'the dropped insert never ran')
+})
+
+t.test('simple statements run before expensive ones that were queued first', async t => {
+  const { client } = await openClient(t)
+  const order: string[] = []
+  const slow = inRequest(() => client.query(ENDLESS)).catch(() => order.push('slow ended'))
+  const expensive = inRequest(() => client.query("SELECT 'expensive' AS k")).then(() => order.push('expensive'))
+  const simple = inRequest(() => client.query("SELECT 'simple' AS k", [], { cost: 'simple' })).then(() => order.push('simple'))
+  await Promise.all([slow, expensive, simple])
+  t.same(order, ['slow ended', 'simple', 'expensive'])
+})
+
+t.test('an idle worker whose memory grew past the threshold is replaced', async t => {
+  const { client, logs } = await openClient(t, { recycleBytes: 1 })
+  await client.query("SELECT length(jsonb_agg(md5(g::text))::text) AS n FROM generate_series(1, 300000) g")
+  await client.query('SELECT 1 AS one')
+  t.match(logs.join('\n'), /replaced because its memory grew to \d+ MB while idle/)
+  t.same(await keys(client), ['before'])
+})
+
+t.test('close() does not wait for a statement that never ends', async t => {
+  const client = await openPglite(undefined, {})
+  const endless = t.rejects(client.query(ENDLESS), 'the running statement fails')
+  await client.close()
+  await endless
+})
