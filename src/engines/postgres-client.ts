@@ -44,25 +44,37 @@ async function awaitCancellable<T> (query: postgres.PendingQuery<postgres.Row[]>
   }
 }
 
+/**
+ * Runs an expensive statement on a connection of its own once the gate lets it: postgres.js would
+ * otherwise pipeline other statements on the connection behind it, simple ones included.
+ */
+async function onReservedConnection<T> (sql: postgres.Sql, gate: ExpensiveGate, work: (connection: postgres.Sql) => Promise<T>): Promise<T> {
+  return await gate.run(async () => {
+    const reserved = await sql.reserve()
+    try { return await work(reserved) } finally { reserved.release() }
+  })
+}
+
 function wrap (sql: postgres.Sql | postgres.TransactionSql, gate: ExpensiveGate, inTransaction: boolean): SqlClient {
-  /** Expensive work outside a transaction waits for a slot; a transaction already holds one. */
-  const gated = <T>(options: StatementOptions | undefined, work: () => Promise<T>): Promise<T> =>
-    inTransaction || options?.cost === 'simple' ? work() : gate.run(work)
+  /** Expensive work outside a transaction waits for a slot and a connection of its own; a transaction holds both. */
+  const run = <T>(options: StatementOptions | undefined, work: (connection: postgres.Sql | postgres.TransactionSql) => Promise<T>): Promise<T> =>
+    inTransaction || options?.cost === 'simple' || !('reserve' in sql) ? work(sql) : onReservedConnection(sql, gate, work)
   return {
     kind: 'postgres',
     query: async (text: string, values: SqlValue[] = [], options) => {
       const expensive = options?.cost !== 'simple'
       try {
-        return await gated(options, () => awaitCancellable<Row[]>(sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: true }), expensive))
+        return await run(options, connection => awaitCancellable<Row[]>(connection.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: true }), expensive))
       } catch (err) { return toSqlError(err) }
     },
     exec: async (text: string) => {
-      try { await gated(undefined, () => awaitCancellable(sql.unsafe(text), true)) } catch (err) { toSqlError(err) }
+      try { await run(undefined, connection => awaitCancellable(connection.unsafe(text), true)) } catch (err) { toSqlError(err) }
     },
     transaction: async (work, options) => {
       if (!('begin' in sql)) return await work(wrap(sql, gate, true))
       try {
-        return await gated(options, () => sql.begin(tx => work(wrap(tx, gate, true)))) as Awaited<ReturnType<typeof work>>
+        const transact = (): Promise<unknown> => sql.begin(tx => work(wrap(tx, gate, true)))
+        return await (options?.cost === 'simple' ? transact() : gate.run(transact)) as Awaited<ReturnType<typeof work>>
       } catch (err) { return toSqlError(err) }
     },
     close: async () => { if ('end' in sql) await sql.end({ timeout: 5 }) }
