@@ -8,6 +8,7 @@ import { newSystemFields } from '../src/documents/prepare-document.ts'
 import { ANONYMOUS } from '../src/auth/caller.ts'
 import type { FindQuery } from '../src/engines/engine.ts'
 import { authorized } from '../src/permissions/authorized.ts'
+import { runInRequestScope } from '../src/engines/request-scope.ts'
 
 const model = parseModelFile(JSON.stringify({ name: 'counted', fields: { n: { type: 'number' } } }), 'test')
 const query = authorized<FindQuery>({ filter: authorized({ _deleted: false }), sort: [], limit: 1, skip: 0, count: true, populate: [] })
@@ -45,4 +46,25 @@ t.test('"no search" and an empty search are counted apart', async t => {
   t.equal((await cached.find(searchable, { ...query, search: '' })).count, 0, 'an empty search matches nothing')
   const plain = await cached.find(searchable, query)
   t.strictSame([plain.count, plain.returned], [1, 1], 'a plain list right after it counts its own rows')
+})
+
+t.test('a shared count is not cancelled when the reader who started it leaves', async t => {
+  const texts = parseModelFile(JSON.stringify({ name: 'texts', fields: { s: { type: 'string' } } }), 'test')
+  const raw = await openEngine('pglite://memory', { statementTimeoutMs: 60_000 })
+  t.teardown(() => raw.close())
+  await raw.syncModels([texts])
+  await raw.insert(texts, { s: 'a'.repeat(20_000), ...newSystemFields(ANONYMOUS) })
+  const cached = withCountCache(raw, 2000)
+  const reader = (client: string) => ({ client, controller: new AbortController() })
+  const [busy, first, second] = [reader('busy'), reader('first'), reader('second')]
+  const inScope = <T>(r: typeof busy, work: () => Promise<T>): Promise<T> => runInRequestScope({ client: r.client, signal: r.controller.signal }, work)
+
+  // A slow count holds PGlite's one expensive slot, so that both reads below wait behind it.
+  const slow = inScope(busy, () => raw.count(texts, authorized({ s: { $regex: '(?=a*x)' } })))
+  const firstRead = inScope(first, () => cached.find(texts, query)).catch(err => err)
+  const secondRead = inScope(second, () => cached.find(texts, query))
+  first.controller.abort(new Error('first reader left'))
+  t.equal(await slow, 0)
+  t.equal((await secondRead).count, 1, 'the second reader gets the count the first one started')
+  await firstRead
 })

@@ -6,6 +6,7 @@
 import type { Authorized, Engine, FindQuery } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
+import { runShared } from './request-scope.ts'
 
 const MAX_ENTRIES = 10_000
 
@@ -43,7 +44,8 @@ export function withCountCache (engine: Engine, ttlMs: number, now: () => number
         const [page, n] = await Promise.all([engine.find(model, { ...query, count: false }), count])
         return { ...page, count: n }
       }
-      const result = engine.find(model, query)
+      // Other readers may await this count: one client leaving must not cancel it for them.
+      const result = runShared(() => engine.find(model, query))
       remember(model, key, result.then(r => r.count ?? 0))
       return await result
     },
