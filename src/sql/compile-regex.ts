@@ -1,13 +1,12 @@
 // Translates a MongoDB (PCRE) regular expression and its options into a PostgreSQL ARE
 // pattern with embedded options; syntax the two dialects do not share is a client error.
 import { QuireError } from '../errors.ts'
-import { checkRegexCost } from '../validation/regex-cost.ts'
+import { checkRegexCost, skipExtendedSpace } from '../validation/regex-cost.ts'
 
 export const MAX_REGEX_LENGTH = 512
 /** ARE's largest repetition count ({n,m}). */
 const MAX_REPEAT = 255
 const POSIX_CLASSES = new Set(['alnum', 'alpha', 'blank', 'cntrl', 'digit', 'graph', 'lower', 'print', 'punct', 'space', 'upper', 'xdigit', 'word'])
-const SPACE = /[ \t\n\r\f\v]/
 
 export interface RegexSpec { pattern: string, flags: string }
 
@@ -79,18 +78,6 @@ function translateToken (scan: Scan): void {
     case '|': case '^': case '$': return emit(scan, c, 1, false)
     default: return emit(scan, c, 1, true)
   }
-}
-
-/** In x mode whitespace and # comments outside brackets are dropped, as PCRE does. */
-function skipExtendedSpace (scan: Scan, c: string): boolean {
-  if (SPACE.test(c)) {
-    scan.pos++
-    return true
-  }
-  if (c !== '#') return false
-  const end = scan.src.indexOf('\n', scan.pos)
-  scan.pos = end === -1 ? scan.src.length : end + 1
-  return true
 }
 
 function translateQuantifier (scan: Scan, text: string, consumed: number): void {

@@ -86,14 +86,15 @@ function step (walk: Walk): void {
   }
 }
 
-function skipExtendedSpace (walk: Walk, c: string): boolean {
+/** In PCRE's x mode whitespace and # comments outside brackets are dropped: skips one, if `c` starts one. */
+export function skipExtendedSpace (cursor: { src: string, pos: number }, c: string): boolean {
   if (SPACE.test(c)) {
-    walk.pos++
+    cursor.pos++
     return true
   }
   if (c !== '#') return false
-  const end = walk.src.indexOf('\n', walk.pos)
-  walk.pos = end === -1 ? walk.src.length : end + 1
+  const end = cursor.src.indexOf('\n', cursor.pos)
+  cursor.pos = end === -1 ? cursor.src.length : end + 1
   return true
 }
 
