@@ -48,23 +48,35 @@ t.test('"no search" and an empty search are counted apart', async t => {
   t.strictSame([plain.count, plain.returned], [1, 1], 'a plain list right after it counts its own rows')
 })
 
-t.test('a shared count is not cancelled when the reader who started it leaves', async t => {
+t.test('a shared count is cancelled only when every reader waiting for it left', async t => {
   const texts = parseModelFile(JSON.stringify({ name: 'texts', fields: { s: { type: 'string' } } }), 'test')
   const raw = await openEngine('pglite://memory', { statementTimeoutMs: 60_000 })
   t.teardown(() => raw.close())
   await raw.syncModels([texts])
   await raw.insert(texts, { s: 'a'.repeat(20_000), ...newSystemFields(ANONYMOUS) })
-  const cached = withCountCache(raw, 2000)
   const reader = (client: string) => ({ client, controller: new AbortController() })
-  const [busy, first, second] = [reader('busy'), reader('first'), reader('second')]
-  const inScope = <T>(r: typeof busy, work: () => Promise<T>): Promise<T> => runInRequestScope({ client: r.client, signal: r.controller.signal }, work)
+  const inScope = <T>(r: ReturnType<typeof reader>, work: () => Promise<T>): Promise<T> => runInRequestScope({ client: r.client, signal: r.controller.signal }, work)
+  /** A slow count holds PGlite's one expensive slot, so that the reads after it wait behind it. */
+  const holdPglite = (): Promise<number> => inScope(reader('busy'), () => raw.count(texts, authorized({ s: { $regex: '(?=a*x)' } })))
 
-  // A slow count holds PGlite's one expensive slot, so that both reads below wait behind it.
-  const slow = inScope(busy, () => raw.count(texts, authorized({ s: { $regex: '(?=a*x)' } })))
+  const cached = withCountCache(raw, 2000)
+  let slow = holdPglite()
+  const [first, second] = [reader('first'), reader('second')]
   const firstRead = inScope(first, () => cached.find(texts, query)).catch(err => err)
   const secondRead = inScope(second, () => cached.find(texts, query))
   first.controller.abort(new Error('first reader left'))
   t.equal(await slow, 0)
   t.equal((await secondRead).count, 1, 'the second reader gets the count the first one started')
   await firstRead
+
+  const again = withCountCache(raw, 2000)
+  slow = holdPglite()
+  const [third, fourth] = [reader('third'), reader('fourth')]
+  const thirdRead = inScope(third, () => again.find(texts, query))
+  const fourthRead = inScope(fourth, () => again.find(texts, query))
+  third.controller.abort(new Error('third reader left'))
+  fourth.controller.abort(new Error('fourth reader left'))
+  await t.rejects(thirdRead, { message: 'fourth reader left' }, 'once the last reader left, the shared statement is dropped')
+  await t.rejects(fourthRead, { message: 'fourth reader left' })
+  await slow
 })

@@ -2,31 +2,35 @@
 // counting is O(matching rows), the page itself is not. Concurrent reads that
 // miss share one count. Any write this process makes to a model drops that
 // model's counts at once; other processes' writes show within the time to live
-// (COUNT_CACHE_MS).
+// (COUNT_CACHE_MS). A shared count is cancelled only when every reader waiting for it left.
 import type { Authorized, Engine, FindQuery } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
-import { runShared } from './request-scope.ts'
+import { shareWork, type SharedWork } from './request-scope.ts'
 
 const MAX_ENTRIES = 10_000
 
+interface Entry { count: Promise<number>, at: number, generation: number, readers: SharedWork, settled: boolean }
+
 export function withCountCache (engine: Engine, ttlMs: number, now: () => number = Date.now): Engine {
   if (ttlMs <= 0) return engine
-  const counts = new Map<string, { count: Promise<number>, at: number, generation: number }>()
+  const counts = new Map<string, Entry>()
   const generations = new Map<string, number>()
   const generationOf = (model: Model): number => generations.get(model.name) ?? 0
   // "No search" and an empty search are different queries: the key tells them apart.
   const keyOf = (model: Model, filter: Filter, search?: string): string => JSON.stringify([model.name, search ?? null, filter])
 
+  /** The count to reuse: a known one, or one still running that this reader joins. */
   function cached (model: Model, key: string): Promise<number> | undefined {
     const hit = counts.get(key)
-    return hit && hit.generation === generationOf(model) && now() - hit.at < ttlMs ? hit.count : undefined
+    const fresh = hit && hit.generation === generationOf(model) && now() - hit.at < ttlMs
+    return fresh && (hit.settled || hit.readers.join()) ? hit.count : undefined
   }
-  function remember (model: Model, key: string, count: Promise<number>): void {
+  function remember (model: Model, key: string, count: Promise<number>, readers: SharedWork): void {
     if (counts.size >= MAX_ENTRIES) counts.delete(counts.keys().next().value as string)
-    const entry = { count, at: now(), generation: generationOf(model) }
+    const entry: Entry = { count, at: now(), generation: generationOf(model), readers, settled: false }
     counts.set(key, entry)
-    count.catch(() => { if (counts.get(key) === entry) counts.delete(key) })
+    count.then(() => { entry.settled = true }, () => { if (counts.get(key) === entry) counts.delete(key) })
   }
   function written<A extends unknown[], R> (write: (model: Model, ...args: A) => Promise<R>) {
     return async (model: Model, ...args: A): Promise<R> => {
@@ -44,9 +48,10 @@ export function withCountCache (engine: Engine, ttlMs: number, now: () => number
         const [page, n] = await Promise.all([engine.find(model, { ...query, count: false }), count])
         return { ...page, count: n }
       }
-      // Other readers may await this count: one client leaving must not cancel it for them.
-      const result = runShared(() => engine.find(model, query))
-      remember(model, key, result.then(r => r.count ?? 0))
+      const readers = shareWork()
+      readers.join()
+      const result = readers.run(() => engine.find(model, query))
+      remember(model, key, result.then(r => r.count ?? 0), readers)
       return await result
     },
     insert: written(engine.insert),

@@ -22,12 +22,32 @@ export function currentRequestScope (): RequestScope | undefined {
   return storage.getStore()
 }
 
-/**
- * Runs `work` for the current request's client but deaf to its signal: for work whose result other
- * requests share (one count awaited by several readers), which one client's leaving must not cancel.
- */
-export function runShared<T> (work: () => T): T {
-  const scope = storage.getStore()
-  return scope ? storage.run({ ...scope, signal: NEVER }, work) : work()
+/** Work that several requests share (one count awaited by several readers). */
+export interface SharedWork {
+  /** Counts the current request as one more reader; false when every reader had left and the work was cancelled. */
+  join: () => boolean
+  /** Runs `work` for the current request's client under the shared signal, which aborts once every reader left. */
+  run: <T>(work: () => T) => T
 }
 
+export function shareWork (): SharedWork {
+  const controller = new AbortController()
+  let readers = 0
+  let pinned = false
+  return {
+    join: () => {
+      if (controller.signal.aborted) return false
+      const signal = storage.getStore()?.signal
+      if (!signal) pinned = true // the service's own work is never cancelled
+      else if (!signal.aborted) {
+        readers++
+        signal.addEventListener('abort', () => { if (--readers === 0 && !pinned) controller.abort(signal.reason) }, { once: true })
+      }
+      return true
+    },
+    run: work => {
+      const scope = storage.getStore()
+      return scope ? storage.run({ ...scope, signal: controller.signal }, work) : work()
+    }
+  }
+}
