@@ -29,75 +29,80 @@ function busy (): QuireError {
   return new QuireError('UNAVAILABLE', 'The server is busy with other expensive queries: retry shortly')
 }
 
-export function createExpensiveGate (options: GateOptions): ExpensiveGate {
-  const running = new Map<string, number>()
-  const lastAdmitted = new Map<string, number>()
-  const waiting: Waiter[] = []
-  let total = 0
-  let admissions = 0
+class Slots implements ExpensiveGate {
+  private readonly running = new Map<string, number>()
+  /** When each client with running or waiting work was last let in: the next slot goes round robin. */
+  private readonly lastAdmitted = new Map<string, number>()
+  private readonly waiting: Waiter[] = []
+  private total = 0
+  private admissions = 0
 
-  const runningFor = (client: string): number => running.get(client) ?? 0
-  const canRun = (client: string): boolean => total < options.slots && runningFor(client) < options.perClient
+  constructor (private readonly options: GateOptions) {}
 
-  function take (client: string): void {
-    total++
-    running.set(client, runningFor(client) + 1)
-    lastAdmitted.set(client, ++admissions)
+  async run<T> (work: () => Promise<T>): Promise<T> {
+    const scope = currentRequestScope()
+    const client = scope?.client ?? SERVICE
+    if (scope?.signal.aborted) throw scope.signal.reason
+    // Waiters left while a slot is free are all held back by their own client's share.
+    if (this.canRun(client)) this.take(client)
+    else await this.wait(client, scope?.signal)
+    try { return await work() } finally { this.release(client) }
   }
 
-  function release (client: string): void {
-    total--
-    const left = runningFor(client) - 1
-    if (left > 0) running.set(client, left)
-    else running.delete(client)
-    if (left === 0 && !waiting.some(w => w.client === client)) lastAdmitted.delete(client)
-    admitNext()
+  private runningFor (client: string): number {
+    return this.running.get(client) ?? 0
   }
 
-  /** The next waiter: of the clients that may run, the one admitted least recently (round robin). */
-  function admitNext (): void {
+  private canRun (client: string): boolean {
+    return this.total < this.options.slots && this.runningFor(client) < this.options.perClient
+  }
+
+  private take (client: string): void {
+    this.total++
+    this.running.set(client, this.runningFor(client) + 1)
+    this.lastAdmitted.set(client, ++this.admissions)
+  }
+
+  private release (client: string): void {
+    this.total--
+    const left = this.runningFor(client) - 1
+    if (left > 0) this.running.set(client, left)
+    else this.running.delete(client)
+    if (left === 0 && !this.waiting.some(w => w.client === client)) this.lastAdmitted.delete(client)
+    this.admitNext()
+  }
+
+  /** The next waiter: of the clients that may run, the one let in least recently. */
+  private admitNext (): void {
+    const turn = (w: Waiter): number => this.lastAdmitted.get(w.client) ?? 0
     let best: Waiter | undefined
-    for (const w of waiting) {
-      if (!canRun(w.client)) continue
-      if (!best || (lastAdmitted.get(w.client) ?? 0) < (lastAdmitted.get(best.client) ?? 0)) best = w
-    }
+    for (const w of this.waiting) if (this.canRun(w.client) && (!best || turn(w) < turn(best))) best = w
     if (!best) return
-    waiting.splice(waiting.indexOf(best), 1)
-    take(best.client)
+    this.waiting.splice(this.waiting.indexOf(best), 1)
+    this.take(best.client)
     best.admit()
   }
 
-  function wait (client: string, signal?: AbortSignal): Promise<void> {
-    if (waiting.length >= options.maxWaiting) return Promise.reject(busy())
+  private wait (client: string, signal?: AbortSignal): Promise<void> {
+    if (this.waiting.length >= this.options.maxWaiting) return Promise.reject(busy())
     return new Promise((resolve, reject) => {
-      const leave = (err: unknown): void => {
-        const at = waiting.indexOf(waiter)
-        if (at === -1) return
-        waiting.splice(at, 1)
+      const settle = (err?: unknown): void => {
         clearTimeout(timer)
         signal?.removeEventListener('abort', onAbort)
+        if (err === undefined) return resolve()
+        const at = this.waiting.indexOf(waiter)
+        if (at !== -1) this.waiting.splice(at, 1)
         reject(err)
       }
-      const onAbort = (): void => leave(signal!.reason)
-      const waiter: Waiter = {
-        client,
-        admit: () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); resolve() }
-      }
-      const timer = setTimeout(() => leave(busy()), options.maxWaitMs)
+      const onAbort = (): void => settle(signal!.reason)
+      const waiter: Waiter = { client, admit: () => settle() }
+      const timer = setTimeout(() => settle(busy()), this.options.maxWaitMs)
       signal?.addEventListener('abort', onAbort, { once: true })
-      waiting.push(waiter)
+      this.waiting.push(waiter)
     })
   }
+}
 
-  return {
-    run: async (work) => {
-      const scope = currentRequestScope()
-      const client = scope?.client ?? SERVICE
-      if (scope?.signal.aborted) throw scope.signal.reason
-      // Waiters left while a slot is free are all held back by their own client's share.
-      if (canRun(client)) take(client)
-      else await wait(client, scope?.signal)
-      try { return await work() } finally { release(client) }
-    }
-  }
+export function createExpensiveGate (options: GateOptions): ExpensiveGate {
+  return new Slots(options)
 }
