@@ -81,7 +81,8 @@ export class PgliteScheduler {
     this.closing = true
     for (const job of this.queue.splice(0)) this.fail(job, unavailable('The database is closing'))
     const deadline = Date.now() + CLOSE_GRACE_MS
-    await Promise.race([delay(CLOSE_GRACE_MS), ...[this.running?.settled, this.replacing].filter(p => p !== undefined)])
+    const pending = [this.running?.settled, this.replacing].filter(p => p !== undefined)
+    if (pending.length > 0) await Promise.race([delay(CLOSE_GRACE_MS), ...pending])
     const connection = this.connection
     this.connection = undefined
     if (!connection) return
