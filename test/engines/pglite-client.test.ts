@@ -22,12 +22,25 @@ async function openClient (t: Test, options: Partial<PgliteOptions> = {}): Promi
 
 const keys = async (client: SqlClient): Promise<string[]> => (await client.query('SELECT k FROM t ORDER BY k')).map(r => r.k as string)
 
+/**
+ * One client for the scenarios with the usual budgets (opening PGlite takes seconds): each
+ * scenario starts from the table holding only 'before', and leaves the client serving.
+ */
+let shared: Promise<{ client: SqlClient, logs: string[] }> | undefined
+async function sharedClient (): Promise<{ client: SqlClient, logs: string[] }> {
+  shared ??= openClient(t)
+  const opened = await shared
+  await opened.client.query("DELETE FROM t WHERE k <> 'before'")
+  opened.logs.length = 0
+  return opened
+}
+
 function inRequest<T> (work: () => Promise<T>, signal = new AbortController().signal): Promise<T> {
   return runInRequestScope({ client: '127.0.0.1', signal }, work)
 }
 
 t.test('a request\'s statement past its budget fails with 57014; the worker is replaced and keeps the data', async t => {
-  const { client, logs } = await openClient(t)
+  const { client, logs } = await sharedClient()
   const slow = inRequest(() => client.query(ENDLESS))
   const queued = inRequest(() => client.query("INSERT INTO t VALUES ('queued') RETURNING k", [], { cost: 'simple' }))
   await t.rejects(slow, { code: '57014' }, 'QUERY_TIMEOUT once translated')
@@ -43,7 +56,7 @@ t.test('the service\'s own statements (no request) are not cut short', async t =
 })
 
 t.test('a transaction whose worker is replaced is lost, and rolled back', async t => {
-  const { client } = await openClient(t)
+  const { client } = await sharedClient()
   const work = inRequest(() => client.transaction(async tx => {
     await tx.query("INSERT INTO t VALUES ('in-tx')")
     await tx.query(ENDLESS)
@@ -54,7 +67,7 @@ t.test('a transaction whose worker is replaced is lost, and rolled back', async 
 })
 
 t.test('PostgreSQL breaking inside PGlite (a swallowed stack overflow) fails the statement and replaces the worker', async t => {
-  const { client, logs } = await openClient(t)
+  const { client, logs } = await sharedClient()
   const deep = '['.repeat(100_000) + ']'.repeat(100_000)
   await t.rejects(client.query('SELECT length($1::jsonb::text) AS n', [deep]), { code: '54001', message: /Maximum call stack size exceeded/ })
   t.same(await client.query('SELECT 1 AS one'), [{ one: 1 }], 'the next statement runs, on a fresh worker')
@@ -63,7 +76,7 @@ t.test('PostgreSQL breaking inside PGlite (a swallowed stack overflow) fails the
 })
 
 t.test('statements of a request whose client left are dropped before they start', async t => {
-  const { client } = await openClient(t)
+  const { client } = await sharedClient()
   const slow = inRequest(() => client.query(ENDLESS))
   const leaving = new AbortController()
   const dropped = inRequest(() => client.query("INSERT INTO t VALUES ('dropped')", [], { cost: 'simple' }), leaving.signal)
@@ -74,7 +87,7 @@ t.test('statements of a request whose client left are dropped before they start'
 })
 
 t.test('simple statements run before expensive ones that were queued first', async t => {
-  const { client } = await openClient(t)
+  const { client } = await sharedClient()
   const order: string[] = []
   const slow = inRequest(() => client.query(ENDLESS)).catch(() => order.push('slow ended'))
   const expensive = inRequest(() => client.query("SELECT 'expensive' AS k")).then(() => order.push('expensive'))
