@@ -12,6 +12,9 @@ import errors from './plugins/errors.ts'
 import inputGuard from './plugins/input-guard.ts'
 import underPressure from './plugins/under-pressure.ts'
 import gracefulClose from './plugins/graceful-close.ts'
+import metrics from './plugins/metrics.ts'
+import securityHeaders from './plugins/security-headers.ts'
+import cors from './plugins/cors.ts'
 import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
 import queryBuilder from './plugins/query-builder.ts'
@@ -32,6 +35,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   const app = Fastify({
     logger: withRedactedUrls(logger),
     bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
     // No limit: syncing the schema on start may build indexes over millions of documents (it logs
     // its progress); a database that cannot be reached still fails through the driver's timeouts.
     pluginTimeout: 0,
@@ -42,6 +46,9 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(errors)
   app.register(underPressure)
   app.register(gracefulClose)
+  app.register(metrics)
+  app.register(securityHeaders)
+  app.register(cors)
   app.removeContentTypeParser('text/plain')
   app.register(formbody)
   app.register(inputGuard)

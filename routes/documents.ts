@@ -21,6 +21,8 @@ function sendWrite (reply: FastifyReply, result: WriteResult): FastifyReply {
   return sendJson(reply, result.data === undefined ? `${head}}` : `${head},"data":${result.data}}`)
 }
 
+const ALLOWED_METHODS = 'GET, POST, PUT, DELETE, OPTIONS'
+
 export default async function documentRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
 
@@ -49,12 +51,12 @@ export default async function documentRoutes (fastify: FastifyInstance): Promise
     return sendWrite(reply, await deleteDocument(app.documentContext(request), model, request.params.id))
   })
 
-  app.route({
-    method: ['PATCH', 'OPTIONS'],
-    url: '/api/*',
-    handler: async (request, reply) => {
-      const err = new QuireError('METHOD_NOT_ALLOWED', `${request.method} is not supported: use PUT for partial updates`)
-      return reply.code(err.status).header('allow', 'GET, POST, PUT, DELETE').send(errorBody(err))
-    }
+  app.patch('/api/*', async (request, reply) => {
+    const err = new QuireError('METHOD_NOT_ALLOWED', `${request.method} is not supported: use PUT for partial updates`)
+    return reply.code(err.status).header('allow', ALLOWED_METHODS).send(errorBody(err))
   })
+
+  // What the API allows. With CORS_ORIGINS set, @fastify/cors answers every OPTIONS (preflights
+  // included) in its hook before this route (plugins/cors.ts).
+  app.options('/api/*', async (request, reply) => reply.code(204).header('allow', ALLOWED_METHODS).send())
 }
