@@ -19,6 +19,7 @@ import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
 import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
+import openApi from './plugins/openapi.ts'
 import { withRedactedUrls } from './src/auth/log-redaction.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -46,6 +47,8 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(errors)
   app.register(underPressure)
   app.register(gracefulClose)
+  // Before every plugin that adds routes: @fastify/swagger documents the routes registered after it.
+  app.register(openApi)
   app.register(metrics)
   app.register(securityHeaders)
   app.register(cors)

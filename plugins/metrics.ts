@@ -80,6 +80,7 @@ async function metricsPlugin (app: FastifyInstance): Promise<void> {
       logLevel: 'warn',
       config: { authenticate: false, ...ANSWER_UNDER_PRESSURE },
       onRequest: requireToken(app.config.metricsToken),
+      schema: { summary: 'Prometheus metrics (METRICS_ENABLED; with METRICS_TOKEN set, send it as a bearer token)', tags: ['health'], security: [{ bearer: [] }] },
       handler: async () => undefined // replaced by fastify-metrics' own
     },
     defaultMetrics: { enabled: true, register: registry },

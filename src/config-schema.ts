@@ -52,6 +52,7 @@ export const EnvSchema = Type.Object({
   MAX_EVENT_LOOP_DELAY_MS: whole(0, 1000, 'requests are shed with `503 OVERLOADED` while the event loop lags more than this (`0`: never)'),
   TRUST_PROXY: Type.Optional(text('the proxies in front of Quire whose `X-Forwarded-For` is believed: `true` (any: only when every connection comes through them), or their addresses and CIDR ranges (`10.0.0.0/8,loopback`); unset: none', { pattern: '^[^\\s,]+(\\s*,\\s*[^\\s,]+)*$', hint: 'must be true, false, or a comma-separated list of addresses and ranges' })),
   CORS_ORIGINS: Type.Optional(text('browser origins allowed to call the API from another site (`https://app.example.com,https://admin.example.com`, or `*` for any); unset: none', { pattern: '^(\\*|https?://[^\\s,/]+(\\s*,\\s*https?://[^\\s,/]+)*)$', hint: 'must be * or a comma-separated list of origins such as https://app.example.com' })),
+  API_DOCS_ENABLED: flag(true, 'serves the OpenAPI description at `GET /openapi.json` and the API reference at `/docs` (they name every model and field)'),
   METRICS_ENABLED: flag(false, '`true` serves Prometheus metrics at `GET /metrics`'),
   METRICS_TOKEN: Type.Optional(text('when set, `GET /metrics` needs `Authorization: Bearer <token>` (at least 16 characters)', { pattern: '^.{16,}$', hint: 'must be at least 16 characters long' })),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level'),

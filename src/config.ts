@@ -39,6 +39,8 @@ export interface Config {
   maxEventLoopDelayMs: number
   /** PostgreSQL connections per process (the postgres client reads PG_POOL_SIZE itself; metrics report it). */
   pgPoolSize: number
+  /** Serve GET /openapi.json and the API reference at /docs. */
+  apiDocsEnabled: boolean
   /** Serve Prometheus metrics at GET /metrics. */
   metricsEnabled: boolean
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
@@ -113,6 +115,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS,
     pgPoolSize: v.PG_POOL_SIZE,
+    apiDocsEnabled: v.API_DOCS_ENABLED,
     metricsEnabled: v.METRICS_ENABLED,
     metricsToken: v.METRICS_TOKEN,
     trustProxy: trustProxyFrom(v.TRUST_PROXY),
