@@ -13,10 +13,14 @@ import inputGuard from './plugins/input-guard.ts'
 import underPressure from './plugins/under-pressure.ts'
 import gracefulClose from './plugins/graceful-close.ts'
 import requestScope from './plugins/request-scope.ts'
+import metrics from './plugins/metrics.ts'
+import securityHeaders from './plugins/security-headers.ts'
+import cors from './plugins/cors.ts'
 import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
 import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
+import openApi from './plugins/openapi.ts'
 import { withRedactedUrls } from './src/auth/log-redaction.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -33,6 +37,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   const app = Fastify({
     logger: withRedactedUrls(logger),
     bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
     // No limit: syncing the schema on start may build indexes over millions of documents (it logs
     // its progress); a database that cannot be reached still fails through the driver's timeouts.
     pluginTimeout: 0,
@@ -44,6 +49,11 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(underPressure)
   app.register(gracefulClose)
   app.register(requestScope)
+  // Before every plugin that adds routes: @fastify/swagger documents the routes registered after it.
+  app.register(openApi)
+  app.register(metrics)
+  app.register(securityHeaders)
+  app.register(cors)
   app.removeContentTypeParser('text/plain')
   app.register(formbody)
   app.register(inputGuard)

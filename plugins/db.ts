@@ -5,16 +5,18 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { openStorage } from '../src/engines/open-storage.ts'
 import { withCountCache } from '../src/engines/count-cache.ts'
+import { observeEngine } from '../src/engines/observe-engine.ts'
 import { systemStore } from '../src/permissions/system-access.ts'
 
 async function dbPlugin (app: FastifyInstance): Promise<void> {
   const { engine, models } = await openStorage(app.config, msg => app.log.info(msg))
   app.log.info(`storage: ${engine.kind}; models: ${models.all().map(m => m.name).join(', ')}`)
-  const db = withCountCache(engine, app.config.countCacheMs)
+  const observed = app.engineObserver ? observeEngine(engine, app.engineObserver) : engine
+  const db = withCountCache(observed, app.config.countCacheMs)
   app.decorate('db', db)
   app.decorate('system', systemStore(db))
   app.decorate('models', models)
   app.addHook('onClose', async () => { await engine.close() })
 }
 
-export default fp(dbPlugin, { name: 'db', dependencies: ['config'] })
+export default fp(dbPlugin, { name: 'db', dependencies: ['config', 'metrics'] })

@@ -7,6 +7,7 @@ import type { QueryBuilder } from '../src/query/query-builder.ts'
 import type { AuthService } from './auth.ts'
 import type { DocumentContext } from '../src/documents/document-context.ts'
 import type { SystemStore } from '../src/permissions/system-access.ts'
+import type { EngineObserver } from '../src/engines/observe-engine.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,6 +20,8 @@ declare module 'fastify' {
     /** Quire's credentials service (`auth` is @fastify/auth's composer). */
     credentials: AuthService
     documentContext: (request: FastifyRequest) => DocumentContext
+    /** Sees every database operation when metrics are on (plugins/metrics.ts); undefined otherwise. */
+    engineObserver: EngineObserver | undefined
   }
   interface FastifyRequest {
     caller: Caller

@@ -13,7 +13,7 @@ const AggregateQuery = Type.Object({
 
 export default async function aggregateRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  app.post('/aggregate/:model', { schema: { params: ModelParams, querystring: AggregateQuery, body: Type.Unknown() } }, async (request, reply) => {
+  app.post('/aggregate/:model', { schema: { summary: 'Run an aggregation pipeline on {model}', params: ModelParams, querystring: AggregateQuery, body: Type.Unknown() } }, async (request, reply) => {
     const model = app.models.get(request.params.model)
     const data = await aggregate(app.documentContext(request), model, request.body, request.query.showDeleted ?? false)
     return reply.type('application/json; charset=utf-8').send(`{"data":${data}}`)

@@ -21,14 +21,14 @@ function authorize (caller: Caller, userId: string, action: string): void {
 export default async function apiKeyRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
 
-  app.post('/users/:id/apikey', { schema: { params: UserParams, response: { 200: ApiKeyResponse } } }, async (request) => {
+  app.post('/users/:id/apikey', { schema: { summary: 'Rotate a user\'s API key (the old one dies)', params: UserParams, response: { 200: ApiKeyResponse } } }, async (request) => {
     const { id } = request.params
     authorize(request.caller, id, 'rotate the API key')
     await findLiveUser(app.system, id)
     return { status: 'ok' as const, message: 'New API key issued: the previous one no longer works', apikey: await app.credentials.apiKeys.rotate(id) }
   })
 
-  app.delete('/users/:id/apikey', { schema: { params: UserParams, response: { 200: OkMessage } } }, async (request) => {
+  app.delete('/users/:id/apikey', { schema: { summary: 'Revoke a user\'s API key', params: UserParams, response: { 200: OkMessage } } }, async (request) => {
     const { id } = request.params
     authorize(request.caller, id, 'revoke the API key')
     await findLiveUser(app.system, id)

@@ -17,7 +17,7 @@ const BulkResponse = Type.Object({
 
 export default async function bulkWriteRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  app.post('/bulkwrite/:model', { schema: { params: ModelParams, body: Type.Array(Type.Unknown()), response: { 200: BulkResponse } } }, async (request) => {
+  app.post('/bulkwrite/:model', { schema: { summary: 'Bulk-write {model} documents in one transaction', params: ModelParams, body: Type.Array(Type.Unknown()), response: { 200: BulkResponse } } }, async (request) => {
     const model = app.models.get(request.params.model)
     return { status: 'ok' as const, ...await bulkWrite(app.documentContext(request), model, request.body) }
   })

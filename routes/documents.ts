@@ -21,40 +21,42 @@ function sendWrite (reply: FastifyReply, result: WriteResult): FastifyReply {
   return sendJson(reply, result.data === undefined ? `${head}}` : `${head},"data":${result.data}}`)
 }
 
+const ALLOWED_METHODS = 'GET, POST, PUT, DELETE, OPTIONS'
+
 export default async function documentRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
 
-  app.get('/api/:model', { schema: { params: ModelParams, querystring: ListQuery } }, async (request, reply) => {
+  app.get('/api/:model', { schema: { summary: 'List {model} documents', params: ModelParams, querystring: ListQuery } }, async (request, reply) => {
     const model = app.models.get(request.params.model)
     return sendJson(reply, await listDocuments(app.documentContext(request), model, request.query, request.url))
   })
 
-  app.get('/api/:model/:id', { schema: { params: DocumentParams, querystring: ListQuery } }, async (request, reply) => {
+  app.get('/api/:model/:id', { schema: { summary: 'Read one {model} document', params: DocumentParams, querystring: ListQuery } }, async (request, reply) => {
     const model = app.models.get(request.params.model)
     return sendJson(reply, await readDocument(app.documentContext(request), model, request.params.id, request.query))
   })
 
-  app.post('/api/:model', { schema: { params: ModelParams, body: DocumentBody } }, async (request, reply) => {
+  app.post('/api/:model', { schema: { summary: 'Create a {model} document', params: ModelParams, body: DocumentBody } }, async (request, reply) => {
     const model = app.models.get(request.params.model)
     return sendWrite(reply, await createDocument(app.documentContext(request), model, request.body, isForm(request)))
   })
 
-  app.put('/api/:model/:id', { schema: { params: DocumentParams, body: DocumentBody } }, async (request, reply) => {
+  app.put('/api/:model/:id', { schema: { summary: 'Update a {model} document (partial merge; {"_deleted": false} restores)', params: DocumentParams, body: DocumentBody } }, async (request, reply) => {
     const model = app.models.get(request.params.model)
     return sendWrite(reply, await updateDocument(app.documentContext(request), model, request.params.id, request.body, isForm(request)))
   })
 
-  app.delete('/api/:model/:id', { schema: { params: DocumentParams } }, async (request, reply) => {
+  app.delete('/api/:model/:id', { schema: { summary: 'Soft-delete a {model} document', params: DocumentParams } }, async (request, reply) => {
     const model = app.models.get(request.params.model)
     return sendWrite(reply, await deleteDocument(app.documentContext(request), model, request.params.id))
   })
 
-  app.route({
-    method: ['PATCH', 'OPTIONS'],
-    url: '/api/*',
-    handler: async (request, reply) => {
-      const err = new QuireError('METHOD_NOT_ALLOWED', `${request.method} is not supported: use PUT for partial updates`)
-      return reply.code(err.status).header('allow', 'GET, POST, PUT, DELETE').send(errorBody(err))
-    }
+  app.patch('/api/*', { schema: { hide: true } }, async (request, reply) => {
+    const err = new QuireError('METHOD_NOT_ALLOWED', `${request.method} is not supported: use PUT for partial updates`)
+    return reply.code(err.status).header('allow', ALLOWED_METHODS).send(errorBody(err))
   })
+
+  // What the API allows. With CORS_ORIGINS set, @fastify/cors answers every OPTIONS (preflights
+  // included) in its hook before this route (plugins/cors.ts).
+  app.options('/api/*', { schema: { hide: true } }, async (request, reply) => reply.code(204).header('allow', ALLOWED_METHODS).send())
 }

@@ -20,9 +20,9 @@ async function withinTime (probe: Promise<unknown>, ms: number): Promise<void> {
 }
 
 export default async function healthRoutes (app: FastifyInstance): Promise<void> {
-  app.get('/health', { config: ANSWER_UNDER_PRESSURE }, async () => ({ status: 'ok', engine: app.db.kind }))
+  app.get('/health', { config: ANSWER_UNDER_PRESSURE, schema: { summary: 'Liveness: the process answers' } }, async () => ({ status: 'ok', engine: app.db.kind }))
 
-  app.get('/ready', async (request, reply) => {
+  app.get('/ready', { schema: { summary: 'Readiness: the database answers (503 otherwise)' } }, async (request, reply) => {
     try {
       // The size estimate is one cheap round trip on every engine.
       await withinTime(app.db.estimateCount(app.models.get('user')), READY_TIMEOUT_MS)

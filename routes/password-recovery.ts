@@ -23,7 +23,7 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
     return user
   }
 
-  app.post('/login/recover', { config: { loginEndpoint: true }, schema: { body: EmailBody, response: { 200: OkMessage } } }, async (request) => {
+  app.post('/login/recover', { config: { loginEndpoint: true }, schema: { summary: 'Email a password reset link', body: EmailBody, response: { 200: OkMessage } } }, async (request) => {
     const account = `recover:${request.body.email.toLowerCase()}`
     auth.failures.check(account)
     const user = await userWithEmail(request.body.email)
@@ -37,14 +37,14 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
     return { status: 'ok' as const, message: 'Sent recovery email' }
   })
 
-  app.post('/login/getjwt', { schema: { body: EmailBody, response: { 200: JwtResponse } } }, async (request) => {
+  app.post('/login/getjwt', { schema: { summary: 'Mint a login link for a user (admins)', body: EmailBody, response: { 200: JwtResponse } } }, async (request) => {
     requireAdmin(request.caller, 'get a login link for a user')
     refuseLoginLinks(request.caller, 'mint login links')
     const user = await userWithEmail(request.body.email)
     return { status: 'ok' as const, jwt: auth.links.mint(user, 'login') }
   })
 
-  app.post('/login/reset', { config: { loginEndpoint: true }, schema: { body: ResetBody, response: { 200: OkMessage } } }, async (request) => {
+  app.post('/login/reset', { config: { loginEndpoint: true }, schema: { summary: 'Set a new password with a reset link\'s JWT', body: ResetBody, response: { 200: OkMessage } } }, async (request) => {
     const user = await auth.links.resolve(request.body.jwt, 'reset')
     await resetPassword(app.system, user, request.body.password, app.config.bcryptRounds)
     return { status: 'ok' as const, message: 'Password changed' }

@@ -10,12 +10,12 @@ export default async function userRoutes (fastify: FastifyInstance): Promise<voi
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const schema = { response: { 200: GroupsResponse } }
 
-  app.get('/users/:id/groups', { schema: { ...schema, params: UserParams } }, async (request) => {
+  app.get('/users/:id/groups', { schema: { summary: 'A user\'s groups (admins)', ...schema, params: UserParams } }, async (request) => {
     requireAdmin(request.caller, 'see the groups of users')
     return { status: 'ok' as const, groups: await listGroups(app.system, request.params.id) }
   })
 
-  app.post('/users/:id/groups', { schema: { ...schema, params: UserParams, body: GroupBody } }, async (request) => {
+  app.post('/users/:id/groups', { schema: { summary: 'Add a user to a group (admins)', ...schema, params: UserParams, body: GroupBody } }, async (request) => {
     requireAdmin(request.caller, 'change the groups of users')
     const { group } = request.body
     checkGroupName(group)
@@ -23,7 +23,7 @@ export default async function userRoutes (fastify: FastifyInstance): Promise<voi
     return { status: 'ok' as const, message: `User ${request.params.id} is in group ${group}`, groups }
   })
 
-  app.delete('/users/:id/groups/:group', { schema: { ...schema, params: GroupParams } }, async (request) => {
+  app.delete('/users/:id/groups/:group', { schema: { summary: 'Remove a user from a group (admins)', ...schema, params: GroupParams } }, async (request) => {
     requireAdmin(request.caller, 'change the groups of users')
     const { id, group } = request.params
     const groups = await changeGroups(app.system, id, list => list.filter(g => g !== group))

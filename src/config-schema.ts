@@ -1,6 +1,6 @@
 // The environment variables Quire reads: each one's type, limits, default and meaning, as one
 // TypeBox schema. The README's configuration table lists the same variables (a test checks it).
-import { Type, type Static, type TInteger, type TString, type TUnsafe } from '@sinclair/typebox'
+import { Type, type Static, type TInteger, type TString, type TUnsafe, type TBoolean } from '@sinclair/typebox'
 
 /** A whole number from `minimum` (and up to `maximum`), with its default and meaning. */
 function whole (minimum: number, fallback: number, description: string, maximum?: number): TInteger {
@@ -12,8 +12,13 @@ function text (description: string, options: { default?: string, pattern?: strin
   return Type.String({ minLength: 1, description, ...options })
 }
 
+/** true or false, with its default and meaning. */
+function flag (fallback: boolean, description: string): TBoolean {
+  return Type.Boolean({ default: fallback, description })
+}
+
 /** One of a few words, with its default and meaning. */
-function oneOf<T extends string> (values: readonly T[], fallback: T, description: string): TUnsafe<T> {
+function oneOf<const T extends string> (values: readonly T[], fallback: T, description: string): TUnsafe<T> {
   return Type.Unsafe<T>({ type: 'string', enum: values, default: fallback, description })
 }
 
@@ -49,7 +54,13 @@ export const EnvSchema = Type.Object({
   RECOVERY_EMAIL_TEMPLATE: Type.Optional(text('a text file for the recovery email (see docs/auth.md); a built-in text when unset')),
   SHUTDOWN_TIMEOUT_MS: whole(0, 10_000, 'on SIGTERM or SIGINT, in-flight requests have this long to finish before the process exits anyway'),
   MAX_EVENT_LOOP_DELAY_MS: whole(0, 1000, 'requests are shed with `503 OVERLOADED` while the event loop lags more than this (`0`: never)'),
-  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level')
+  TRUST_PROXY: Type.Optional(text('the proxies in front of Quire whose `X-Forwarded-For` is believed: `true` (any: only when every connection comes through them), or their addresses and CIDR ranges (`10.0.0.0/8,loopback`); unset: none', { pattern: '^[^\\s,]+(\\s*,\\s*[^\\s,]+)*$', hint: 'must be true, false, or a comma-separated list of addresses and ranges' })),
+  CORS_ORIGINS: Type.Optional(text('browser origins allowed to call the API from another site (`https://app.example.com,https://admin.example.com`, or `*` for any); unset: none', { pattern: '^(\\*|https?://[^\\s,/]+(\\s*,\\s*https?://[^\\s,/]+)*)$', hint: 'must be * or a comma-separated list of origins such as https://app.example.com' })),
+  API_DOCS_ENABLED: flag(true, 'serves the OpenAPI description at `GET /openapi.json` and the API reference at `/docs` (they name every model and field)'),
+  METRICS_ENABLED: flag(false, '`true` serves Prometheus metrics at `GET /metrics`'),
+  METRICS_TOKEN: Type.Optional(text('when set, `GET /metrics` needs `Authorization: Bearer <token>` (at least 16 characters)', { pattern: '^.{16,}$', hint: 'must be at least 16 characters long' })),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level'),
+  LOG_FORMAT: oneOf(['auto', 'json', 'pretty'], 'auto', '`json` (one object per line, for log collectors) or `pretty` (readable, pino-pretty); `auto`: pretty when the output is a terminal')
 })
 
 export type Env = Static<typeof EnvSchema>

@@ -1,7 +1,8 @@
 // The service configuration, read from environment variables checked against their schema
 // (src/config-schema.ts; documented in the README's configuration table).
 import { join } from 'node:path'
-import { readEnv } from './read-env.ts'
+import proxyAddr from 'proxy-addr'
+import { ConfigError, readEnv } from './read-env.ts'
 
 export { ConfigError } from './read-env.ts'
 
@@ -46,6 +47,20 @@ export interface Config {
   shutdownTimeoutMs: number
   /** Requests get 503 OVERLOADED while the event loop lags more than this; 0: never. */
   maxEventLoopDelayMs: number
+  /** PostgreSQL connections per process (the postgres client reads PG_POOL_SIZE itself; metrics report it). */
+  pgPoolSize: number
+  /** Serve GET /openapi.json and the API reference at /docs. */
+  apiDocsEnabled: boolean
+  /** Serve Prometheus metrics at GET /metrics. */
+  metricsEnabled: boolean
+  /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string
+  /** Fastify's trustProxy: which proxies' X-Forwarded-* headers are believed (false: none). */
+  trustProxy: boolean | string[]
+  /** Origins allowed by CORS (['*']: any); empty: no CORS headers. */
+  corsOrigins: string[]
+  /** How the server logs: JSON lines, pino-pretty, or pretty on a terminal only. */
+  logFormat: 'auto' | 'json' | 'pretty'
 }
 
 /** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
@@ -66,6 +81,20 @@ export function pgliteUrlFor (dataDir: string): string {
 export function pgliteDataDir (databaseUrl: string): string | undefined {
   const path = databaseUrl.startsWith('pglite://') ? databaseUrl.slice('pglite://'.length) : ''
   return path && path !== 'memory' ? path : undefined
+}
+
+/** A comma-separated list, trimmed; empty when unset. */
+function listFrom (text: string | undefined): string[] {
+  return text === undefined ? [] : text.split(',').map(item => item.trim())
+}
+
+/** TRUST_PROXY as Fastify takes it: a boolean, or addresses and ranges (checked here). */
+export function trustProxyFrom (text: string | undefined): boolean | string[] {
+  if (text === undefined || text === 'false') return false
+  if (text === 'true') return true
+  const list = listFrom(text)
+  try { proxyAddr.compile(list) } catch (err) { throw new ConfigError(`TRUST_PROXY: ${(err as Error).message}`) }
+  return list
 }
 
 /** The configuration from `env`; throws a ConfigError (one line naming the variable) on a mistake. */
@@ -99,6 +128,13 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     recoveryEmailTemplate: v.RECOVERY_EMAIL_TEMPLATE,
     loginRateLimit: v.LOGIN_RATE_LIMIT,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
-    maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS
+    maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS,
+    pgPoolSize: v.PG_POOL_SIZE,
+    apiDocsEnabled: v.API_DOCS_ENABLED,
+    metricsEnabled: v.METRICS_ENABLED,
+    metricsToken: v.METRICS_TOKEN,
+    trustProxy: trustProxyFrom(v.TRUST_PROXY),
+    corsOrigins: listFrom(v.CORS_ORIGINS),
+    logFormat: v.LOG_FORMAT
   }
 }

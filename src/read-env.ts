@@ -35,6 +35,7 @@ type Property = { type?: string, minimum?: number, maximum?: number, enum?: stri
 /** What a variable's value must be, said from its schema. */
 function expectation (property: Property): string {
   if (property.enum) return `must be one of ${property.enum.join(', ')}`
+  if (property.type === 'boolean') return 'must be true or false'
   if (property.hint) return property.hint
   if (property.type === 'integer') {
     const range = property.maximum === undefined ? `${property.minimum} or more` : `from ${property.minimum} to ${property.maximum}`

@@ -3,6 +3,7 @@
 // 3 s of the first start. Named after the PGlite version, so an upgrade never loads a stale one.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { PACKAGE_ROOT } from '../package-root.ts'
 
 /** The installed PGlite's version (its package.json sits one level above its entry file). */
 function pgliteVersion (): string {
@@ -10,10 +11,9 @@ function pgliteVersion (): string {
   return (JSON.parse(readFileSync(new URL('../package.json', entry), 'utf8')) as { version: string }).version
 }
 
-/** Where the build writes the template: dist/, seen from this file in dist/src/engines or in src/engines. */
+/** Where the build writes the template: in dist/, whether this code runs from src/ or from dist/. */
 export function templatePath (): string {
-  const distDir = import.meta.url.endsWith('.ts') ? '../../dist/' : '../../'
-  return fileURLToPath(new URL(`${distDir}pglite-template-${pgliteVersion()}.tar.gz`, import.meta.url))
+  return fileURLToPath(new URL(`dist/pglite-template-${pgliteVersion()}.tar.gz`, PACKAGE_ROOT))
 }
 
 /** The template as PGlite's `loadDataDir` takes it, or undefined when none was built for this PGlite. */

@@ -1,0 +1,84 @@
+// Turns the routes' generic paths (/api/{model}, /count/{model}, ...) into one set of paths per
+// model, each with that model's document schema, bodies and list parameters, so that a reader
+// (and a client generator) sees `GET /api/test` returning test documents. A route summary may
+// say `{model}`: each copy names its model.
+import type { Model } from '../models/model-definition.ts'
+import { documentInputSchema, documentOutputSchema, listParameters, listResponseSchema, ref, schemaName, type JsonSchema } from './model-schemas.ts'
+
+type Operation = JsonSchema & { parameters?: JsonSchema[], responses?: Record<string, JsonSchema>, summary?: string }
+type PathItem = Record<string, Operation>
+export interface OpenApiDocument { paths?: Record<string, PathItem>, components?: { schemas?: Record<string, JsonSchema> }, tags?: Array<{ name: string, description?: string }> }
+
+const json = (schema: JsonSchema): JsonSchema => ({ content: { 'application/json': { schema } } })
+const answer = (description: string, schema: JsonSchema): JsonSchema => ({ description, ...json(schema) })
+const body = (schema: JsonSchema): JsonSchema => ({
+  required: true,
+  content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } }
+})
+const writeAnswer = (model: Model): JsonSchema => ({ type: 'object', properties: { status: { const: 'ok' }, message: { type: 'string' }, data: ref(schemaName.document(model)) }, required: ['status', 'message'] })
+
+/** What each generic operation becomes for one model, keyed by "METHOD path". */
+const SPECIFICS: Record<string, (model: Model) => Partial<Operation>> = {
+  'get /api/{model}': model => ({ parameters: listParameters(model), responses: { 200: answer('a page of documents', listResponseSchema(model)) } }),
+  'get /api/{model}/{id}': model => ({
+    parameters: listParameters(model).filter(p => ['fields', 'populate', 'autopopulate'].includes(p.name as string)),
+    responses: { 200: answer('the document', { type: 'object', properties: { data: ref(schemaName.document(model)) }, required: ['data'] }) }
+  }),
+  'post /api/{model}': model => ({ requestBody: body(ref(schemaName.create(model))), responses: { 200: answer('created', writeAnswer(model)) } }),
+  'put /api/{model}/{id}': model => ({ requestBody: body(ref(schemaName.update(model))), responses: { 200: answer('updated (a partial merge); {"_deleted": false} restores', writeAnswer(model)) } }),
+  'delete /api/{model}/{id}': () => ({ responses: { 200: answer('soft-deleted', { type: 'object', properties: { status: { const: 'ok' }, message: { type: 'string' } } }) } }),
+  'get /count/{model}': model => ({ parameters: listParameters(model).filter(p => ['filter', 'search', 'showDeleted'].includes(p.name as string)) }),
+  'post /query/{model}': model => ({
+    parameters: listParameters(model).filter(p => p.name !== 'filter' && p.name !== 'search'),
+    responses: { 200: answer('a page of documents', listResponseSchema(model)) }
+  }),
+  'post /aggregate/{model}': () => ({ responses: { 200: answer('the pipeline\'s output documents', { type: 'object', properties: { data: { type: 'array', items: { type: 'object' } } } }) } })
+}
+
+const pascal = (name: string): string => name.split('_').map(part => part.charAt(0).toUpperCase() + part.slice(1)).join('')
+
+/** One model's copy of a generic operation. */
+function operationFor (model: Model, method: string, path: string, generic: Operation): Operation {
+  const { parameters = [], responses = {}, summary, ...rest } = structuredClone(generic)
+  const specific = SPECIFICS[`${method} ${path}`]?.(model) ?? {}
+  return {
+    ...rest,
+    tags: [model.name],
+    summary: summary?.replaceAll('{model}', model.name),
+    operationId: `${method}${pascal(path.split('/')[1])}${pascal(model.name)}${path.endsWith('{id}') ? 'ById' : ''}`,
+    // The routes' own query schema is open-ended (filter[...]); a model's list parameters replace it.
+    parameters: [...parameters.filter(p => p.name !== 'model' && (specific.parameters === undefined || p.in !== 'query')), ...(specific.parameters ?? [])],
+    ...(specific.requestBody ? { requestBody: specific.requestBody } : {}),
+    responses: { ...responses, ...specific.responses }
+  }
+}
+
+/** A model's paths first (its documents, then the rest), models from MODELS_DIR before the built-in ones. */
+function modelOrder (models: Model[], generic: string[]): Array<[Model, string]> {
+  const byPath = [...generic].sort((a, b) => Number(!a.startsWith('/api/')) - Number(!b.startsWith('/api/')) || a.length - b.length)
+  const ordered = [...models].sort((a, b) => Number(a.builtIn ?? false) - Number(b.builtIn ?? false))
+  return ordered.flatMap(model => byPath.map(path => [model, path] as [Model, string]))
+}
+
+/** Replaces every path with a {model} segment by one path per model, and adds the models' schemas and tags. */
+export function expandModelPaths<T extends OpenApiDocument> (document: T, models: Model[]): T {
+  const all = Object.entries(document.paths ?? {})
+  const paths: Record<string, PathItem> = {}
+  for (const [model, path] of modelOrder(models, all.map(([p]) => p).filter(p => p.includes('{model}')))) {
+    const copy = paths[path.replace('{model}', model.name)] ??= {}
+    for (const [method, operation] of Object.entries(document.paths![path])) copy[method] = operationFor(model, method, path, operation)
+  }
+  for (const [path, item] of all) if (!path.includes('{model}')) paths[path] = item
+  const schemas = Object.fromEntries(models.flatMap(model => [
+    [schemaName.document(model), documentOutputSchema(model)],
+    [schemaName.create(model), documentInputSchema(model, false)],
+    [schemaName.update(model), documentInputSchema(model, true)]
+  ]))
+  const tags = modelOrder(models, ['']).map(([model]) => ({ name: model.name, description: `Documents of the model ${model.name}` }))
+  return {
+    ...document,
+    paths,
+    tags: [...tags, ...(document.tags ?? [])],
+    components: { ...document.components, schemas: { ...document.components?.schemas, ...schemas } }
+  }
+}
