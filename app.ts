@@ -14,6 +14,7 @@ import underPressure from './plugins/under-pressure.ts'
 import gracefulClose from './plugins/graceful-close.ts'
 import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
+import endpointLimits from './plugins/endpoint-limits.ts'
 import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
 import { withRedactedUrls } from './src/auth/log-redaction.ts'
@@ -47,6 +48,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(inputGuard)
   app.register(db)
   app.register(auth)
+  app.register(endpointLimits)
   app.register(queryBuilder)
   app.register(documents)
   app.register(autoload, { dir: join(here, 'routes'), forceESM: true })
