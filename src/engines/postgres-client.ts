@@ -36,6 +36,8 @@ export function openPostgres (url: string, statementTimeoutMs: number): SqlClien
   const sql = postgres(url, {
     max: Number(process.env.PG_POOL_SIZE ?? 10),
     onnotice: () => {},
+    // A server out of reach is reported (503) within the statement timeout, not after postgres.js's 30 s.
+    connect_timeout: statementTimeoutMs > 0 ? Math.ceil(statementTimeoutMs / 1000) : 30,
     // JIT compiles these short jsonb statements for tens of ms each (measured ~13x their run time).
     connection: { statement_timeout: statementTimeoutMs, application_name: 'quire', jit: 'off' }
   })
