@@ -18,6 +18,8 @@ const WORDS = ('lorem ipsum dolor sit amet consectetur adipiscing elit sed do ei
 
 export interface SeedData {
   user: Doc
+  /** Other users to store (the reliability suite adds an admin). */
+  moreUsers?: Doc[]
   link: Doc[]
   test: Doc[]
 }

@@ -9,6 +9,7 @@ import { createTestApp, databaseUrl } from './helpers/test-app.ts'
 import { startTcpProxy } from './helpers/tcp-proxy.ts'
 import { json } from './helpers/auth-helpers.ts'
 import { isDatabaseUnavailable } from '../src/engines/database-unavailable.ts'
+import { startSuiteCluster } from '../reliability/pg-control.ts'
 
 const HANG_MS = 10_000
 
@@ -55,6 +56,18 @@ t.test('postgres', async t => {
     t.equal((await answer(app, { method: 'GET', url: `/api/test/${id}` })).status, 200)
     t.equal((await answer(app, requests[2])).status, 200)
   })
+})
+
+t.test('postgres restarted under load: every connection of the pool comes back at once', async t => {
+  const cluster = await startSuiteCluster()
+  t.teardown(() => cluster.stop())
+  const { app } = await createTestApp(t, 'postgres', { databaseUrl: await cluster.createDatabase('quire_restart'), statementTimeoutMs: 1000 })
+  const burst = async (): Promise<number[]> => (await Promise.all(Array.from({ length: 30 }, () => answer(app, { method: 'GET', url: '/api/test' })))).map(r => r.status)
+  t.same(new Set(await burst()), new Set([200]), 'the pool is warm')
+  await cluster.stopServer()
+  for (let i = 0; i < 3; i++) t.same(new Set(await burst()), new Set([503]), 'down: 503, not a wait')
+  await cluster.startServer()
+  t.same(new Set(await burst()), new Set([200]), 'back: every request succeeds, none waits out a reconnection backoff')
 })
 
 t.test('what counts as unavailable', async t => {

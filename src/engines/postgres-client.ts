@@ -38,6 +38,9 @@ export function openPostgres (url: string, statementTimeoutMs: number): SqlClien
     onnotice: () => {},
     // A server out of reach is reported (503) within the statement timeout, not after postgres.js's 30 s.
     connect_timeout: statementTimeoutMs > 0 ? Math.ceil(statementTimeoutMs / 1000) : 30,
+    // Reconnect attempts wait at most 0.5 s (postgres.js grows the wait to 20 s): queries meanwhile
+    // wait for the attempt, so a long wait is a hang while the server is down and after it is back.
+    backoff: (retries: number) => Math.min(0.05 * retries, 0.5),
     // JIT compiles these short jsonb statements for tens of ms each (measured ~13x their run time).
     connection: { statement_timeout: statementTimeoutMs, application_name: 'quire', jit: 'off' }
   })

@@ -1,0 +1,149 @@
+// The world of one run: the models (the sample ones plus reliability/models),
+// the users and secrets the scanner knows, a local SMTP sink for recovery
+// mails, the PostgreSQL cluster, seeded and empty stores per engine, and Quire
+// servers started on them as child processes (bench/serve.ts), logging at trace.
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startChildServer, type ChildServer } from '../bench/child-server.ts'
+import { onCleanup } from '../bench/cleanup.ts'
+import { log } from '../bench/report.ts'
+import { BENCH_USER, generateSeedData, type SeedData } from '../bench/seed-data.ts'
+import { MODELS_DIR, seedDatabase } from '../bench/seed-database.ts'
+import { prepareCreate } from '../src/documents/prepare-document.ts'
+import { USER_MODEL } from '../src/auth/user-model.ts'
+import { loadModels } from '../src/models/load-models.ts'
+import { createHttpClient, jsonOf, type HttpClient } from './http-client.ts'
+import type { EngineName, ReliabilityOptions } from './options.ts'
+import { startSuiteCluster, type SuiteCluster } from './pg-control.ts'
+import { createSecretScanner, type SecretScanner } from './secret-scanner.ts'
+import { startSmtpSink } from './smtp-sink.ts'
+
+export interface Account { email: string, password: string }
+export interface Session { token: string, refresh_token: string, apikey: string, user_id: string }
+
+export interface QuireServer extends ChildServer {
+  /** A keep-alive client whose replies the secret scanner reads. */
+  client: HttpClient
+  /** Kills the process with SIGKILL (no clean-up of any kind). */
+  kill: () => void
+}
+
+export interface Suite {
+  options: ReliabilityOptions
+  scanner: SecretScanner
+  admin: Account
+  user: Account
+  /** The seeded store of an engine (seeded on first use): admin, user, link and test documents. */
+  seededStore: (engine: EngineName) => Promise<string>
+  /** A new empty store. */
+  emptyStore: (engine: EngineName, name: string) => Promise<string>
+  cluster: () => Promise<SuiteCluster>
+  startQuire: (name: string, url: string, env?: Record<string, string>) => Promise<QuireServer>
+  /** POST /login; the credentials are handed to the scanner. */
+  login: (server: QuireServer, account: Account) => Promise<Session>
+  /** Ids of the seeded test and link documents. */
+  seeded: () => Promise<{ testIds: string[], linkIds: string[] }>
+}
+
+/** The sample models plus the suite's own, in one temporary directory. */
+function assembleModels (): string {
+  const dir = mkdtempSync(join(tmpdir(), 'quire-rel-models-'))
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }))
+  const own = fileURLToPath(new URL('./models/', import.meta.url))
+  for (const source of [MODELS_DIR, own]) {
+    for (const file of readdirSync(source).filter(f => f.endsWith('.json'))) copyFileSync(join(source, file), join(dir, file))
+  }
+  return dir
+}
+
+export async function createSuite (options: ReliabilityOptions): Promise<Suite> {
+  const scanner = createSecretScanner()
+  const secret = randomBytes(32).toString('hex')
+  const admin = { email: 'admin@reliability.test', password: `admin-${randomBytes(9).toString('base64url')}` }
+  const user = { ...BENCH_USER }
+  scanner.add('QUIRE_SECRET', secret)
+  scanner.add('the admin password', admin.password)
+  scanner.add('the user password', user.password)
+  const modelsDir = assembleModels()
+  const smtp = await startSmtpSink(100)
+  onCleanup(() => smtp.close())
+  let cluster: Promise<SuiteCluster> | undefined
+  let data: Promise<SeedData> | undefined
+  const stores = new Map<EngineName, Promise<string>>()
+
+  const getCluster = (): Promise<SuiteCluster> => (cluster ??= startSuiteCluster().then(c => { onCleanup(() => c.stop()); return c }))
+  const seedData = (): Promise<SeedData> => (data ??= (async () => {
+    const models = loadModels(modelsDir)
+    log(`generating ${options.linkDocs} link and ${options.testDocs} test documents`)
+    const seed = await generateSeedData({ test: models.get('test')!, link: models.get('link')! }, options)
+    const adminDoc = await prepareCreate({ model: USER_MODEL, body: { ...admin, admin: true }, caller: { admin: true, groups: [] }, form: false, bcryptRounds: 4 })
+    return { ...seed, moreUsers: [adminDoc] }
+  })())
+
+  const emptyStore = async (engine: EngineName, name: string): Promise<string> => {
+    if (engine === 'postgres') return await (await getCluster()).createDatabase(name)
+    const dir = mkdtempSync(join(tmpdir(), `quire-rel-${name}-`))
+    onCleanup(() => rmSync(dir, { recursive: true, force: true }))
+    return `pglite://${dir}`
+  }
+
+  const startQuire = async (name: string, url: string, env: Record<string, string> = {}): Promise<QuireServer> => {
+    const server = await startChildServer(name, './serve.ts', {
+      DATABASE_URL: url,
+      MODELS_DIR: modelsDir,
+      QUIRE_SECRET: secret,
+      LOG_LEVEL: 'trace',
+      STATEMENT_TIMEOUT_MS: String(options.statementTimeoutMs),
+      BCRYPT_ROUNDS: '4',
+      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      ...env
+    }, [], scanner.logSink(name))
+    onCleanup(() => server.stop())
+    const http = createHttpClient(server.url, 64)
+    const client: HttpClient = {
+      send: async (req, timeoutMs) => {
+        const reply = await http.send(req, timeoutMs)
+        scanner.scanReply(req, reply)
+        return reply
+      },
+      close: http.close
+    }
+    return { ...server, client, kill: () => { try { process.kill(server.pid, 'SIGKILL') } catch {} } }
+  }
+
+  return {
+    options,
+    scanner,
+    admin,
+    user,
+    cluster: getCluster,
+    emptyStore,
+    startQuire,
+    seededStore: (engine) => {
+      let store = stores.get(engine)
+      if (!store) {
+        store = (async () => {
+          const url = await emptyStore(engine, 'seeded')
+          await seedDatabase(url, await seedData(), engine, modelsDir)
+          return url
+        })()
+        stores.set(engine, store)
+      }
+      return store
+    },
+    seeded: async () => {
+      const seed = await seedData()
+      return { testIds: seed.test.map(d => d._id as string), linkIds: seed.link.map(d => d._id as string) }
+    },
+    login: async (server, account) => {
+      const reply = await server.client.send({ method: 'POST', path: '/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) })
+      const body = jsonOf(reply)
+      if (reply.status !== 200 || !body?.token) throw new Error(`login of ${account.email} answered ${reply.status} ${reply.body.slice(0, 200)}`)
+      for (const kind of ['token', 'refresh_token', 'apikey'] as const) scanner.add(`${account.email}'s ${kind}`, body[kind], { credential: true })
+      return body as Session
+    }
+  }
+}
