@@ -25,7 +25,7 @@ export interface SeedData {
 }
 
 /** A small deterministic pseudo-random generator (mulberry32), so every run seeds the same text. */
-function createRandom (seed: number): () => number {
+export function createRandom (seed: number): () => number {
   let state = seed
   return () => {
     state = (state + 0x6d2b79f5) | 0

@@ -2,6 +2,7 @@
 // sends exactly the bytes asked for (raw bodies, any content type, any header)
 // and always settles: with the reply, or with status 0 and why there was none.
 import { Agent, request, type IncomingHttpHeaders } from 'node:http'
+import type { Socket } from 'node:net'
 
 export interface HttpRequest {
   method: string
@@ -30,10 +31,14 @@ export function createHttpClient (baseUrl: string, connections: number, defaultT
   const { hostname, port } = new URL(baseUrl)
   if (hostname !== '127.0.0.1' && hostname !== 'localhost') throw new Error(`the suite talks to loopback only, not ${hostname}`)
   const agent = new Agent({ keepAlive: true, maxSockets: connections })
+  // A server that answers early (413) and closes while the body is still being written resets the
+  // socket after the request is done with it: that error belongs to no request, and must not crash the suite.
+  const guarded = new WeakSet<object>()
+  const guard = (socket: Socket): void => { if (!guarded.has(socket)) { guarded.add(socket); socket.on('error', () => {}) } }
 
-  function send (req: HttpRequest, timeoutMs = defaultTimeoutMs): Promise<HttpReply> {
+  function sendOnce (req: HttpRequest, timeoutMs: number): Promise<HttpReply & { reused?: boolean }> {
     const started = performance.now()
-    const failed = (error: string): HttpReply => ({ status: 0, headers: {}, body: '', ms: performance.now() - started, error })
+    const failed = (error: string, reused?: boolean): HttpReply & { reused?: boolean } => ({ status: 0, headers: {}, body: '', ms: performance.now() - started, error, reused })
     return new Promise(resolve => {
       let outgoing: ReturnType<typeof request>
       try {
@@ -47,10 +52,18 @@ export function createHttpClient (baseUrl: string, connections: number, defaultT
         resolve(failed(`not sendable: ${(err as Error).message}`))
         return
       }
+      outgoing.on('socket', guard)
       const timer = setTimeout(() => outgoing.destroy(new Error('timeout')), timeoutMs)
-      outgoing.on('error', err => { clearTimeout(timer); resolve(failed(err.message)) })
+      outgoing.on('error', err => { clearTimeout(timer); resolve(failed(err.message, outgoing.reusedSocket)) })
       outgoing.end(req.body)
     })
+  }
+
+  /** A keep-alive connection that the server closed just as it was reused fails at once: such a request is sent again, once. */
+  async function send (req: HttpRequest, timeoutMs = defaultTimeoutMs): Promise<HttpReply> {
+    const { reused, ...reply } = await sendOnce(req, timeoutMs)
+    if (reply.status !== 0 || !reused || !/ECONNRESET|socket hang up|EPIPE/.test(reply.error ?? '')) return reply
+    return await sendOnce(req, timeoutMs)
   }
 
   return { send, close: () => agent.destroy() }

@@ -23,7 +23,7 @@ export interface ScenarioResult {
 
 /** A result from its checks: it passes when every check does. */
 export function resultOf (scenario: string, engine: string, started: number, checks: Check[], figures: ScenarioResult['figures'], failures: string[] = []): ScenarioResult {
-  return { scenario, engine, pass: checks.every(c => c.ok), seconds: Math.round((Date.now() - started) / 1000), figures, checks, failures: failures.slice(0, 10) }
+  return { scenario, engine, pass: checks.every(c => c.ok), seconds: Math.round((Date.now() - started) / 1000), figures, checks, failures: failures.slice(0, 50) }
 }
 
 /** A result for a scenario that could not run to its end. */

@@ -34,6 +34,8 @@ export interface QuireServer extends ChildServer {
 export interface Suite {
   options: ReliabilityOptions
   scanner: SecretScanner
+  /** The models the servers load: the sample ones and reliability/models. */
+  modelsDir: string
   admin: Account
   user: Account
   /** The seeded store of an engine (seeded on first use): admin, user, link and test documents. */
@@ -42,8 +44,14 @@ export interface Suite {
   emptyStore: (engine: EngineName, name: string) => Promise<string>
   cluster: () => Promise<SuiteCluster>
   startQuire: (name: string, url: string, env?: Record<string, string>) => Promise<QuireServer>
+  /** Another client of a server, with its own connection limit; the scanner reads its replies too. */
+  clientFor: (server: QuireServer, connections: number) => HttpClient
   /** POST /login; the credentials are handed to the scanner. */
   login: (server: QuireServer, account: Account) => Promise<Session>
+  /** Error-level log lines of every server (message and cause -> count), to tell 5xx causes apart. */
+  serverErrors: Map<string, number>
+  /** One request (method and URL) per error message above. */
+  serverErrorExamples: Map<string, string>
   /** Ids of the seeded test and link documents. */
   seeded: () => Promise<{ testIds: string[], linkIds: string[] }>
 }
@@ -57,6 +65,17 @@ function assembleModels (): string {
     for (const file of readdirSync(source).filter(f => f.endsWith('.json'))) copyFileSync(join(source, file), join(dir, file))
   }
   return dir
+}
+
+/** Every chunk to both sinks; `lines` gets whole lines. */
+function teeOutput (sink: (chunk: string) => void, lines: (line: string) => void): (chunk: string) => void {
+  let partial = ''
+  return chunk => {
+    sink(chunk)
+    const all = (partial + chunk).split('\n')
+    partial = all.pop() ?? ''
+    all.forEach(lines)
+  }
 }
 
 export async function createSuite (options: ReliabilityOptions): Promise<Suite> {
@@ -73,7 +92,25 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
   let cluster: Promise<SuiteCluster> | undefined
   let data: Promise<SeedData> | undefined
   const stores = new Map<EngineName, Promise<string>>()
-
+  const serverErrors = new Map<string, number>()
+  const recentRequests = new Map<string, string>()
+  const recordErrors = (line: string): void => {
+    if (line.includes('"incoming request"')) {
+      const m = /"reqId":"([^"]+)".*"method":"([^"]+)","url":"((?:[^"\\]|\\.){0,200})/.exec(line)
+      if (m) recentRequests.set(m[1], `${m[2]} ${m[3]}`)
+      if (recentRequests.size > 2000) recentRequests.delete(recentRequests.keys().next().value as string)
+      return
+    }
+    if (!line.includes('"level":50') && !line.includes('"level":60')) return
+    try {
+      const entry = JSON.parse(line) as { msg?: string, reqId?: string, err?: { type?: string, message?: string } }
+      const key = `${entry.msg ?? ''}: ${entry.err?.type ?? ''} ${(entry.err?.message ?? '').slice(0, 160)}`
+      serverErrors.set(key, (serverErrors.get(key) ?? 0) + 1)
+      const example = `${key} (e.g. ${recentRequests.get(entry.reqId ?? '') ?? 'request not seen'})`
+      if (!serverErrorExamples.has(key)) serverErrorExamples.set(key, example)
+    } catch {}
+  }
+  const serverErrorExamples = new Map<string, string>()
   const getCluster = (): Promise<SuiteCluster> => (cluster ??= startSuiteCluster().then(c => { onCleanup(() => c.stop()); return c }))
   const seedData = (): Promise<SeedData> => (data ??= (async () => {
     const models = loadModels(modelsDir)
@@ -100,10 +137,15 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
       BCRYPT_ROUNDS: '4',
       SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
       ...env
-    }, [], scanner.logSink(name))
+    }, [], teeOutput(scanner.logSink(name), recordErrors))
     onCleanup(() => server.stop())
-    const http = createHttpClient(server.url, 64)
-    const client: HttpClient = {
+    return { ...server, client: scannedClient(server.url, 64), kill: () => { try { process.kill(server.pid, 'SIGKILL') } catch {} } }
+  }
+
+  function scannedClient (url: string, connections: number): HttpClient {
+    const http = createHttpClient(url, connections)
+    onCleanup(() => http.close())
+    return {
       send: async (req, timeoutMs) => {
         const reply = await http.send(req, timeoutMs)
         scanner.scanReply(req, reply)
@@ -111,17 +153,20 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
       },
       close: http.close
     }
-    return { ...server, client, kill: () => { try { process.kill(server.pid, 'SIGKILL') } catch {} } }
   }
 
   return {
     options,
     scanner,
+    modelsDir,
+    serverErrors,
+    serverErrorExamples,
     admin,
     user,
     cluster: getCluster,
     emptyStore,
     startQuire,
+    clientFor: (server, connections) => scannedClient(server.url, connections),
     seededStore: (engine) => {
       let store = stores.get(engine)
       if (!store) {

@@ -1,5 +1,6 @@
 // SqlClient for a PostgreSQL server through postgres.js (the fastest driver
-// measured here under concurrency), with a statement timeout on every query.
+// measured here under concurrency), with a statement timeout on every query;
+// a transaction that loses a deadlock runs again.
 import postgres from 'postgres'
 import type { SqlClient, Row } from '../sql/sql-client.ts'
 import { SqlError } from '../sql/sql-client.ts'
@@ -10,6 +11,10 @@ function toSqlError (err: unknown): never {
   if (e && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) throw new SqlError(String(e.message), e.code, e.constraint_name)
   throw err
 }
+
+/** Deadlock victims (40P01) and serialization failures (40001): the whole transaction can simply run again. */
+const RETRYABLE = new Set(['40P01', '40001'])
+const TRANSACTION_ATTEMPTS = 3
 
 function wrap (sql: postgres.Sql | postgres.TransactionSql): SqlClient {
   return {
@@ -24,9 +29,14 @@ function wrap (sql: postgres.Sql | postgres.TransactionSql): SqlClient {
     },
     transaction: async (work) => {
       if (!('begin' in sql)) return await work(wrap(sql))
-      try {
-        return await sql.begin(tx => work(wrap(tx))) as Awaited<ReturnType<typeof work>>
-      } catch (err) { return toSqlError(err) }
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await sql.begin(tx => work(wrap(tx))) as Awaited<ReturnType<typeof work>>
+        } catch (err) {
+          if (attempt < TRANSACTION_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? '')) continue
+          return toSqlError(err)
+        }
+      }
     },
     close: async () => { if ('end' in sql) await sql.end({ timeout: 5 }) }
   }
