@@ -21,6 +21,9 @@ import { startSuiteCluster, type SuiteCluster } from './pg-control.ts'
 import { createSecretScanner, type SecretScanner } from './secret-scanner.ts'
 import { startSmtpSink } from './smtp-sink.ts'
 
+/** How many seeded documents of each model the fuzz may change and delete (the first ones). */
+const FUZZ_SHARE = 300
+
 export interface Account { email: string, password: string }
 export interface Session { token: string, refresh_token: string, apikey: string, user_id: string }
 
@@ -52,8 +55,8 @@ export interface Suite {
   serverErrors: Map<string, number>
   /** One request (method and URL) per error message above. */
   serverErrorExamples: Map<string, string>
-  /** Ids of the seeded test and link documents. */
-  seeded: () => Promise<{ testIds: string[], linkIds: string[] }>
+  /** Ids of seeded test and link documents that no scenario changes, and those the fuzz may change or delete. */
+  seeded: () => Promise<{ testIds: string[], linkIds: string[], fuzzTestIds: string[], fuzzLinkIds: string[] }>
 }
 
 /** The sample models plus the suite's own, in one temporary directory. */
@@ -181,7 +184,9 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
     },
     seeded: async () => {
       const seed = await seedData()
-      return { testIds: seed.test.map(d => d._id as string), linkIds: seed.link.map(d => d._id as string) }
+      const testIds = seed.test.map(d => d._id as string)
+      const linkIds = seed.link.map(d => d._id as string)
+      return { testIds: testIds.slice(FUZZ_SHARE), linkIds: linkIds.slice(FUZZ_SHARE), fuzzTestIds: testIds.slice(0, FUZZ_SHARE), fuzzLinkIds: linkIds.slice(0, FUZZ_SHARE) }
     },
     login: async (server, account) => {
       const reply = await server.client.send({ method: 'POST', path: '/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) })

@@ -14,7 +14,11 @@ export interface Sample {
   message?: string
   error?: string
   path: string
+  /** The request's label, when its builder gave one (else its path). */
+  label: string
 }
+
+export type LabeledRequest = HttpRequest & { label?: string }
 
 export interface SteadyLoad {
   started: number
@@ -23,7 +27,7 @@ export interface SteadyLoad {
 }
 
 /** `next(worker, i)` builds the worker's i-th request. */
-export function startSteadyLoad (client: HttpClient, workers: number, next: (worker: number, i: number) => HttpRequest, timeoutMs: number): SteadyLoad {
+export function startSteadyLoad (client: HttpClient, workers: number, next: (worker: number, i: number) => LabeledRequest, timeoutMs: number): SteadyLoad {
   const started = performance.now()
   const samples: Sample[] = []
   let running = true
@@ -33,7 +37,7 @@ export function startSteadyLoad (client: HttpClient, workers: number, next: (wor
       const at = performance.now() - started
       const reply = await client.send(req, timeoutMs)
       const body = reply.status >= 400 ? jsonOf(reply) : undefined
-      samples.push({ at, ms: reply.ms, status: reply.status, code: body?.code, message: body?.message, error: reply.error, path: req.path })
+      samples.push({ at, ms: reply.ms, status: reply.status, code: body?.code, message: body?.message, error: reply.error, path: req.path, label: req.label ?? req.path })
     }
   })
   return {

@@ -15,6 +15,8 @@ export interface PhaseStats {
   noReply: string[]
   acceptedWrites: string[]
   counts: { serverErrors: number, noReply: number, acceptedWrites: number }
+  /** Per request family: how many, and their total and largest time in ms. */
+  families: Record<string, { n: number, totalMs: number, maxMs: number }>
   crashed: boolean
   stoppedEarly?: string
   seconds: number
@@ -43,7 +45,7 @@ export interface DriveOptions {
 }
 
 export async function drivePhase (server: QuireServer, o: DriveOptions): Promise<PhaseStats> {
-  const stats: PhaseStats = { sent: 0, byStatus: {}, serverErrors: [], noReply: [], acceptedWrites: [], counts: { serverErrors: 0, noReply: 0, acceptedWrites: 0 }, crashed: false, seconds: 0, maxMs: 0 }
+  const stats: PhaseStats = { sent: 0, byStatus: {}, serverErrors: [], noReply: [], acceptedWrites: [], counts: { serverErrors: 0, noReply: 0, acceptedWrites: 0 }, families: {}, crashed: false, seconds: 0, maxMs: 0 }
   const started = Date.now()
   let stalled = 0
   let stop: string | undefined
@@ -61,6 +63,10 @@ export async function drivePhase (server: QuireServer, o: DriveOptions): Promise
       stats.sent++
       const reply = await server.client.send(req, REPLY_TIMEOUT_MS)
       stats.maxMs = Math.max(stats.maxMs, reply.ms)
+      const family = stats.families[req.family] ??= { n: 0, totalMs: 0, maxMs: 0 }
+      family.n++
+      family.totalMs += reply.ms
+      family.maxMs = Math.max(family.maxMs, reply.ms)
       const status = String(reply.status || 'none')
       stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1
       if (reply.status === 0) {

@@ -10,7 +10,7 @@ const FILTER_OPS = ['', '$gt:', '$gte:', '$lt:', '$lte:', '$ne:', '$eq:', '$in:'
 const BROKEN_ENCODINGS = ['%', '%z', '%zz', '%C0%AE', '%ED%A0%80', '%FF', '%00', '%2', '%%41', '+%2B+']
 
 /** Percent-encodes; lone surrogates (which UTF-8 cannot carry) become U+FFFD, as a browser sends them. */
-function encode (text: string): string {
+export function encode (text: string): string {
   return encodeURIComponent(text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'))
 }
 

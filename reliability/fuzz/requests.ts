@@ -13,7 +13,7 @@ import { credentials, extraHeaders, headerSafe, type CallerKind, type Identities
 import { defectiveDocument, validDocument, type KnownIds } from './documents.ts'
 import { filter, update } from './mongo-filters.ts'
 import { pipeline } from './pipelines.ts'
-import { queryString, segment } from './query-params.ts'
+import { encode, queryString, segment } from './query-params.ts'
 import { schemaBody } from './schema-bodies.ts'
 
 export type FuzzMode = 'hostile' | 'valid'
@@ -114,7 +114,7 @@ export function createRequestGenerator (c: Choice, target: FuzzTarget, mode: Fuz
       [1, () => req('login-basic-wrong', true, 'POST', '/login', 'anonymous', undefined, { authorization: `Basic ${Buffer.from(`${identities.user.email}:${headerSafe(c.string())}`).toString('base64')}` })],
       [2, () => req('refresh-garbage', true, 'POST', '/refresh', 'garbage')],
       [1, () => req('logout-garbage', true, c.pick(['GET', 'POST']), '/login/logout', c.pick<CallerKind>(['anonymous', 'garbage']))],
-      [1, () => req('jwt-garbage', true, 'GET', `/login/jwt?jwt=${encodeURIComponent(c.string())}`, 'anonymous')],
+      [1, () => req('jwt-garbage', true, 'GET', `/login/jwt?jwt=${encode(c.string())}`, 'anonymous')],
       [1, () => req('reset-garbage', true, 'POST', '/login/reset', 'anonymous', json(schemaBody(c, ResetBody)))],
       [1, () => req('setup-again', true, 'POST', '/setup', caller(), json(schemaBody(c, SetupBody, { email: [identities.user.email] })))],
       [1, () => req('groups-refused', true, c.pick(['POST', 'DELETE']), `/users/${id('user')}/groups${c.chance(0.5) ? '/editors' : ''}`, c.pick<CallerKind>(['user', 'anonymous', 'garbage']), json(obj([['group', 'editors']])))],
@@ -168,7 +168,7 @@ function junk (c: Choice, req: Req): FuzzRequest {
       c.pick(['{', '{"foo":', '{"foo":"x"}}', '[1,2', 'nul', '{"foo":"\\u00"}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}', '\u0000', '']))],
     [2, () => req('content-type', true, 'POST', c.pick(['/api/test', '/login', '/query/test']), 'admin', '{"nosuchfield":"x"}',
       { 'content-type': c.pick(['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/x-www-form-urlencoded', '', 'application/jsonx', 'application/json, text/plain']) })],
-    [1, () => req('form', true, 'POST', c.pick(['/api/test', '/api/kinds']), 'anonymous', `foo=${encodeURIComponent(c.string())}&count=abc&__proto__=x`, { 'content-type': 'application/x-www-form-urlencoded' })],
+    [1, () => req('form', true, 'POST', c.pick(['/api/test', '/api/kinds']), 'anonymous', `foo=${encode(c.string())}&count=abc&__proto__=x`, { 'content-type': 'application/x-www-form-urlencoded' })],
     [1, () => req('too-large', true, 'POST', c.pick(['/api/test', '/bulkwrite/test', '/aggregate/test']), 'admin', `{"foo":"${'x'.repeat(1_100_000)}"}`)]
   ])
 }

@@ -63,8 +63,9 @@ export async function runRestart (suite: Suite): Promise<ScenarioResult> {
   await sleep(AFTER_MS)
   const samples = await load.stop()
   const readiness = await ready.stop()
-  server.client.close()
-  return judge(suite, samples, readiness, { downAt, backAt, crashed, started })
+  const exitedDuring = crashed
+  await server.stop()
+  return judge(suite, samples, readiness, { downAt, backAt, crashed: exitedDuring, started })
 }
 
 interface Timeline { downAt: number, backAt: number, crashed: boolean, started: number }
