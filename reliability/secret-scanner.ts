@@ -22,13 +22,14 @@ export interface SecretScanner {
   /** Feeds a chunk of a server's output; lines are scanned as they complete. */
   logSink: (server: string) => (chunk: string) => void
   findings: Finding[]
-  counts: { replies: number, logLines: number }
+  /** Replies and log lines read; login replies in which the credential patterns matched (where they are allowed: proof that they match). */
+  counts: { replies: number, logLines: number, credentialReplies: number }
 }
 
 export function createSecretScanner (): SecretScanner {
   const secrets: Array<{ label: string, value: string, credential: boolean }> = []
   const findings: Finding[] = []
-  const counts = { replies: 0, logLines: 0 }
+  const counts = { replies: 0, logLines: 0, credentialReplies: 0 }
   const seen = new Set<string>()
 
   function note (where: string, what: string): void {
@@ -55,6 +56,7 @@ export function createSecretScanner (): SecretScanner {
       counts.replies++
       const where = `reply to ${req.method} ${req.path.slice(0, 80)}`
       const allowed = CREDENTIAL_ENDPOINTS.test(req.path) && reply.status === 200
+      if (allowed && PATTERNS.some(([what, pattern]) => what === 'credential' && pattern.test(reply.body))) counts.credentialReplies++
       scanText(reply.body, where, allowed)
       scanText(JSON.stringify(reply.headers), `${where} (headers)`, false)
     },

@@ -45,8 +45,11 @@ export function createRequestGenerator (c: Choice, target: FuzzTarget, mode: Fuz
   const id = (name: string): string => c.chance(0.8) && ids[name]?.length ? c.pick(ids[name]) : segment(c, [...NOT_HEX_IDS, 'ffffffffffffffffffffffff'])
   const missingId = (): string => c.pick(['ffffffffffffffffffffffff', '000000000000000000000000', ...NOT_HEX_IDS])
   const json = (body: Json): string => toJsonText(body)
-  const req = (family: string, write: boolean, method: string, path: string, who: CallerKind, body?: string, headers: Record<string, string> = {}): FuzzRequest =>
-    ({ family, write, method, path, body, headers: { ...extraHeaders(c), ...(body !== undefined && JSON_TYPE), ...credentials(c, who, identities), ...headers } })
+  const req = (family: string, write: boolean, method: string, path: string, who: CallerKind, body?: string, headers: Record<string, string> = {}): FuzzRequest => {
+    const inUrl = (who === 'user' || who === 'admin') && c.chance(0.1)
+    const url = inUrl ? `${path}${path.includes('?') ? '&' : '?'}apikey=${identities[who].apikey}` : path
+    return { family, write, method, path: url, body, headers: { ...extraHeaders(c), ...(body !== undefined && JSON_TYPE), ...(inUrl ? {} : credentials(c, who, identities)), ...headers } }
+  }
   const withQuery = (path: string, m: Model): string => { const qs = queryString(c, m); return qs ? `${path}?${qs}` : path }
 
   const reads: Array<readonly [number, Build]> = [
