@@ -37,22 +37,47 @@ type Build = () => FuzzRequest
 const JSON_TYPE = { 'content-type': 'application/json' }
 const NOT_HEX_IDS = ['0', 'x', '6650c0ffee', '6650c0ffee0000000000abcdz', '6650C0FFEE0000000000ABCD', '../user', '%2e%2e', '__proto__']
 
-export function createRequestGenerator (c: Choice, target: FuzzTarget, mode: FuzzMode): Build {
+interface Kit {
+  c: Choice
+  target: FuzzTarget
+  modelNames: string[]
+  model: () => Model
+  caller: () => CallerKind
+  /** A known id of the model (or, now and then, a hostile one). */
+  id: (model: string) => string
+  /** An id no document has, or one that is not an id. */
+  missingId: () => string
+  json: (body: Json) => string
+  req: Req
+  withQuery: (path: string, m: Model) => string
+}
+
+function createKit (c: Choice, target: FuzzTarget): Kit {
   const { models, ids, identities } = target
-  const modelNames = models.map(m => m.name)
-  const model = (): Model => c.pick(models)
-  const caller = (): CallerKind => c.pick(['anonymous', 'user', 'admin', 'garbage'])
-  const id = (name: string): string => c.chance(0.8) && ids[name]?.length ? c.pick(ids[name]) : segment(c, [...NOT_HEX_IDS, 'ffffffffffffffffffffffff'])
-  const missingId = (): string => c.pick(['ffffffffffffffffffffffff', '000000000000000000000000', ...NOT_HEX_IDS])
-  const json = (body: Json): string => toJsonText(body)
-  const req = (family: string, write: boolean, method: string, path: string, who: CallerKind, body?: string, headers: Record<string, string> = {}): FuzzRequest => {
+  const req: Req = (family, write, method, path, who, body, headers = {}) => {
     const inUrl = (who === 'user' || who === 'admin') && c.chance(0.1)
     const url = inUrl ? `${path}${path.includes('?') ? '&' : '?'}apikey=${identities[who].apikey}` : path
     return { family, write, method, path: url, body, headers: { ...extraHeaders(c), ...(body !== undefined && JSON_TYPE), ...(inUrl ? {} : credentials(c, who, identities)), ...headers } }
   }
-  const withQuery = (path: string, m: Model): string => { const qs = queryString(c, m); return qs ? `${path}?${qs}` : path }
+  return {
+    c,
+    target,
+    req,
+    modelNames: models.map(m => m.name),
+    model: () => c.pick(models),
+    caller: () => c.pick(['anonymous', 'user', 'admin', 'garbage']),
+    id: name => c.chance(0.8) && ids[name]?.length ? c.pick(ids[name]) : segment(c, [...NOT_HEX_IDS, 'ffffffffffffffffffffffff']),
+    missingId: () => c.pick(['ffffffffffffffffffffffff', '000000000000000000000000', ...NOT_HEX_IDS]),
+    json: body => toJsonText(body),
+    withQuery: (path, m) => { const qs = queryString(c, m); return qs ? `${path}?${qs}` : path }
+  }
+}
 
-  const reads: Array<readonly [number, Build]> = [
+/** Reads of every kind, by every kind of caller: any status but a 5xx is fine, nothing may change. */
+function readFamilies (k: Kit): Array<readonly [number, Build]> {
+  const { c, target, req, model, caller, id, json, withQuery, modelNames } = k
+  const { models, identities } = target
+  return [
     [25, () => { const m = model(); return req('list', false, 'GET', withQuery(`/api/${segment(c, modelNames)}`, m), caller()) }],
     [8, () => { const m = model(); return req('read', false, 'GET', withQuery(`/api/${m.name}/${id(m.name)}`, m), caller()) }],
     [6, () => { const m = model(); return req('count', false, 'GET', withQuery(`/count/${segment(c, modelNames)}`, m), caller()) }],
@@ -75,8 +100,13 @@ export function createRequestGenerator (c: Choice, target: FuzzTarget, mode: Fuz
     }],
     [2, () => req('meta', false, 'GET', c.pick(['/health', '/ready', `/users/${id('user')}/groups`]), caller())]
   ]
+}
 
-  const refusedWrites: Array<readonly [number, Build]> = [
+/** Writes that must be refused: each carries a defect (caller, model, id, body or operation). */
+function refusedWriteFamilies (k: Kit): Array<readonly [number, Build]> {
+  const { c, target, req, model, caller, id, missingId, json, modelNames } = k
+  const { models, ids, identities } = target
+  return [
     [8, () => {
       const m = model()
       return c.weighted<FuzzRequest>([
@@ -125,8 +155,13 @@ export function createRequestGenerator (c: Choice, target: FuzzTarget, mode: Fuz
     ])],
     [3, () => junk(c, req)]
   ]
+}
 
-  const validWrites: Array<readonly [number, Build]> = [
+/** Writes that should succeed: valid documents at the bounds of the models, by callers with the right. */
+function validWriteFamilies (k: Kit): Array<readonly [number, Build]> {
+  const { c, target, req, id, json } = k
+  const { models, ids } = target
+  return [
     [10, () => {
       const m = c.pick(models.filter(x => x.name !== 'user'))
       const who: CallerKind = m.name === 'kinds' || c.chance(0.5) ? 'admin' : 'user'
@@ -140,8 +175,11 @@ export function createRequestGenerator (c: Choice, target: FuzzTarget, mode: Fuz
     [5, () => { const m = c.pick(models.filter(x => x.name !== 'user')); return req('bulk', true, 'POST', `/bulkwrite/${m.name}`, 'admin', json(validBulkOps(c, m, target, c.int(1, 6)))) }],
     [1, () => req('groups', true, c.pick(['POST', 'DELETE']), `/users/${id('user')}/groups${c.chance(0.5) ? '' : '/editors'}`, 'admin', json(obj([['group', c.pick(['editors', 'readers', 'g-1'])]])))]
   ]
+}
 
-  const families = mode === 'hostile' ? [...reads, ...refusedWrites] : [...reads, ...validWrites]
+export function createRequestGenerator (c: Choice, target: FuzzTarget, mode: FuzzMode): Build {
+  const kit = createKit(c, target)
+  const families = [...readFamilies(kit), ...(mode === 'hostile' ? refusedWriteFamilies(kit) : validWriteFamilies(kit))]
   return () => c.weighted(families)
 }
 

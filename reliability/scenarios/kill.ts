@@ -8,7 +8,7 @@ import { createRandom } from '../../bench/seed-data.ts'
 import { jsonOf, type HttpClient } from '../http-client.ts'
 import type { EngineName } from '../options.ts'
 import { check, resultOf, type ScenarioResult } from '../report.ts'
-import type { QuireServer, Suite } from '../stack.ts'
+import type { Suite } from '../stack.ts'
 
 interface Content { bar: string, yack: { s: string, n: number } }
 interface Tracked { id: string, acked: Content, inFlight?: Content }
