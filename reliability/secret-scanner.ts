@@ -7,7 +7,8 @@ import type { HttpReply, HttpRequest } from './http-client.ts'
 
 const PATTERNS: Array<[string, RegExp]> = [
   ['bcrypt hash', /\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}/],
-  ['credential', /\bq(?:at|rt|ak)_[A-Za-z0-9_-]{43}/]
+  ['credential', /\bq(?:at|rt|ak)_[A-Za-z0-9_-]{43}/],
+  ['login link (JWT)', /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}/]
 ]
 
 /** Endpoints whose replies carry credentials by design (the credential shape and the suite's own tokens are allowed there). */
@@ -40,7 +41,7 @@ export function createSecretScanner (): SecretScanner {
   }
 
   function scanText (text: string, where: string, credentialsAllowed: boolean): void {
-    for (const [what, pattern] of PATTERNS) if ((what !== 'credential' || !credentialsAllowed) && pattern.test(text)) note(where, what)
+    for (const [what, pattern] of PATTERNS) if ((what === 'bcrypt hash' || !credentialsAllowed) && pattern.test(text)) note(where, what)
     for (const s of secrets) if ((!s.credential || !credentialsAllowed) && text.includes(s.value)) note(where, s.label)
   }
 

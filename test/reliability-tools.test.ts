@@ -22,12 +22,14 @@ t.test('secret scanner', async t => {
   scanner.scanReply({ method: 'GET', path: '/api/test' }, reply(`{"data":[{"password":"${HASH}"}]}`))
   scanner.scanReply({ method: 'GET', path: '/api/user' }, reply('{}', { location: `/x?apikey=${TOKEN}` }))
   scanner.scanReply({ method: 'POST', path: '/refresh' }, { ...reply(`{"err":"${TOKEN}"}`), status: 401 })
+  scanner.scanReply({ method: 'POST', path: '/login/getjwt' }, reply('{"jwt":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"}'))
+  t.equal(scanner.findings.length, 5, 'an admin asking for a login link gets one')
   const log = scanner.logSink('server')
   log('{"msg":"ok"}\n{"msg":"login admin-s3')
-  log('cret"}\n')
-  t.same(scanner.findings.map(f => f.what), ['bcrypt hash', 'credential', "admin's token", 'credential', "admin's token", 'the admin password'])
+  log('cret"}\n{"url":"/x?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"}\n')
+  t.same(scanner.findings.map(f => f.what), ['bcrypt hash', 'credential', "admin's token", 'credential', "admin's token", 'the admin password', 'login link (JWT)'])
   t.match(scanner.findings[1].where, /headers/)
-  t.equal(scanner.counts.logLines, 2, 'log lines are scanned whole, across chunks')
+  t.equal(scanner.counts.logLines, 3, 'log lines are scanned whole, across chunks')
 })
 
 t.test('generated JSON text', async t => {
