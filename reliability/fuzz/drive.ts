@@ -14,7 +14,8 @@ export interface PhaseStats {
   serverErrors: string[]
   noReply: string[]
   acceptedWrites: string[]
-  counts: { serverErrors: number, noReply: number, acceptedWrites: number }
+  /** serverErrors: 5xx except load shedding; shed: 503 OVERLOADED (the event loop lagged, see plugins/under-pressure.ts). */
+  counts: { serverErrors: number, shed: number, noReply: number, acceptedWrites: number }
   /** Per request family: how many, and their total and largest time in ms. */
   families: Record<string, { n: number, totalMs: number, maxMs: number }>
   crashed: boolean
@@ -45,7 +46,7 @@ export interface DriveOptions {
 }
 
 export async function drivePhase (server: QuireServer, o: DriveOptions): Promise<PhaseStats> {
-  const stats: PhaseStats = { sent: 0, byStatus: {}, serverErrors: [], noReply: [], acceptedWrites: [], counts: { serverErrors: 0, noReply: 0, acceptedWrites: 0 }, families: {}, crashed: false, seconds: 0, maxMs: 0 }
+  const stats: PhaseStats = { sent: 0, byStatus: {}, serverErrors: [], noReply: [], acceptedWrites: [], counts: { serverErrors: 0, shed: 0, noReply: 0, acceptedWrites: 0 }, families: {}, crashed: false, seconds: 0, maxMs: 0 }
   const started = Date.now()
   let stalled = 0
   let stop: string | undefined
@@ -54,7 +55,7 @@ export async function drivePhase (server: QuireServer, o: DriveOptions): Promise
   const keep = (list: string[], line: string): void => { if (list.length < KEEP) list.push(line) }
   const progress = setInterval(() => {
     const rate = stats.sent / ((Date.now() - started) / 1000)
-    log(`${o.label}: ${stats.sent}/${o.count} (${rate.toFixed(0)}/s), 5xx ${stats.counts.serverErrors}, no reply ${stats.counts.noReply}`)
+    log(`${o.label}: ${stats.sent}/${o.count} (${rate.toFixed(0)}/s), 5xx ${stats.counts.serverErrors}, shed ${stats.counts.shed}, no reply ${stats.counts.noReply}`)
   }, 10_000)
   const worker = async (): Promise<void> => {
     while (stats.sent < o.count && !stop) {
@@ -76,7 +77,8 @@ export async function drivePhase (server: QuireServer, o: DriveOptions): Promise
         continue
       }
       stalled = 0
-      if (reply.status >= 500) { stats.counts.serverErrors++; keep(stats.serverErrors, describe(req, reply)) }
+      if (reply.status === 503 && jsonOf(reply)?.code === 'OVERLOADED') stats.counts.shed++
+      else if (reply.status >= 500) { stats.counts.serverErrors++; keep(stats.serverErrors, describe(req, reply)) }
       if (req.write && reply.status >= 200 && reply.status < 300) {
         stats.counts.acceptedWrites++
         keep(stats.acceptedWrites, describe(req, reply))

@@ -85,6 +85,7 @@ function judge (engine: EngineName, started: number, hostile: { stats: PhaseStat
   const sum = (f: (p: { stats: PhaseStats, probe: ProbeSummary }) => number): number => both.reduce((n, p) => n + f(p), 0)
   const sent = sum(p => p.stats.sent)
   const serverErrors = sum(p => p.stats.counts.serverErrors)
+  const shed = sum(p => p.stats.counts.shed)
   const noReply = sum(p => p.stats.counts.noReply)
   const crashes = both.filter(p => p.stats.crashed).length
   const misses = sum(p => p.probe.misses)
@@ -92,6 +93,7 @@ function judge (engine: EngineName, started: number, hostile: { stats: PhaseStat
   const checks = [
     check('requests', stopped.length === 0, `${sent}${stopped.length ? ` (stopped: ${stopped.join('; ')})` : ''}`),
     check('5xx', serverErrors === 0, serverErrors),
+    check('shed (503 OVERLOADED)', shed === 0, shed),
     check('no reply', noReply === 0, noReply),
     check('crashes', crashes === 0, crashes),
     check('refused writes accepted', hostile.stats.counts.acceptedWrites === 0, hostile.stats.counts.acceptedWrites),
