@@ -17,7 +17,7 @@ export interface StoreDigest {
 
 async function openStore (url: string): Promise<SqlClient> {
   if (url.startsWith('pglite://')) return await openPglite(url.slice('pglite://'.length))
-  return openPostgres(url, 0)
+  return openPostgres(url, 120_000)
 }
 
 export async function digestStore (url: string): Promise<StoreDigest> {

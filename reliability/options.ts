@@ -29,6 +29,8 @@ export interface ReliabilityOptions {
   /** Seeded documents: `link` (the largest collection) and `test` (about 1 KB each). */
   linkDocs: number
   testDocs: number
+  /** The whole run stops (cleaning up) after this many minutes. */
+  maxMinutes: number
 }
 
 function list<T extends string> (name: string, raw: string | undefined, known: readonly T[], fallback: readonly T[]): T[] {
@@ -56,6 +58,7 @@ export function readOptions (env: NodeJS.ProcessEnv = process.env): ReliabilityO
     soakEngines: list('RELIABILITY_SOAK_ENGINES', env.RELIABILITY_SOAK_ENGINES, ENGINE_NAMES, ['postgres']),
     statementTimeoutMs: Math.max(100, intFrom(env, 'RELIABILITY_STATEMENT_TIMEOUT_MS', 2000)),
     linkDocs: Math.max(100, intFrom(env, 'RELIABILITY_LINK_DOCS', pick(20_000, 3_000))),
-    testDocs: Math.max(100, intFrom(env, 'RELIABILITY_TEST_DOCS', pick(2_000, 500)))
+    testDocs: Math.max(100, intFrom(env, 'RELIABILITY_TEST_DOCS', pick(2_000, 500))),
+    maxMinutes: Math.max(1, intFrom(env, 'RELIABILITY_MAX_MINUTES', 45))
   }
 }

@@ -43,10 +43,19 @@ async function runPlan (suite: Suite): Promise<ScenarioResult[]> {
   return results
 }
 
+/** Ends the run, cleaning up, if it is still going after `minutes` (a stuck scenario must not keep it alive). */
+function stopAfter (minutes: number): void {
+  setTimeout(() => {
+    process.stderr.write(`reliability suite: still running after ${minutes} minutes (RELIABILITY_MAX_MINUTES): stopping\n`)
+    runCleanup().finally(() => process.exit(2))
+  }, minutes * 60_000).unref()
+}
+
 async function main (): Promise<boolean> {
   const started = Date.now()
   const options = readOptions()
   cleanupOnSignals()
+  stopAfter(options.maxMinutes)
   const load = loadavg()[0]
   log(`reliability suite${options.quick ? ' (RELIABILITY_QUICK: shortened)' : ''}: seed ${options.seed}, engines ${options.engines.join(', ')}, ` +
     `load average ${load.toFixed(2)} on ${cpus().length} cores`)
