@@ -16,9 +16,14 @@ const CREDENTIAL_ENDPOINTS = /^\/(login|refresh|login\/jwt|login\/getjwt)(\?|$)/
 
 export interface Finding { where: string, what: string }
 
+/** The shape of the passwords the fuzz stores (reliability/fuzz/documents.ts): found by shape, then looked up. */
+const STORED_PASSWORD = /pw-[a-z0-9-]{9,}/g
+
 export interface SecretScanner {
   /** A secret to look for; `label` names it in findings (never the value). */
   add: (label: string, value: string, opts?: { credential?: boolean }) => void
+  /** A password the fuzz stored ("pw-..."): thousands of them, so they are looked up, not searched for one by one. */
+  addStoredPassword: (value: string) => void
   scanReply: (req: HttpRequest, reply: HttpReply) => void
   /** Feeds a chunk of a server's output; lines are scanned as they complete. */
   logSink: (server: string) => (chunk: string) => void
@@ -32,6 +37,7 @@ export function createSecretScanner (): SecretScanner {
   const findings: Finding[] = []
   const counts = { replies: 0, logLines: 0, credentialReplies: 0 }
   const seen = new Set<string>()
+  const storedPasswords = new Set<string>()
 
   function note (where: string, what: string): void {
     const key = `${where}|${what}`
@@ -43,6 +49,7 @@ export function createSecretScanner (): SecretScanner {
   function scanText (text: string, where: string, credentialsAllowed: boolean): void {
     for (const [what, pattern] of PATTERNS) if ((what === 'bcrypt hash' || !credentialsAllowed) && pattern.test(text)) note(where, what)
     for (const s of secrets) if ((!s.credential || !credentialsAllowed) && text.includes(s.value)) note(where, s.label)
+    if (text.includes('pw-')) for (const [candidate] of text.matchAll(STORED_PASSWORD)) if (storedPasswords.has(candidate)) note(where, 'a password stored by the fuzz')
   }
 
   return {
@@ -53,6 +60,7 @@ export function createSecretScanner (): SecretScanner {
       secrets.push({ label, value, credential: opts.credential ?? false })
       if (opts.credential) secrets.push({ label: `digest of ${label}`, value: digestOf(value), credential: false })
     },
+    addStoredPassword: (value) => { storedPasswords.add(value) },
     scanReply: (req, reply) => {
       counts.replies++
       const where = `reply to ${req.method} ${req.path.slice(0, 80)}`

@@ -51,7 +51,7 @@ export async function runFuzz (suite: Suite, engine: EngineName): Promise<Scenar
     models: [...loadModels(suite.modelsDir, [USER_MODEL]).values()],
     ids: { test: fuzzTestIds, link: fuzzLinkIds, kinds: [], user: [admin.user_id, user.user_id] },
     identities: { admin: { ...suite.admin, apikey: admin.apikey }, user: { ...suite.user, apikey: user.apikey } },
-    onPassword: p => suite.scanner.add('a password stored by the fuzz', p)
+    onPassword: p => suite.scanner.addStoredPassword(p)
   }
   const hostileCount = Math.round(suite.options.fuzzRequests * HOSTILE_SHARE)
   const before = await digestStore(url)
