@@ -18,6 +18,7 @@ import securityHeaders from './plugins/security-headers.ts'
 import cors from './plugins/cors.ts'
 import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
+import endpointLimits from './plugins/endpoint-limits.ts'
 import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
 import openApi from './plugins/openapi.ts'
@@ -59,6 +60,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(inputGuard)
   app.register(db)
   app.register(auth)
+  app.register(endpointLimits)
   app.register(queryBuilder)
   app.register(documents)
   app.register(autoload, { dir: join(here, 'routes'), forceESM: true })

@@ -11,8 +11,13 @@ export interface ChildServer {
   url: string
   /** CPU time (user + system, all threads) of the server process. */
   cpuMeter: CpuMeter
+  /** Settles when the process exits, with its exit code or the signal that ended it. */
+  exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }>
   stop: () => Promise<void>
 }
+
+/** Where the server's stdout and stderr go: inherited (the default), or to a function, chunk by chunk. */
+export type ServerOutput = 'inherit' | ((chunk: string) => void)
 
 const START_TIMEOUT_MS = 60_000
 const STOP_TIMEOUT_MS = 10_000
@@ -51,19 +56,21 @@ async function stopChild (child: ChildProcess): Promise<void> {
  * Runs `script` (a path relative to bench/) under tsx with `env` added; it must listen on
  * 127.0.0.1 and send `{port}` over IPC. `nodeArgs` go before the script (e.g. --cpu-prof).
  */
-export async function startChildServer (name: string, script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ChildServer> {
+export async function startChildServer (name: string, script: string, env: Record<string, string>, nodeArgs: string[] = [], output: ServerOutput = 'inherit'): Promise<ChildServer> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
+    stdio: ['ignore', output === 'inherit' ? 'inherit' : 'pipe', output === 'inherit' ? 'inherit' : 'pipe', 'ipc']
   })
+  if (output !== 'inherit') for (const stream of [child.stdout, child.stderr]) stream?.setEncoding('utf8').on('data', output)
+  const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })))
   try {
     const port = await waitForPort(child, name)
     const cpuMeter: CpuMeter = async () => {
       const before = await askCpuMicros(child)
       return async () => await askCpuMicros(child) - before
     }
-    return { name, pid: child.pid!, url: `http://127.0.0.1:${port}`, cpuMeter, stop: () => stopChild(child) }
+    return { name, pid: child.pid!, url: `http://127.0.0.1:${port}`, cpuMeter, exited, stop: () => stopChild(child) }
   } catch (err) {
     await stopChild(child)
     throw err

@@ -91,10 +91,10 @@ export function describeGoal (rows: ResultRow[]): string | undefined {
   return `goal: get-by-id on postgres at ${row.ratio.toFixed(2)} of the baseline (target >= ${GOAL_RATIO}): ${verdict}`
 }
 
-/** Writes the run to bench/results/latest.json and returns the path. */
-export function writeResults (run: Record<string, unknown>): string {
+/** Writes the run to bench/results/<file> (latest.json: the benchmark's) and returns the path. */
+export function writeResults (run: Record<string, unknown>, file = 'latest.json'): string {
   mkdirSync(RESULTS_DIR, { recursive: true })
-  const path = `${RESULTS_DIR}latest.json`
+  const path = `${RESULTS_DIR}${file}`
   writeFileSync(path, `${JSON.stringify(run, null, 2)}\n`)
   return path
 }

@@ -18,12 +18,14 @@ const WORDS = ('lorem ipsum dolor sit amet consectetur adipiscing elit sed do ei
 
 export interface SeedData {
   user: Doc
+  /** Other users to store (the reliability suite adds an admin). */
+  moreUsers?: Doc[]
   link: Doc[]
   test: Doc[]
 }
 
 /** A small deterministic pseudo-random generator (mulberry32), so every run seeds the same text. */
-function createRandom (seed: number): () => number {
+export function createRandom (seed: number): () => number {
   let state = seed
   return () => {
     state = (state + 0x6d2b79f5) | 0

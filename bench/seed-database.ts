@@ -21,11 +21,11 @@ async function insertBatches (engine: Engine, model: Model, docs: Doc[], label: 
 }
 
 /** Creates the models' tables in the database at `url` (postgres:// or pglite://DIR) and loads `data`. */
-export async function seedDatabase (url: string, data: SeedData, engineName: string): Promise<void> {
-  const config = loadConfig({ DATABASE_URL: url, MODELS_DIR, STATEMENT_TIMEOUT_MS: '60000' })
+export async function seedDatabase (url: string, data: SeedData, engineName: string, modelsDir = MODELS_DIR): Promise<void> {
+  const config = loadConfig({ DATABASE_URL: url, MODELS_DIR: modelsDir, STATEMENT_TIMEOUT_MS: '60000' })
   const { engine, models } = await openStorage(config, () => {})
   try {
-    await engine.insert(USER_MODEL, data.user)
+    for (const user of [data.user, ...data.moreUsers ?? []]) await engine.insert(USER_MODEL, user)
     await insertBatches(engine, models.get('link'), data.link, `seeding ${engineName}: link`)
     await insertBatches(engine, models.get('test'), data.test, `seeding ${engineName}: test`)
   } finally {

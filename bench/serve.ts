@@ -1,12 +1,14 @@
 // The Quire server under test (child process): the real app from the build (dist/, what
 // `npm start` runs; `npm run bench` builds it first), configured from the environment like
-// `npm start`, on 127.0.0.1 and a free port.
+// `npm start`, on 127.0.0.1 and a free port. It logs (to stdout) only when LOG_LEVEL is set, so
+// that logging costs the benchmark nothing.
 import { serveUntilStopped } from './child-server.ts'
 
 const built = (path: string): string => new URL(`../dist/${path}`, import.meta.url).href
 const { buildApp } = await import(built('app.js')) as typeof import('../app.ts')
 const { loadConfig } = await import(built('src/config.js')) as typeof import('../src/config.ts')
 
-const app = await buildApp({ config: loadConfig(process.env) })
+const config = loadConfig(process.env)
+const app = await buildApp({ config, logger: process.env.LOG_LEVEL ? { level: config.logLevel } : false })
 await app.listen({ host: '127.0.0.1', port: 0 })
 serveUntilStopped((app.server.address() as { port: number }).port, () => app.close())

@@ -13,7 +13,7 @@ import { systemClock, type Clock } from '../src/auth/clock.ts'
 import { CREDENTIAL_MODEL } from '../src/auth/credential-model.ts'
 import { createLoginLinks, type JwtCodec, type LoginLinks } from '../src/auth/login-links.ts'
 import { createPasswordChecker, type PasswordChecker } from '../src/auth/password-checker.ts'
-import { createRateLimiter, type RateLimiter } from '../src/auth/rate-limiter.ts'
+import { createLoginThrottle, type LoginThrottle } from '../src/auth/login-throttle.ts'
 import { createRecoveryMailer, type RecoveryMailer } from '../src/auth/recovery-mail.ts'
 import { deriveKey } from '../src/auth/secrets.ts'
 import { resolveServiceSecret } from '../src/auth/service-secret.ts'
@@ -25,8 +25,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: the route reads its own credentials (POST /refresh). */
     authenticate?: boolean
-    /** Requests are limited per IP (LOGIN_RATE_LIMIT a minute). */
-    loginEndpoint?: boolean
   }
 }
 
@@ -38,13 +36,11 @@ export interface AuthService {
   apiKeys: ApiKeys
   links: LoginLinks
   mailer: RecoveryMailer
-  /** Failed password checks and recovery emails, per account and per IP (LOGIN_RATE_LIMIT per 15 minutes). */
-  failures: RateLimiter
+  /** Failed password checks per account-and-address and per address; recovery emails per account. */
+  throttle: LoginThrottle
   /** The authentication step (an onRequest handler): sets request.caller, or fails with a 401. */
   authenticate: Authenticate
 }
-
-const MINUTE_MS = 60_000
 
 async function authPlugin (app: FastifyInstance): Promise<void> {
   const { config } = app
@@ -57,9 +53,8 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     sign: (payload, ttlSeconds) => app.jwt.sign(payload, { expiresIn: ttlSeconds, clockTimestamp: clock.now() }),
     verify: (token) => app.jwt.verify(token, { clockTimestamp: clock.now() })
   }
-  const failures = createRateLimiter(config.loginRateLimit, 15 * MINUTE_MS, clock)
-  const loginAttempts = createRateLimiter(config.loginRateLimit, MINUTE_MS, clock)
-  const passwords = createPasswordChecker({ engine: app.system, secret, clock, failures })
+  const throttle = createLoginThrottle(config.loginRateLimit, clock)
+  const passwords = createPasswordChecker({ engine: app.system, secret, clock, throttle })
   const apiKeys = createApiKeys(app.system, secret, warn)
   const sessions = createSessionStore({ engine: app.system, clock, apiKeys, tokenTtlSeconds: config.tokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds })
   const links = createLoginLinks(app.system, codec, secret, config.jwtTtlSeconds)
@@ -67,19 +62,12 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
 
   const authenticate = await createAuthenticator(app, { passwords, sessions, links })
 
-  app.decorate('credentials', { clock, passwords, sessions, apiKeys, links, mailer, failures, authenticate })
+  app.decorate('credentials', { clock, passwords, sessions, apiKeys, links, mailer, throttle, authenticate })
   app.decorateRequest('caller', null as unknown as Caller)
   app.decorateRequest('credential', undefined)
   app.addHook('onRequest', (request, reply, done) => {
-    const route = request.routeOptions.config
     request.caller = ANONYMOUS
-    if (route?.loginEndpoint) {
-      try {
-        loginAttempts.check(`ip:${request.ip}`)
-        loginAttempts.record(`ip:${request.ip}`)
-      } catch (err) { done(err as Error); return }
-    }
-    if (route?.authenticate === false) done()
+    if (request.routeOptions.config?.authenticate === false) done()
     else authenticate(request, reply, done)
   })
   app.addHook('onClose', async () => { mailer.close() })

@@ -1,8 +1,10 @@
 // Maps every error to the catalogue's envelope: client mistakes become 4xx with
-// a stable code; anything else is logged and answered with a bare 500.
+// a stable code; a database out of reach is a 503; anything else is logged and
+// answered with a bare 500.
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { QuireError, errorBody } from '../src/errors.ts'
+import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../src/engines/database-unavailable.ts'
 
 function toQuireError (err: FastifyError): QuireError | undefined {
   if (err instanceof QuireError) return err
@@ -26,6 +28,10 @@ function toQuireError (err: FastifyError): QuireError | undefined {
 
 async function errorsPlugin (app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (isDatabaseUnavailable(err)) {
+      request.log.warn({ err }, 'the database is unavailable')
+      return reply.code(503).header('retry-after', '5').send(errorBody(new QuireError('UNAVAILABLE', UNAVAILABLE_MESSAGE)))
+    }
     const known = toQuireError(err)
     if (known) {
       if (known.code === 'RATE_LIMITED' && known.details) reply.header('retry-after', String((known.details as { retryAfter: number }).retryAfter))

@@ -47,13 +47,13 @@ export default async function loginRoutes (fastify: FastifyInstance): Promise<vo
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const auth = app.credentials
 
-  app.post('/login', { config: { loginEndpoint: true }, schema: { summary: 'Log in: email and password (JSON, form or Basic) -> token, refresh token, API key', response: { 200: LoginResponse } } }, async (request) => {
+  app.post('/login', { config: { rateLimit: app.endpointLimit('login') }, schema: { summary: 'Log in: email and password (JSON, form or Basic) -> token, refresh token, API key', response: { 200: LoginResponse } } }, async (request) => {
     const pair = bodyPair(request.body)
     const userId = pair ? (await auth.passwords.verify(pair.email, pair.password, request.ip))._id as string : basicUser(request.caller)
     return { status: 'ok' as const, ...await auth.sessions.login(userId) }
   })
 
-  app.post('/refresh', { config: { authenticate: false, loginEndpoint: true }, schema: { summary: 'New token and refresh token for a refresh token (sent as Bearer)', response: { 200: RefreshResponse } } }, async (request) => {
+  app.post('/refresh', { config: { authenticate: false, rateLimit: app.endpointLimit('refresh') }, schema: { summary: 'New token and refresh token for a refresh token (sent as Bearer)', response: { 200: RefreshResponse } } }, async (request) => {
     return { status: 'ok' as const, ...await auth.sessions.refresh(bearerToken(request)) }
   })
 
@@ -69,7 +69,7 @@ export default async function loginRoutes (fastify: FastifyInstance): Promise<vo
     }
   })
 
-  app.get('/login/jwt', { config: { loginEndpoint: true }, schema: { summary: 'Exchange a login link (?jwt=) for a session', querystring: JwtQuery, response: { 200: RefreshResponse } } }, async (request) => {
+  app.get('/login/jwt', { config: { rateLimit: app.endpointLimit('loginLink') }, schema: { summary: 'Exchange a login link (?jwt=) for a session', querystring: JwtQuery, response: { 200: RefreshResponse } } }, async (request) => {
     // The onRequest hook authenticated ?jwt= (a login link; the schema requires it).
     return { status: 'ok' as const, ...await auth.sessions.loginByLink(request.caller.userId as string) }
   })

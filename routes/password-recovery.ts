@@ -23,11 +23,9 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
     return user
   }
 
-  app.post('/login/recover', { config: { loginEndpoint: true }, schema: { summary: 'Email a password reset link', body: EmailBody, response: { 200: OkMessage } } }, async (request) => {
-    const account = `recover:${request.body.email.toLowerCase()}`
-    auth.failures.check(account)
+  app.post('/login/recover', { config: { rateLimit: app.endpointLimit('recover') }, schema: { summary: 'Email a password reset link', body: EmailBody, response: { 200: OkMessage } } }, async (request) => {
     const user = await userWithEmail(request.body.email)
-    auth.failures.record(account)
+    auth.throttle.recoveryMail(user.email as string)
     try {
       await auth.mailer.send(user.email as string, auth.links.mint(user, 'reset'))
     } catch (err) {
@@ -44,7 +42,7 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
     return { status: 'ok' as const, jwt: auth.links.mint(user, 'login') }
   })
 
-  app.post('/login/reset', { config: { loginEndpoint: true }, schema: { summary: 'Set a new password with a reset link\'s JWT', body: ResetBody, response: { 200: OkMessage } } }, async (request) => {
+  app.post('/login/reset', { config: { rateLimit: app.endpointLimit('reset') }, schema: { summary: 'Set a new password with a reset link\'s JWT', body: ResetBody, response: { 200: OkMessage } } }, async (request) => {
     const user = await auth.links.resolve(request.body.jwt, 'reset')
     await resetPassword(app.system, user, request.body.password, app.config.bcryptRounds)
     return { status: 'ok' as const, message: 'Password changed' }

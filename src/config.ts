@@ -47,8 +47,6 @@ export interface Config {
   shutdownTimeoutMs: number
   /** Requests get 503 OVERLOADED while the event loop lags more than this; 0: never. */
   maxEventLoopDelayMs: number
-  /** PostgreSQL connections per process (the postgres client reads PG_POOL_SIZE itself; metrics report it). */
-  pgPoolSize: number
   /** Serve GET /openapi.json and the API reference at /docs. */
   apiDocsEnabled: boolean
   /** Serve Prometheus metrics at GET /metrics. */
@@ -129,7 +127,6 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     loginRateLimit: v.LOGIN_RATE_LIMIT,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS,
-    pgPoolSize: v.PG_POOL_SIZE,
     apiDocsEnabled: v.API_DOCS_ENABLED,
     metricsEnabled: v.METRICS_ENABLED,
     metricsToken: v.METRICS_TOKEN,

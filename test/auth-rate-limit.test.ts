@@ -1,17 +1,28 @@
-// Abuse limits on a controlled clock: failed password checks per account and
-// per IP (15-minute windows, /login and Basic alike), requests to the login
-// endpoints per IP (1-minute windows), recovery emails per account; 429 with
-// Retry-After, and the limits lift when the window ends.
+// Abuse limits that cannot be turned against users, on a controlled clock:
+// failed password checks per account-and-address and per address (15-minute
+// windows, /login and Basic alike; IPv6 by /64), a request bucket per login
+// endpoint and address (1 minute), recovery emails per account; 429 with
+// Retry-After, and the owner's right password from another address always works.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ENGINES, basicAuth, createTestApp } from './helpers/test-app.ts'
 import { advanceClock, json } from './helpers/auth-helpers.ts'
+import { ADDRESS_BUDGET_FACTOR } from '../src/auth/login-throttle.ts'
+import { ENDPOINT_LIMITS } from '../plugins/endpoint-limits.ts'
 
 const LIMIT = 3
+const WINDOW = 15 * 60_000
 
-async function post (app: FastifyInstance, url: string, payload: object, ip: string): Promise<{ status: number, body: Record<string, any>, retryAfter?: string }> {
-  const res = await app.inject({ method: 'POST', url, payload, remoteAddress: ip })
+interface Reply { status: number, body: Record<string, any>, retryAfter?: string }
+
+async function post (app: FastifyInstance, url: string, payload: object, ip: string, headers: Record<string, string> = {}): Promise<Reply> {
+  const res = await app.inject({ method: 'POST', url, payload, remoteAddress: ip, headers })
   return { status: res.statusCode, body: json(res), retryAfter: res.headers['retry-after'] as string | undefined }
+}
+
+async function basicGet (app: FastifyInstance, email: string, password: string, ip: string): Promise<number> {
+  const res = await app.inject({ method: 'GET', url: '/api/link', headers: { authorization: basicAuth(email, password) }, remoteAddress: ip })
+  return res.statusCode
 }
 
 for (const engine of ENGINES) {
@@ -21,51 +32,63 @@ for (const engine of ENGINES) {
     await createUser('bob@example.com', 'bob-password')
     const alice = { email: 'alice@example.com', password: 'alice-password' }
 
-    t.test('failed logins per account, from any IP', async t => {
-      for (let i = 1; i <= LIMIT; i++) {
-        t.equal((await post(app, '/login', { ...alice, password: 'wrong' }, `10.0.0.${i}`)).status, 401)
+    t.test('wrong passwords from two addresses do not lock the owner out', async t => {
+      for (const ip of ['10.0.0.1', '10.0.0.2']) {
+        for (let i = 0; i < LIMIT; i++) t.equal(await basicGet(app, alice.email, `guess-${i}`, ip), 401)
+        t.equal(await basicGet(app, alice.email, 'guess', ip), 429, 'the guessing address waits')
       }
-      const locked = await post(app, '/login', alice, '10.0.0.9')
-      t.equal(locked.status, 429, 'even the right password waits')
-      t.equal(locked.body.code, 'RATE_LIMITED')
-      t.equal(locked.body.status, 'fail')
-      t.ok(Number(locked.retryAfter) > 800 && Number(locked.retryAfter) <= 900, `Retry-After ${locked.retryAfter}`)
-      const basic = await app.inject({ method: 'GET', url: '/api/link', headers: { authorization: basicAuth(alice.email, alice.password) }, remoteAddress: '10.0.0.10' })
-      t.equal(basic.statusCode, 429, 'Basic auth shares the account limit')
-      t.equal((await post(app, '/login', { email: 'bob@example.com', password: 'bob-password' }, '10.0.0.11')).status, 200, 'other accounts are not affected')
-      advanceClock(app, 15 * 60_000)
-      t.equal((await post(app, '/login', alice, '10.0.0.12')).status, 200, 'the window ended')
+      const attacker = await post(app, '/login', alice, '10.0.0.1')
+      t.equal(attacker.status, 429, 'even with the right password, on /login too')
+      t.equal(attacker.body.code, 'RATE_LIMITED')
+      t.equal(attacker.body.status, 'fail')
+      t.match(attacker.body.message, /Too many failed logins to this account from your address/)
+      t.ok(Number(attacker.retryAfter) > 800 && Number(attacker.retryAfter) <= 900, `Retry-After ${attacker.retryAfter}`)
+      t.equal((await post(app, '/login', alice, '10.0.0.9')).status, 200, 'the owner logs in from another address')
+      t.equal(await basicGet(app, alice.email, alice.password, '10.0.0.10'), 200, 'and uses Basic auth from another address')
+      advanceClock(app, WINDOW)
+      t.equal((await post(app, '/login', alice, '10.0.0.1')).status, 200, 'the window ended')
     })
 
-    t.test('failed password checks per IP, across accounts (Basic too)', async t => {
+    t.test('an address failing across accounts waits for every account', async t => {
       const ip = '10.0.1.1'
-      for (const email of ['x1@example.com', 'x2@example.com', 'x3@example.com']) {
-        const res = await app.inject({ method: 'GET', url: '/api/link', headers: { authorization: basicAuth(email, 'guess') }, remoteAddress: ip })
-        t.equal(res.statusCode, 401)
-      }
-      const res = await app.inject({ method: 'GET', url: '/api/link', headers: { authorization: basicAuth('bob@example.com', 'bob-password') }, remoteAddress: ip })
-      t.equal(res.statusCode, 429)
-      t.ok(res.headers['retry-after'])
-      const elsewhere = await app.inject({ method: 'GET', url: '/api/link', headers: { authorization: basicAuth('bob@example.com', 'bob-password') }, remoteAddress: '10.0.1.2' })
-      t.equal(elsewhere.statusCode, 200)
-      advanceClock(app, 15 * 60_000)
+      for (let i = 0; i < LIMIT * ADDRESS_BUDGET_FACTOR; i++) t.equal(await basicGet(app, `x${i}@example.com`, 'guess', ip), 401)
+      t.equal(await basicGet(app, 'bob@example.com', 'bob-password', ip), 429)
+      t.equal(await basicGet(app, 'bob@example.com', 'bob-password', '10.0.1.2'), 200, 'other addresses are not affected')
+      advanceClock(app, WINDOW)
+      t.equal(await basicGet(app, 'bob@example.com', 'bob-password', ip), 200, 'the window ended')
     })
 
-    t.test('requests to the login endpoints per IP and minute', async t => {
+    t.test('IPv6 addresses count by their /64', async t => {
+      for (let i = 1; i <= LIMIT; i++) await basicGet(app, alice.email, 'guess', `2001:db8:0:7::${i}`)
+      t.equal((await post(app, '/login', alice, '2001:db8:0:7::ffff')).status, 429, 'the same /64 shares the pair budget')
+      t.equal((await post(app, '/login', alice, '2001:db8:0:8::1')).status, 200, 'another /64 does not')
+      advanceClock(app, WINDOW)
+    })
+
+    t.test('each login endpoint has its own request bucket per address', async t => {
       const ip = '10.0.2.1'
-      for (let i = 0; i < LIMIT; i++) t.equal((await post(app, '/login', { email: 'bob@example.com', password: 'bob-password' }, ip)).status, 200)
-      const limited = await post(app, '/refresh', {}, ip)
-      t.equal(limited.status, 429, 'the login endpoints share the per-IP budget')
-      t.ok(Number(limited.retryAfter) >= 1 && Number(limited.retryAfter) <= 60)
+      for (let i = 0; i < LIMIT * ENDPOINT_LIMITS.login; i++) t.equal((await post(app, '/login', { email: 'bob@example.com', password: 'bob-password' }, ip)).status, 200)
+      const limited = await post(app, '/login', { email: 'bob@example.com', password: 'bob-password' }, ip)
+      t.equal(limited.status, 429)
+      t.equal(limited.body.code, 'RATE_LIMITED')
+      t.match(limited.body.message, /Too many requests to \/login from your address: try again in \d+ s/)
+      t.ok(Number(limited.retryAfter) >= 1 && Number(limited.retryAfter) <= 60, `Retry-After ${limited.retryAfter}`)
+      for (let i = 0; i < LIMIT * ENDPOINT_LIMITS.refresh; i++) {
+        t.equal((await post(app, '/refresh', {}, ip, { authorization: 'Bearer qrt_unknown' })).status, 401, '/refresh keeps its own budget')
+      }
+      t.equal((await post(app, '/refresh', {}, ip, { authorization: 'Bearer qrt_unknown' })).status, 429)
+      t.equal((await post(app, '/login/recover', { email: 'nobody@example.com' }, ip)).status, 403, '/login/recover keeps its own budget')
+      t.equal((await post(app, '/login/reset', { jwt: 'x', password: 'p' }, ip)).status, 401, '/login/reset keeps its own budget')
+      t.equal((await post(app, '/setup', { email: 'a@example.com', password: 'p' }, ip)).status, 409, '/setup keeps its own budget')
       t.equal((await app.inject({ method: 'GET', url: '/api/link', remoteAddress: ip })).statusCode, 200, 'other routes are not limited')
-      advanceClock(app, 61_000)
-      t.equal((await post(app, '/login', { email: 'bob@example.com', password: 'bob-password' }, ip)).status, 200)
+      t.equal((await post(app, '/login', { email: 'bob@example.com', password: 'bob-password' }, '10.0.2.2')).status, 200, 'other addresses are not limited')
     })
 
     t.test('recovery emails per account', async t => {
       for (let i = 1; i <= LIMIT; i++) t.equal((await post(app, '/login/recover', { email: 'bob@example.com' }, `10.0.3.${i}`)).status, 200)
       const limited = await post(app, '/login/recover', { email: 'BOB@example.com' }, '10.0.3.9')
       t.equal(limited.status, 429)
+      t.match(limited.body.message, /use the latest one/)
       t.equal((await post(app, '/login/recover', { email: 'alice@example.com' }, '10.0.3.10')).status, 200)
     })
   })

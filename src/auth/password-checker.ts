@@ -1,5 +1,6 @@
 // Checks email/password pairs against the user model, for /login and Basic auth.
-// Failed checks are rate limited per account and per IP before any bcrypt work.
+// Failed checks are throttled per account-and-address and per address before
+// any bcrypt work (login-throttle.ts).
 // Basic auth keeps a short cache of verified pairs (keyed by a keyed hash of the
 // pair, holding the bcrypt hash they matched): a request still reads the user by
 // its indexed email but costs no bcrypt comparison, and a changed password, admin
@@ -11,7 +12,7 @@ import type { SystemStore } from '../permissions/system-access.ts'
 import { callerFromUser, type Caller } from './caller.ts'
 import { USER_MODEL } from './user-model.ts'
 import type { Clock } from './clock.ts'
-import type { RateLimiter } from './rate-limiter.ts'
+import type { LoginThrottle } from './login-throttle.ts'
 import { QuireError } from '../errors.ts'
 
 const CACHE_TTL_MS = 60_000
@@ -28,8 +29,8 @@ export interface PasswordCheckerOptions {
   engine: SystemStore
   secret: string
   clock: Clock
-  /** Counts failed checks per account and per IP. */
-  failures: RateLimiter
+  /** Counts failed checks per account-and-address and per address. */
+  throttle: LoginThrottle
 }
 
 /** The live user with this email (stored lower-case), password hash included. */
@@ -37,23 +38,21 @@ export async function findUserByEmail (engine: SystemStore, email: string): Prom
   return await engine.findRaw(USER_MODEL, { email: email.toLowerCase(), _deleted: false })
 }
 
-export function createPasswordChecker ({ engine, secret, clock, failures }: PasswordCheckerOptions): PasswordChecker {
+export function createPasswordChecker ({ engine, secret, clock, throttle }: PasswordCheckerOptions): PasswordChecker {
   const cache = new Map<string, { hash: string, expires: number }>()
   const keyOf = (email: string, password: string): string =>
     createHmac('sha256', secret).update(email.toLowerCase()).update('\0').update(password).digest('base64')
 
-  function fail (keys: string[], reason: string): never {
-    for (const key of keys) failures.record(key)
-    throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
-  }
-
   async function verify (email: string, password: string, ip: string): Promise<Doc> {
-    const keys = [`account:${email.toLowerCase()}`, `ip:${ip}`]
-    for (const key of keys) failures.check(key)
+    const fail = (reason: string): never => {
+      throttle.failed(email, ip)
+      throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
+    }
+    throttle.check(email, ip)
     const user = await findUserByEmail(engine, email)
-    if (!user) return fail(keys, `Incorrect email: ${email.slice(0, 254)}`)
-    if (typeof user.password !== 'string' || !await bcrypt.compare(password, user.password)) return fail(keys, 'Incorrect password')
-    failures.reset(keys[0])
+    if (!user) return fail(`Incorrect email: ${email.slice(0, 254)}`)
+    if (typeof user.password !== 'string' || !await bcrypt.compare(password, user.password)) return fail('Incorrect password')
+    throttle.succeeded(email, ip)
     return user
   }
 

@@ -1,5 +1,5 @@
-// A small fixed-window counter per key (an IP, an account), in memory: enough
-// to slow password guessing on one process. Over the limit -> 429 with
+// A small fixed-window counter per key (an address, an account), in memory:
+// enough to slow password guessing on one process. Over the limit -> 429 with
 // Retry-After (the error handler sets the header from details.retryAfter).
 // A limit of 0 turns the limiter off.
 import { QuireError } from '../errors.ts'
@@ -16,7 +16,8 @@ export interface RateLimiter {
   reset: (key: string) => void
 }
 
-export function createRateLimiter (limit: number, windowMs: number, clock: Clock): RateLimiter {
+/** `what` starts the 429's message, e.g. "Too many failed logins from your address". */
+export function createRateLimiter (limit: number, windowMs: number, clock: Clock, what = 'Too many attempts'): RateLimiter {
   const windows = new Map<string, { count: number, endsAt: number }>()
 
   function current (key: string): { count: number, endsAt: number } | undefined {
@@ -35,7 +36,7 @@ export function createRateLimiter (limit: number, windowMs: number, clock: Clock
       const entry = current(key)
       if (limit > 0 && entry && entry.count >= limit) {
         const retryAfter = Math.max(1, Math.ceil((entry.endsAt - clock.now()) / 1000))
-        throw new QuireError('RATE_LIMITED', `Too many attempts: try again in ${retryAfter} s`, { retryAfter })
+        throw new QuireError('RATE_LIMITED', `${what}: try again in ${retryAfter} s`, { retryAfter })
       }
     },
     record: (key) => {

@@ -1,6 +1,7 @@
 // SqlClient for a PostgreSQL server through postgres.js (the fastest driver measured here under
 // concurrency), with a statement timeout on every query, a bounded share of the pool for
-// expensive statements, and cancellation of a request's expensive statement when its client leaves.
+// expensive statements, cancellation of a request's expensive statement when its client leaves,
+// and a transaction that loses a deadlock run again.
 import postgres from 'postgres'
 import type { SqlClient, Row, StatementOptions } from '../sql/sql-client.ts'
 import { SqlError } from '../sql/sql-client.ts'
@@ -23,6 +24,10 @@ function toSqlError (err: unknown): never {
   if (e && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) throw new SqlError(String(e.message), e.code, e.constraint_name)
   throw err
 }
+
+/** Deadlock victims (40P01) and serialization failures (40001): the whole transaction can simply run again. */
+const RETRYABLE = new Set(['40P01', '40001'])
+const TRANSACTION_ATTEMPTS = 3
 
 /**
  * Awaits a query, cancelling it when the request's client goes away. Only expensive statements are
@@ -72,10 +77,15 @@ function wrap (sql: postgres.Sql | postgres.TransactionSql, gate: ExpensiveGate,
     },
     transaction: async (work, options) => {
       if (!('begin' in sql)) return await work(wrap(sql, gate, true))
-      try {
-        const transact = (): Promise<unknown> => sql.begin(tx => work(wrap(tx, gate, true)))
-        return await (options?.cost === 'simple' ? transact() : gate.run(transact)) as Awaited<ReturnType<typeof work>>
-      } catch (err) { return toSqlError(err) }
+      const transact = (): Promise<unknown> => sql.begin(tx => work(wrap(tx, gate, true)))
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await (options?.cost === 'simple' ? transact() : gate.run(transact)) as Awaited<ReturnType<typeof work>>
+        } catch (err) {
+          if (attempt < TRANSACTION_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? '')) continue
+          return toSqlError(err)
+        }
+      }
     },
     close: async () => { if ('end' in sql) await sql.end({ timeout: 5 }) }
   }
@@ -88,6 +98,11 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
   const sql = postgres(url, {
     max: poolSize,
     onnotice: () => {},
+    // A server out of reach is reported (503) within the statement timeout, not after postgres.js's 30 s.
+    connect_timeout: statementTimeoutMs > 0 ? Math.ceil(statementTimeoutMs / 1000) : 30,
+    // Reconnect attempts wait at most 0.5 s (postgres.js grows the wait to 20 s): queries meanwhile
+    // wait for the attempt, so a long wait is a hang while the server is down and after it is back.
+    backoff: (retries: number) => Math.min(0.05 * retries, 0.5),
     // JIT compiles these short jsonb statements for tens of ms each (measured ~13x their run time).
     connection: { statement_timeout: statementTimeoutMs, application_name: 'quire', jit: 'off' }
   })

@@ -3,8 +3,7 @@
 import type { Test } from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { Writable } from 'node:stream'
-import type { AddressInfo } from 'node:net'
-import { SMTPServer } from 'smtp-server'
+import { startSmtpSink, type Mail } from '../../reliability/smtp-sink.ts'
 import { buildApp } from '../../app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { QUIET_SETTINGS, databaseUrl, type EngineName } from './test-app.ts'
@@ -61,24 +60,11 @@ export async function createLoggedApp (t: Test, engine: EngineName, overrides: P
   return { app, logs }
 }
 
-export interface Mail { to: string[], data: string }
-
-/** A local SMTP server (no TLS, no auth) collecting the mails it receives; stopped when `t` ends. */
+/** A local SMTP server collecting the mails it receives; stopped when `t` ends. */
 export async function startSmtp (t: Test): Promise<{ port: number, mails: Mail[] }> {
-  const mails: Mail[] = []
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    authOptional: true,
-    logger: false,
-    onData (stream, session, done) {
-      let data = ''
-      stream.on('data', (chunk: Buffer) => { data += chunk.toString('utf8') })
-      stream.on('end', () => { mails.push({ to: session.envelope.rcptTo.map(r => r.address), data }); done() })
-    }
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>(resolve => server.close(resolve)))
-  return { port: (server.server.address() as AddressInfo).port, mails }
+  const sink = await startSmtpSink()
+  t.teardown(() => sink.close())
+  return sink
 }
 
 /** A mail's text with quoted-printable soft breaks and escapes undone. */

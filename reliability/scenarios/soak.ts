@@ -1,0 +1,114 @@
+// Soak: RELIABILITY_SOAK_SECONDS of mixed load (reads by id, filtered lists,
+// counts, aggregations, creates and updates) driven by autocannon in windows of
+// equal length. After a warm-up, resident memory must grow less than 10%, the
+// open file descriptors and database connections must not grow, and the last
+// window's throughput must be within 10% of the first one's. Memory and
+// descriptors are the medians of per-second samples in each window.
+import { readFileSync, readdirSync } from 'node:fs'
+import autocannon from 'autocannon'
+import postgres from 'postgres'
+import { onCleanup } from '../../bench/cleanup.ts'
+import { log } from '../../bench/report.ts'
+import type { EngineName } from '../options.ts'
+import { check, resultOf, type ScenarioResult } from '../report.ts'
+import type { QuireServer, Suite } from '../stack.ts'
+
+const CONNECTIONS = 10
+const MAX_RSS_GROWTH = 0.10
+const MAX_THROUGHPUT_DROP = 0.10
+/** Descriptors that may come and go (sockets in TIME_WAIT handover, the log pipe) without being a leak. */
+const FD_SLACK = 10
+
+interface Window { requests: number, reqPerSec: number, p99Ms: number, non2xx: number, errors: number, rssMb: number, fds: number, connections?: number }
+
+function processFigures (pid: number): { rssMb: number, fds: number } {
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
+  return { rssMb: Math.round(rssKb / 1024), fds: readdirSync(`/proc/${pid}/fd`).length }
+}
+
+function mixedRequests (testIds: string[], apikey: string): autocannon.Request[] {
+  let n = 0
+  const id = (): string => testIds[(n++ * 7919) % testIds.length]
+  const headers = { apikey, 'content-type': 'application/json' }
+  return [
+    { method: 'GET', path: '/api/test/x', setupRequest: r => ({ ...r, path: `/api/test/${id()}` }) },
+    { method: 'GET', path: '/api/test?limit=10', setupRequest: r => ({ ...r, path: `/api/test?filter[foo]=foo-${n++ % 100}&limit=10` }) },
+    { method: 'GET', path: '/api/test/x', setupRequest: r => ({ ...r, path: `/api/test/${id()}?populate=link` }) },
+    { method: 'GET', path: '/count/link?filter[val]=$lt:1000' },
+    { method: 'POST', path: '/aggregate/test', headers, body: JSON.stringify([{ $match: { foo: 'foo-7' } }, { $group: { _id: '$yack.s', n: { $sum: 1 } } }]) },
+    { method: 'PUT', path: '/api/test/x', headers, setupRequest: r => ({ ...r, path: `/api/test/${id()}`, body: JSON.stringify({ bar: `soak-${n}` }) }) },
+    { method: 'POST', path: '/api/test', headers, body: JSON.stringify({ foo: 'soak', yack: { s: 'soak', n: 1 } }) }
+  ]
+}
+
+async function databaseConnections (url: string): Promise<() => Promise<number | undefined>> {
+  if (!url.startsWith('postgres')) return async () => undefined
+  const sql = postgres(url, { max: 1, onnotice: () => {} })
+  onCleanup(() => sql.end())
+  return async () => Number((await sql`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'quire'`)[0].n)
+}
+
+/** Runs one window of load; memory and descriptors are sampled every second and their medians kept (GC makes single samples noisy). */
+async function runWindow (server: QuireServer, requests: autocannon.Request[], seconds: number, connections: () => Promise<number | undefined>): Promise<Window> {
+  const samples: Array<{ rssMb: number, fds: number }> = []
+  const sampler = setInterval(() => samples.push(processFigures(server.pid)), 1000)
+  const result = await autocannon({ url: server.url, connections: CONNECTIONS, duration: seconds, requests })
+  clearInterval(sampler)
+  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+  return {
+    requests: result.requests.total,
+    reqPerSec: Math.round(result.requests.average),
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    rssMb: median(samples.map(x => x.rssMb)),
+    fds: median(samples.map(x => x.fds)),
+    connections: await connections()
+  }
+}
+
+export async function runSoak (suite: Suite, engine: EngineName): Promise<ScenarioResult> {
+  const started = Date.now()
+  const url = await suite.seededStore(engine)
+  const server = await suite.startQuire(`soak-${engine}`, url)
+  const { testIds } = await suite.seeded()
+  const { apikey } = await suite.login(server, suite.user)
+  const requests = mixedRequests(testIds, apikey)
+  const windowSeconds = suite.options.quick ? 10 : 30
+  const count = Math.max(3, Math.round(suite.options.soakSeconds / windowSeconds))
+  const warmup = Math.max(1, Math.round(count / 10))
+  const connections = await databaseConnections(url)
+  const windows: Window[] = []
+  for (let i = 0; i < count; i++) {
+    windows.push(await runWindow(server, requests, windowSeconds, connections))
+    const w = windows[i]
+    log(`soak ${engine} ${i + 1}/${count}${i < warmup ? ' (warm-up)' : ''}: ${w.reqPerSec} req/s, p99 ${w.p99Ms} ms, RSS ${w.rssMb} MB, ${w.fds} fds${w.connections !== undefined ? `, ${w.connections} db connections` : ''}, non-2xx ${w.non2xx}, errors ${w.errors}`)
+  }
+  await server.stop()
+  return judge(engine, started, windows.slice(warmup), windows)
+}
+
+function judge (engine: EngineName, started: number, measured: Window[], all: Window[]): ScenarioResult {
+  const first = measured[0]
+  const last = measured[measured.length - 1]
+  const rssGrowth = (last.rssMb - first.rssMb) / first.rssMb
+  const drop = 1 - last.reqPerSec / first.reqPerSec
+  const failed = all.reduce((n, w) => n + w.non2xx + w.errors, 0)
+  const maxConnections = Math.max(...measured.map(w => w.connections ?? 0))
+  const checks = [
+    check('RSS growth', rssGrowth < MAX_RSS_GROWTH, `${(rssGrowth * 100).toFixed(1)}% (${first.rssMb} -> ${last.rssMb} MB)`),
+    check('fds', last.fds <= first.fds + FD_SLACK, `${first.fds} -> ${last.fds}`),
+    check('db connections', first.connections === undefined || (maxConnections <= first.connections + 1), first.connections === undefined ? 'n/a (in process)' : `${first.connections} -> ${last.connections} (max ${maxConnections})`),
+    check('throughput end/start', drop <= MAX_THROUGHPUT_DROP, `${last.reqPerSec}/${first.reqPerSec} req/s (${(-drop * 100).toFixed(1)}%)`),
+    check('failed requests', failed === 0, failed)
+  ]
+  const figures = {
+    seconds: Math.round((Date.now() - started) / 1000),
+    requests: all.reduce((n, w) => n + w.requests, 0),
+    reqPerSec: all.map(w => w.reqPerSec).join(' '),
+    rssMb: all.map(w => w.rssMb).join(' '),
+    fds: all.map(w => w.fds).join(' '),
+    dbConnections: all.map(w => w.connections ?? '-').join(' ')
+  }
+  return resultOf('soak', engine, started, checks, figures)
+}

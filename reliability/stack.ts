@@ -1,0 +1,199 @@
+// The world of one run: the models (the sample ones plus reliability/models),
+// the users and secrets the scanner knows, a local SMTP sink for recovery
+// mails, the PostgreSQL cluster, seeded and empty stores per engine, and Quire
+// servers started on them as child processes (bench/serve.ts), logging at trace.
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startChildServer, type ChildServer } from '../bench/child-server.ts'
+import { onCleanup } from '../bench/cleanup.ts'
+import { log } from '../bench/report.ts'
+import { BENCH_USER, generateSeedData, type SeedData } from '../bench/seed-data.ts'
+import { MODELS_DIR, seedDatabase } from '../bench/seed-database.ts'
+import { prepareCreate } from '../src/documents/prepare-document.ts'
+import { USER_MODEL } from '../src/auth/user-model.ts'
+import { loadModels } from '../src/models/load-models.ts'
+import { createHttpClient, jsonOf, type HttpClient } from './http-client.ts'
+import type { EngineName, ReliabilityOptions } from './options.ts'
+import { startSuiteCluster, type SuiteCluster } from './pg-control.ts'
+import { createSecretScanner, type SecretScanner } from './secret-scanner.ts'
+import { startSmtpSink } from './smtp-sink.ts'
+
+/** How many seeded documents of each model the fuzz may change and delete (the first ones). */
+const FUZZ_SHARE = 300
+
+export interface Account { email: string, password: string }
+export interface Session { token: string, refresh_token: string, apikey: string, user_id: string }
+
+export interface QuireServer extends ChildServer {
+  /** A keep-alive client whose replies the secret scanner reads. */
+  client: HttpClient
+  /** Kills the process with SIGKILL (no clean-up of any kind). */
+  kill: () => void
+}
+
+export interface Suite {
+  options: ReliabilityOptions
+  scanner: SecretScanner
+  /** The models the servers load: the sample ones and reliability/models. */
+  modelsDir: string
+  admin: Account
+  user: Account
+  /** The seeded store of an engine (seeded on first use): admin, user, link and test documents. */
+  seededStore: (engine: EngineName) => Promise<string>
+  /** A new empty store. */
+  emptyStore: (engine: EngineName, name: string) => Promise<string>
+  cluster: () => Promise<SuiteCluster>
+  startQuire: (name: string, url: string, env?: Record<string, string>) => Promise<QuireServer>
+  /** Another client of a server, with its own connection limit; the scanner reads its replies too. */
+  clientFor: (server: QuireServer, connections: number) => HttpClient
+  /** POST /login; the credentials are handed to the scanner. */
+  login: (server: QuireServer, account: Account) => Promise<Session>
+  /** Error-level log lines of every server (message and cause -> count), to tell 5xx causes apart. */
+  serverErrors: Map<string, number>
+  /** One request (method and URL) per error message above. */
+  serverErrorExamples: Map<string, string>
+  /** Ids of seeded test and link documents that no scenario changes, and those the fuzz may change or delete. */
+  seeded: () => Promise<{ testIds: string[], linkIds: string[], fuzzTestIds: string[], fuzzLinkIds: string[] }>
+}
+
+/** The sample models plus the suite's own, in one temporary directory. */
+function assembleModels (): string {
+  const dir = mkdtempSync(join(tmpdir(), 'quire-rel-models-'))
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }))
+  const own = fileURLToPath(new URL('./models/', import.meta.url))
+  for (const source of [MODELS_DIR, own]) {
+    for (const file of readdirSync(source).filter(f => f.endsWith('.json'))) copyFileSync(join(source, file), join(dir, file))
+  }
+  return dir
+}
+
+/** Every chunk to both sinks; `lines` gets whole lines. */
+function teeOutput (sink: (chunk: string) => void, lines: (line: string) => void): (chunk: string) => void {
+  let partial = ''
+  return chunk => {
+    sink(chunk)
+    const all = (partial + chunk).split('\n')
+    partial = all.pop() ?? ''
+    all.forEach(lines)
+  }
+}
+
+export async function createSuite (options: ReliabilityOptions): Promise<Suite> {
+  const scanner = createSecretScanner()
+  const secret = randomBytes(32).toString('hex')
+  const admin = { email: 'admin@reliability.test', password: `admin-${randomBytes(9).toString('base64url')}` }
+  const user = { ...BENCH_USER }
+  scanner.add('QUIRE_SECRET', secret)
+  scanner.add('the admin password', admin.password)
+  scanner.add('the user password', user.password)
+  const modelsDir = assembleModels()
+  const smtp = await startSmtpSink(100)
+  onCleanup(() => smtp.close())
+  let cluster: Promise<SuiteCluster> | undefined
+  let data: Promise<SeedData> | undefined
+  const stores = new Map<EngineName, Promise<string>>()
+  const serverErrors = new Map<string, number>()
+  const recentRequests = new Map<string, string>()
+  const recordErrors = (line: string): void => {
+    if (line.includes('"incoming request"')) {
+      const m = /"reqId":"([^"]+)".*"method":"([^"]+)","url":"((?:[^"\\]|\\.){0,200})/.exec(line)
+      if (m) recentRequests.set(m[1], `${m[2]} ${m[3]}`)
+      if (recentRequests.size > 2000) recentRequests.delete(recentRequests.keys().next().value as string)
+      return
+    }
+    if (!line.includes('"level":50') && !line.includes('"level":60')) return
+    try {
+      const entry = JSON.parse(line) as { msg?: string, reqId?: string, err?: { type?: string, message?: string } }
+      const key = `${entry.msg ?? ''}: ${entry.err?.type ?? ''} ${(entry.err?.message ?? '').slice(0, 160)}`
+      serverErrors.set(key, (serverErrors.get(key) ?? 0) + 1)
+      const example = `${key} (e.g. ${recentRequests.get(entry.reqId ?? '') ?? 'request not seen'})`
+      if (!serverErrorExamples.has(key)) serverErrorExamples.set(key, example)
+    } catch {}
+  }
+  const serverErrorExamples = new Map<string, string>()
+  const getCluster = (): Promise<SuiteCluster> => (cluster ??= startSuiteCluster().then(c => { onCleanup(() => c.stop()); return c }))
+  const seedData = (): Promise<SeedData> => (data ??= (async () => {
+    const models = loadModels(modelsDir)
+    log(`generating ${options.linkDocs} link and ${options.testDocs} test documents`)
+    const seed = await generateSeedData({ test: models.get('test')!, link: models.get('link')! }, options)
+    const adminDoc = await prepareCreate({ model: USER_MODEL, body: { ...admin, admin: true }, caller: { admin: true, groups: [] }, form: false, bcryptRounds: 4 })
+    return { ...seed, moreUsers: [adminDoc] }
+  })())
+
+  const emptyStore = async (engine: EngineName, name: string): Promise<string> => {
+    if (engine === 'postgres') return await (await getCluster()).createDatabase(name)
+    const dir = mkdtempSync(join(tmpdir(), `quire-rel-${name}-`))
+    onCleanup(() => rmSync(dir, { recursive: true, force: true }))
+    return `pglite://${dir}`
+  }
+
+  const startQuire = async (name: string, url: string, env: Record<string, string> = {}): Promise<QuireServer> => {
+    const server = await startChildServer(name, './serve.ts', {
+      DATABASE_URL: url,
+      MODELS_DIR: modelsDir,
+      QUIRE_SECRET: secret,
+      LOG_LEVEL: 'trace',
+      STATEMENT_TIMEOUT_MS: String(options.statementTimeoutMs),
+      BCRYPT_ROUNDS: '4',
+      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      ...env
+    }, [], teeOutput(scanner.logSink(name), recordErrors))
+    onCleanup(() => server.stop())
+    return { ...server, client: scannedClient(server.url, 64), kill: () => { try { process.kill(server.pid, 'SIGKILL') } catch {} } }
+  }
+
+  function scannedClient (url: string, connections: number): HttpClient {
+    const http = createHttpClient(url, connections)
+    onCleanup(() => http.close())
+    return {
+      send: async (req, timeoutMs) => {
+        const reply = await http.send(req, timeoutMs)
+        scanner.scanReply(req, reply)
+        return reply
+      },
+      close: http.close
+    }
+  }
+
+  return {
+    options,
+    scanner,
+    modelsDir,
+    serverErrors,
+    serverErrorExamples,
+    admin,
+    user,
+    cluster: getCluster,
+    emptyStore,
+    startQuire,
+    clientFor: (server, connections) => scannedClient(server.url, connections),
+    seededStore: (engine) => {
+      let store = stores.get(engine)
+      if (!store) {
+        store = (async () => {
+          const url = await emptyStore(engine, 'seeded')
+          await seedDatabase(url, await seedData(), engine, modelsDir)
+          return url
+        })()
+        stores.set(engine, store)
+      }
+      return store
+    },
+    seeded: async () => {
+      const seed = await seedData()
+      const testIds = seed.test.map(d => d._id as string)
+      const linkIds = seed.link.map(d => d._id as string)
+      return { testIds: testIds.slice(FUZZ_SHARE), linkIds: linkIds.slice(FUZZ_SHARE), fuzzTestIds: testIds.slice(0, FUZZ_SHARE), fuzzLinkIds: linkIds.slice(0, FUZZ_SHARE) }
+    },
+    login: async (server, account) => {
+      const reply = await server.client.send({ method: 'POST', path: '/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) })
+      const body = jsonOf(reply)
+      if (reply.status !== 200 || !body?.token) throw new Error(`login of ${account.email} answered ${reply.status} ${reply.body.slice(0, 200)}`)
+      for (const kind of ['token', 'refresh_token', 'apikey'] as const) scanner.add(`${account.email}'s ${kind}`, body[kind], { credential: true })
+      return body as Session
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// Slows password guessing without letting anyone lock an account's owner out.
+// Failed password checks (/login and Basic alike) count per account-and-address
+// pair and per address (an IPv6 address by its /64): an address over its budget
+// waits, the owner's right password from any other address still works.
+// Recovery emails count per account (every link sent stays valid for its hour).
+import { normalizeIP } from '@fastify/rate-limit'
+import type { Clock } from './clock.ts'
+import { createRateLimiter } from './rate-limiter.ts'
+
+const WINDOW_MS = 15 * 60_000
+/** An address may fail this many times the per-pair budget, over all accounts. */
+export const ADDRESS_BUDGET_FACTOR = 5
+
+export interface LoginThrottle {
+  /** Throws RATE_LIMITED when `ip` may not check a password of `email` now. */
+  check: (email: string, ip: string) => void
+  /** Counts a failed password check of `email` from `ip`. */
+  failed: (email: string, ip: string) => void
+  /** Forgets the pair's failures after the right password. */
+  succeeded: (email: string, ip: string) => void
+  /** Counts one recovery email to `email`; throws RATE_LIMITED when the account had its share. */
+  recoveryMail: (email: string) => void
+}
+
+/** The key a client's address is counted under: IPv4 as is, IPv6 by its /64 (one subscriber's block). */
+export function addressKey (ip: string): string {
+  try { return normalizeIP(ip) } catch { return ip }
+}
+
+/** `limit` failures per pair and ADDRESS_BUDGET_FACTOR times as many per address in 15 minutes; 0: no limits. */
+export function createLoginThrottle (limit: number, clock: Clock): LoginThrottle {
+  const pairs = createRateLimiter(limit, WINDOW_MS, clock, 'Too many failed logins to this account from your address')
+  const addresses = createRateLimiter(limit * ADDRESS_BUDGET_FACTOR, WINDOW_MS, clock, 'Too many failed logins from your address')
+  const mails = createRateLimiter(limit, WINDOW_MS, clock, 'Recovery emails were sent to this account recently: use the latest one, or')
+  const pairKey = (email: string, ip: string): string => `${email.toLowerCase()}\n${addressKey(ip)}`
+
+  return {
+    check: (email, ip) => {
+      addresses.check(addressKey(ip))
+      pairs.check(pairKey(email, ip))
+    },
+    failed: (email, ip) => {
+      addresses.record(addressKey(ip))
+      pairs.record(pairKey(email, ip))
+    },
+    succeeded: (email, ip) => { pairs.reset(pairKey(email, ip)) },
+    recoveryMail: (email) => {
+      const account = email.toLowerCase()
+      mails.check(account)
+      mails.record(account)
+    }
+  }
+}

@@ -1,0 +1,54 @@
+// A TCP proxy in front of a PostgreSQL server, to take the database away from
+// an app and give it back without stopping the server: 'forward' passes bytes
+// through, 'refuse' closes the port, 'blackhole' accepts connections and never
+// answers. Switching mode cuts every open connection.
+import { createServer, connect, type Server, type Socket } from 'node:net'
+
+export type ProxyMode = 'forward' | 'refuse' | 'blackhole'
+
+export interface TcpProxy {
+  port: number
+  /** The target URL with its host and port replaced by the proxy's. */
+  url: string
+  setMode: (mode: ProxyMode) => Promise<void>
+  close: () => Promise<void>
+}
+
+function listen (server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port))
+  })
+}
+
+export async function startTcpProxy (targetUrl: string): Promise<TcpProxy> {
+  const target = new URL(targetUrl)
+  const sockets = new Set<Socket>()
+  let mode: ProxyMode = 'forward'
+  const track = (socket: Socket): void => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); socket.on('error', () => socket.destroy()) }
+  const server = createServer(client => {
+    track(client)
+    if (mode !== 'forward') return
+    const upstream = connect(Number(target.port), target.hostname)
+    track(upstream)
+    client.pipe(upstream).pipe(client)
+    client.on('close', () => upstream.destroy())
+    upstream.on('close', () => client.destroy())
+  })
+  const port = await listen(server, 0)
+  const cut = (): void => { for (const socket of sockets) socket.destroy() }
+  return {
+    port,
+    url: targetUrl.replace(`${target.hostname}:${target.port}`, `127.0.0.1:${port}`),
+    setMode: async (next) => {
+      cut()
+      if (next === 'refuse' && server.listening) await new Promise(resolve => server.close(resolve))
+      if (next !== 'refuse' && !server.listening) await listen(server, port)
+      mode = next
+    },
+    close: async () => {
+      cut()
+      if (server.listening) await new Promise(resolve => server.close(resolve))
+    }
+  }
+}

@@ -1,0 +1,43 @@
+// The reliability suite's own judges (reliability/): the secret scanner finds
+// what it must and allows credentials only in login replies; generated JSON
+// keeps "__proto__" keys, raw number tokens and deep nesting that
+// JSON.stringify cannot write.
+import t from 'tap'
+import { createSecretScanner } from '../reliability/secret-scanner.ts'
+import { deeplyNested, obj, RawJson, toJsonText } from '../reliability/fuzz/json-text.ts'
+
+const reply = (body: string, headers = {}): { status: number, headers: Record<string, string>, body: string, ms: number } => ({ status: 200, headers, body, ms: 1 })
+const HASH = '$2b$10$' + 'a'.repeat(53)
+const TOKEN = 'qat_' + 'B'.repeat(43)
+
+t.test('secret scanner', async t => {
+  const scanner = createSecretScanner()
+  scanner.add('the admin password', 'admin-s3cret')
+  scanner.add("admin's token", TOKEN, { credential: true })
+  scanner.addStoredPassword('pw-abcdefghij')
+  scanner.scanReply({ method: 'GET', path: '/api/test' }, reply('{"data":[{"foo":"pw-abcdefghijk"}]}'))
+  t.equal(scanner.findings.length, 0, 'a clean reply')
+  scanner.scanReply({ method: 'POST', path: '/login' }, reply(`{"token":"${TOKEN}"}`))
+  t.equal(scanner.findings.length, 0, 'a login reply may carry the credential')
+  t.equal(scanner.counts.credentialReplies, 1, 'and the pattern recognized it')
+  scanner.scanReply({ method: 'GET', path: '/api/test' }, reply(`{"data":[{"password":"${HASH}"}]}`))
+  scanner.scanReply({ method: 'GET', path: '/api/user' }, reply('{}', { location: `/x?apikey=${TOKEN}` }))
+  scanner.scanReply({ method: 'POST', path: '/refresh' }, { ...reply(`{"err":"${TOKEN}"}`), status: 401 })
+  scanner.scanReply({ method: 'POST', path: '/login/getjwt' }, reply('{"jwt":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"}'))
+  t.equal(scanner.findings.length, 5, 'an admin asking for a login link gets one')
+  const log = scanner.logSink('server')
+  log('{"msg":"ok"}\n{"msg":"stored pw-abcdefghij, login admin-s3')
+  log('cret"}\n{"url":"/x?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"}\n')
+  t.same(scanner.findings.map(f => f.what), ['bcrypt hash', 'credential', "admin's token", 'credential', "admin's token", 'the admin password', 'a password stored by the fuzz', 'login link (JWT)'])
+  t.match(scanner.findings[1].where, /headers/)
+  t.equal(scanner.counts.logLines, 3, 'log lines are scanned whole, across chunks')
+})
+
+t.test('generated JSON text', async t => {
+  t.equal(toJsonText(obj([['__proto__', obj([['admin', true]])], ['a', 1], ['a', new RawJson('1e400')]])), '{"__proto__":{"admin":true},"a":1,"a":1e400}')
+  t.equal(toJsonText(['\u0000', '\ud800']), '["\\u0000","\\ud800"]')
+  const deep = toJsonText(deeplyNested(20_000, 'object'))
+  t.equal(deep.length, 20_000 * 6 + 1)
+  t.same(JSON.parse(toJsonText(deeplyNested(3, 'array'))), [[[]]])
+  t.same(JSON.parse(toJsonText(deeplyNested(2, 'object'))), { a: { a: 1 } })
+})
