@@ -16,6 +16,7 @@ import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
 import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
+import modelCode from './plugins/model-code.ts'
 import { withRedactedUrls } from './src/auth/log-redaction.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -48,6 +49,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(db)
   app.register(auth)
   app.register(queryBuilder)
+  app.register(modelCode)
   app.register(documents)
   app.register(autoload, { dir: join(here, 'routes'), forceESM: true })
   try {
