@@ -3,12 +3,12 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import autoload from '@fastify/autoload'
-import formbody from '@fastify/formbody'
 import { fileURLToPath } from 'node:url'
 import { join, dirname } from 'node:path'
 import type { Config } from './src/config.ts'
 import './plugins/types.ts'
 import errors from './plugins/errors.ts'
+import requestBodies from './plugins/request-bodies.ts'
 import inputGuard from './plugins/input-guard.ts'
 import underPressure from './plugins/under-pressure.ts'
 import gracefulClose from './plugins/graceful-close.ts'
@@ -44,7 +44,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(underPressure)
   app.register(gracefulClose)
   app.removeContentTypeParser('text/plain')
-  app.register(formbody)
+  app.register(requestBodies)
   app.register(inputGuard)
   app.register(db)
   app.register(auth)

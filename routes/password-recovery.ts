@@ -41,7 +41,8 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
     requireAdmin(request.caller, 'get a login link for a user')
     refuseLoginLinks(request.caller, 'mint login links')
     const user = await userWithEmail(request.body.email)
-    return { status: 'ok' as const, jwt: auth.links.mint(user, 'login') }
+    const jwt = auth.links.mint(user, 'login')
+    return { status: 'ok' as const, jwt, email: user.email as string, token: jwt }
   })
 
   app.post('/login/reset', { config: { loginEndpoint: true }, schema: { body: ResetBody, response: { 200: OkMessage } } }, async (request) => {

@@ -36,6 +36,8 @@ export interface Config {
   shutdownTimeoutMs: number
   /** Requests get 503 OVERLOADED while the event loop lags more than this; 0: never. */
   maxEventLoopDelayMs: number
+  /** The most rows a CSV export gives a caller who is not an admin (GET /csv/{model}). */
+  csvMaxRows: number
 }
 
 /** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
@@ -84,6 +86,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     recoveryEmailTemplate: v.RECOVERY_EMAIL_TEMPLATE,
     loginRateLimit: v.LOGIN_RATE_LIMIT,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
-    maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS
+    maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS,
+    csvMaxRows: v.CSV_MAX_ROWS
   }
 }

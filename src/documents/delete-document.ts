@@ -11,21 +11,14 @@ import { notWritable, type WriteResult } from './write-documents.ts'
 import { afterWrite, beforeDelete } from './model-hooks.ts'
 import { QuireError } from '../errors.ts'
 import { afterUserWrite } from '../auth/user-rules.ts'
-import { checkUnknownParam, parseFlag } from '../query/param-names.ts'
+import { readFlags } from '../query/param-names.ts'
 import type { QueryParams } from '../query/parse-list-params.ts'
 import type { DocumentContext } from './document-context.ts'
 
-const DELETE_PARAMS = ['_permaDelete', '_cascade', 'apikey', 'jwt']
-
 /** JXP's flags of a DELETE: `_permaDelete=1`, `_cascade=1` (a misspelled one is a 400, never a different delete). */
 export function deleteOptions (query: QueryParams): DeleteOptions {
-  for (const name of Object.keys(query)) if (!DELETE_PARAMS.includes(name)) checkUnknownParam(name, DELETE_PARAMS)
-  const flag = (name: string): boolean => {
-    const raw = query[name]
-    if (Array.isArray(raw)) throw new QuireError('BAD_REQUEST', `${name} is given more than once`)
-    return parseFlag(name, raw)
-  }
-  return { permanent: flag('_permaDelete'), cascade: flag('_cascade') }
+  const flags = readFlags(query, ['_permaDelete', '_cascade'])
+  return { permanent: flags._permaDelete, cascade: flags._cascade }
 }
 
 /** Runs the model's beforeDelete hook, only for a document the caller can see. */

@@ -1,7 +1,8 @@
 // What JXP's front ends send back in a write besides the fields: a document they read
 // (read-edit-write) carries `_owner_id`, `_deleted: false`, populated links under their
 // own names and a search `score`; JXP's `_silence` flag rides along in bodies. These
-// are left out instead of refused. A non-admin's `_owner_id` stays as a condition: the
+// are left out instead of refused (and in a bulk update without operators, which
+// jxp-helper's bulk_put sends whole documents as, the read-only system fields too). A non-admin's `_owner_id` stays as a condition: the
 // update applies only while the document's owner is the one sent (changing it is an admin's).
 import type { Caller } from '../auth/caller.ts'
 import type { Doc } from '../engines/engine.ts'
@@ -37,6 +38,16 @@ export function createBody (model: Model, caller: Caller, body: unknown): unknow
   if (doc._deleted === false || doc._deleted === 'false') drop.push('_deleted')
   if (!caller.admin && doc._owner_id !== undefined && doc._owner_id === (caller.userId ?? null)) drop.push('_owner_id')
   return withoutKeys(doc, drop)
+}
+
+/** Fields the service maintains, ignored when a client sends them back. */
+const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v']
+
+/** A bulk update: one without operators (a whole document) loses what a read produced and the read-only fields. */
+export function bulkUpdateBody (model: Model, update: unknown): unknown {
+  if (!update || typeof update !== 'object' || Array.isArray(update) || Object.keys(update).some(key => key.startsWith('$'))) return update
+  const drop = [...producedKeys(model), ...READ_ONLY, ...((update as Doc)._deleted === false ? ['_deleted'] : [])]
+  return withoutKeys(update as Doc, drop)
 }
 
 /** An update's body, and the `_owner_id` a non-admin sent back (a condition, not a change). */

@@ -77,10 +77,15 @@ export class ModelCodeRegistry {
     return [...(this.code.get(model) ?? NO_CODE).methods.keys()]
   }
 
+  /** The methods of `model` as discovery shows them. */
+  describeMethods (model: string): Array<{ name: string, letter: Letter, description?: string }> {
+    return [...(this.code.get(model) ?? NO_CODE).methods].map(([name, m]) => ({ name, letter: m.letter, ...(m.description !== undefined && { description: m.description }) }))
+  }
+
   /** The method `name` of `model`; UNKNOWN_METHOD (404) when the model exposes none by that name. */
   method (model: string, name: string): ModelMethod {
     const method = (this.code.get(model) ?? NO_CODE).methods.get(name)
-    if (!method) throw new QuireError('UNKNOWN_METHOD', `Model ${model} exposes no method ${name.slice(0, 64)} (methods: ${this.methodNames(model).join(', ') || 'none'})`)
+    if (!method) throw new QuireError('UNKNOWN_METHOD', `Model ${model} exposes no method ${name.slice(0, 64)}`)
     return method
   }
 }
@@ -107,7 +112,13 @@ function checkMethod (source: string, name: string, method: unknown): ModelMetho
   return method as unknown as ModelMethod
 }
 
-function checkModule (source: string, module: Record<string, unknown>): ModelCode {
+/** The module's exports, or (a CommonJS module.exports = { hooks, methods }) its default export. */
+function exportsOf (module: Record<string, unknown>): Record<string, unknown> {
+  return isPlainObject(module.default) ? { ...module.default } : module
+}
+
+function checkModule (source: string, loaded: Record<string, unknown>): ModelCode {
+  const module = exportsOf(loaded)
   const unknown = Object.keys(module).filter(name => name !== 'hooks' && name !== 'methods')
   if (unknown.length) throw new Error(`${source}: exports ${unknown.join(', ')}; a model module exports only \`hooks\` and \`methods\``)
   const methods = module.methods ?? {}

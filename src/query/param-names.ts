@@ -27,3 +27,17 @@ export function parseFlag (name: string, text: string | undefined): boolean {
   if (text === 'true' || text === '1' || text === '') return true
   throw new QuireError('BAD_REQUEST', `${name} must be true or false (or 1 or 0)`)
 }
+
+/**
+ * The flags of a query string that takes only flags (DELETE's _permaDelete and _cascade,
+ * /aggregate's showDeleted): each true or false; other parameters ignored, misspelled ones refused.
+ */
+export function readFlags<N extends string> (query: Record<string, string | string[] | undefined>, flags: readonly N[]): Record<N, boolean> {
+  const known = [...flags, 'apikey', 'jwt']
+  for (const name of Object.keys(query)) if (!known.includes(name)) checkUnknownParam(name, known)
+  return Object.fromEntries(flags.map(name => {
+    const raw = query[name]
+    if (Array.isArray(raw)) throw new QuireError('BAD_REQUEST', `${name} is given more than once`)
+    return [name, parseFlag(name, raw)]
+  })) as Record<N, boolean>
+}
