@@ -33,11 +33,11 @@ function single (name: string, value: unknown): string | undefined {
 }
 
 /**
- * `?apikey=` left empty, or `undefined`/`null` (what jxp-helper sends when it has no key), is no
- * key: such requests are anonymous, as JXP treats an empty one. No API key has these values.
+ * `?apikey=undefined` (or `null`) is what jxp-helper sends when it has no key: no key, so the
+ * request is anonymous. No API key has these values; an empty or unknown key is still a 401.
  */
 function noKey (value: unknown): unknown {
-  return value === '' || value === 'undefined' || value === 'null' ? undefined : value
+  return value === 'undefined' || value === 'null' ? undefined : value
 }
 
 /** The credential the request presents, or undefined for an anonymous request. */

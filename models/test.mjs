@@ -1,6 +1,7 @@
-// Code of the sample model `test` (beside models/test.json), as JXP's sample model
-// has it: a save hook that refuses one value with 418, and a method `test` that
-// callers with the read right can call: POST /call/test/test -> "Testing OKAY!".
+// Code of the sample model `test`, beside models/test.json (.mjs: an ES module wherever
+// it is copied), as JXP's sample model has it: a save hook that refuses one value with
+// 418, and a method `test` that callers with the read right can call:
+// POST /call/test/test -> "Testing OKAY!".
 // The shape is described in the README ("Model code").
 
 export const hooks = {
