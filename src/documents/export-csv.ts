@@ -22,9 +22,8 @@ function tooLarge (rows: number, cap: number): QuireError {
   return new QuireError('QUERY_TOO_COMPLEX', `This export has ${rows} rows; callers who are not admins may export at most ${cap} at once: narrow it with filters, or export it in pages with limit and page`)
 }
 
-/** Refuses an export of more than `cap` rows; counts only when the collection could hold more. */
+/** Refuses an export of more than `cap` rows (counted exactly: statistics may lag the writes). */
 async function checkSize (ctx: DocumentContext, model: Model, query: Authorized<FindQuery>, cap: number): Promise<void> {
-  if (await ctx.estimateCount(model.name) <= cap) return
   const { count = 0 } = await ctx.engine.find(model, { ...query, limit: 1, skip: 0, count: true })
   if (count - query.skip > cap) throw tooLarge(count - query.skip, cap)
 }
