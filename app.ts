@@ -3,12 +3,12 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import autoload from '@fastify/autoload'
-import formbody from '@fastify/formbody'
 import { fileURLToPath } from 'node:url'
 import { join, dirname } from 'node:path'
 import type { Config } from './src/config.ts'
 import './plugins/types.ts'
 import errors from './plugins/errors.ts'
+import requestBodies from './plugins/request-bodies.ts'
 import inputGuard from './plugins/input-guard.ts'
 import underPressure from './plugins/under-pressure.ts'
 import gracefulClose from './plugins/graceful-close.ts'
@@ -22,6 +22,7 @@ import endpointLimits from './plugins/endpoint-limits.ts'
 import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
 import openApi from './plugins/openapi.ts'
+import modelCode from './plugins/model-code.ts'
 import { withRedactedUrls } from './src/auth/log-redaction.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -56,12 +57,13 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(securityHeaders)
   app.register(cors)
   app.removeContentTypeParser('text/plain')
-  app.register(formbody)
+  app.register(requestBodies)
   app.register(inputGuard)
   app.register(db)
   app.register(auth)
   app.register(endpointLimits)
   app.register(queryBuilder)
+  app.register(modelCode)
   app.register(documents)
   app.register(autoload, { dir: join(here, 'routes'), forceESM: true })
   try {

@@ -19,7 +19,6 @@ function toQuireError (err: FastifyError): QuireError | undefined {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE': return new QuireError('PAYLOAD_TOO_LARGE')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return new QuireError('UNSUPPORTED_MEDIA_TYPE', 'Send JSON (application/json) or a form (application/x-www-form-urlencoded)')
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY': return new QuireError('INVALID_BODY', 'The JSON body is empty')
     case 'FST_ERR_CTP_INVALID_JSON_BODY': return new QuireError('INVALID_BODY', 'The body is not valid JSON')
   }
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return new QuireError('BAD_REQUEST', err.message)

@@ -8,6 +8,7 @@ import type { AuthService } from './auth.ts'
 import type { DocumentContext } from '../src/documents/document-context.ts'
 import type { SystemStore } from '../src/permissions/system-access.ts'
 import type { EngineObserver } from '../src/engines/observe-engine.ts'
+import type { ModelCodeRegistry } from '../src/models/model-code.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,6 +17,8 @@ declare module 'fastify' {
     /** The engine for the service's own records (users, credentials): src/permissions/system-access.ts. */
     system: SystemStore
     models: ModelRegistry
+    /** Hooks and methods of the models that have code (src/models/model-code.ts). */
+    modelCode: ModelCodeRegistry
     queryBuilder: QueryBuilder
     /** Quire's credentials service (`auth` is @fastify/auth's composer). */
     credentials: AuthService

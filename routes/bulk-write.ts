@@ -12,7 +12,19 @@ const BulkResponse = Type.Object({
   nModified: Type.Integer(),
   nUpserted: Type.Integer(),
   nDeleted: Type.Integer(),
-  upsertedIds: Type.Array(Type.String())
+  upsertedIds: Type.Array(Type.String()),
+  data: Type.Object({
+    ok: Type.Literal(1),
+    writeErrors: Type.Array(Type.Unknown()),
+    writeConcernErrors: Type.Array(Type.Unknown()),
+    insertedIds: Type.Array(Type.Object({ index: Type.Integer(), _id: Type.String() })),
+    nInserted: Type.Integer(),
+    nUpserted: Type.Integer(),
+    nMatched: Type.Integer(),
+    nModified: Type.Integer(),
+    nRemoved: Type.Integer(),
+    upserted: Type.Array(Type.Object({ index: Type.Integer(), _id: Type.String() }))
+  }, { description: 'the result as JXP answers it (MongoDB\'s BulkWriteResult)' })
 })
 
 export default async function bulkWriteRoutes (fastify: FastifyInstance): Promise<void> {

@@ -1,11 +1,13 @@
-// The data endpoints: /api/{model} and /api/{model}/{_id} (GET, POST, PUT, DELETE).
-// Reads splice the stored JSON text into the reply without re-serializing it.
+// The data endpoints: /api/{model} and /api/{model}/{_id} (GET, POST, PUT, DELETE;
+// DELETE takes JXP's _permaDelete and _cascade), and POST /update/{model}/{_id}, JXP's
+// legacy form of PUT. Reads splice the stored JSON text into the reply without re-serializing it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { DocumentParams, ListQuery, ModelParams } from '../schemas/common.ts'
 import { DocumentBody } from '../schemas/document-bodies.ts'
 import { listDocuments, readDocument } from '../src/documents/read-documents.ts'
-import { createDocument, deleteDocument, updateDocument, type WriteResult } from '../src/documents/write-documents.ts'
+import { createDocument, updateDocument, type WriteResult } from '../src/documents/write-documents.ts'
+import { deleteDocument, deleteOptions } from '../src/documents/delete-document.ts'
 import { QuireError, errorBody } from '../src/errors.ts'
 
 function isForm (request: FastifyRequest): boolean {
@@ -41,14 +43,21 @@ export default async function documentRoutes (fastify: FastifyInstance): Promise
     return sendWrite(reply, await createDocument(app.documentContext(request), model, request.body, isForm(request)))
   })
 
-  app.put('/api/:model/:id', { schema: { summary: 'Update a {model} document (partial merge; {"_deleted": false} restores)', params: DocumentParams, body: DocumentBody } }, async (request, reply) => {
-    const model = app.models.get(request.params.model)
-    return sendWrite(reply, await updateDocument(app.documentContext(request), model, request.params.id, request.body, isForm(request)))
-  })
+  for (const [method, url] of [['PUT', '/api/:model/:id'], ['POST', '/update/:model/:id']] as const) {
+    app.route({
+      method,
+      url,
+      schema: { summary: method === 'PUT' ? 'Update a {model} document (partial merge; {"_deleted": false} restores)' : 'Update a {model} document (JXP\'s legacy alias of PUT)', params: DocumentParams, body: DocumentBody },
+      handler: async (request, reply) => {
+        const model = app.models.get(request.params.model)
+        return sendWrite(reply, await updateDocument(app.documentContext(request), model, request.params.id, request.body, isForm(request)))
+      }
+    })
+  }
 
-  app.delete('/api/:model/:id', { schema: { summary: 'Soft-delete a {model} document', params: DocumentParams } }, async (request, reply) => {
+  app.delete('/api/:model/:id', { schema: { summary: 'Delete a {model} document (soft; _permaDelete=1 removes it, _cascade=1 also what links to it)', params: DocumentParams, querystring: ListQuery } }, async (request, reply) => {
     const model = app.models.get(request.params.model)
-    return sendWrite(reply, await deleteDocument(app.documentContext(request), model, request.params.id))
+    return sendWrite(reply, await deleteDocument(app.documentContext(request), model, request.params.id, deleteOptions(request.query)))
   })
 
   app.patch('/api/*', { schema: { hide: true } }, async (request, reply) => {

@@ -39,7 +39,8 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
     requireAdmin(request.caller, 'get a login link for a user')
     refuseLoginLinks(request.caller, 'mint login links')
     const user = await userWithEmail(request.body.email)
-    return { status: 'ok' as const, jwt: auth.links.mint(user, 'login') }
+    const jwt = auth.links.mint(user, 'login')
+    return { status: 'ok' as const, jwt, email: user.email as string, token: jwt }
   })
 
   app.post('/login/reset', { config: { rateLimit: app.endpointLimit('reset') }, schema: { summary: 'Set a new password with a reset link\'s JWT', body: ResetBody, response: { 200: OkMessage } } }, async (request) => {

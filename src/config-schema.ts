@@ -48,6 +48,7 @@ export const EnvSchema = Type.Object({
   REFRESH_TOKEN_TTL_SECONDS: whole(1, 2_592_000, 'refresh token lifetime (30 days)'),
   JWT_TTL_SECONDS: whole(1, 3600, 'lifetime of login-link and recovery JWTs'),
   LOGIN_RATE_LIMIT: whole(0, 10, 'login attempts per minute per IP and per account (`0`: no limit)'),
+  CSV_MAX_ROWS: whole(1, 10_000, 'the most rows a CSV export (`GET /csv/{model}`) gives a caller who is not an admin; a larger one is a 400 before any row is sent'),
   SMTP_URL: Type.Optional(text('the mail server for recovery mails, e.g. `smtp://user:pass@mail.example.com:587` (unset: recovery mails go to the log)', { pattern: '^smtps?://', hint: 'must start with smtp:// or smtps://' })),
   MAIL_FROM: text('sender of recovery mails', { default: 'quire@localhost' }),
   PASSWORD_RECOVERY_URL: text('link in recovery mails; `{jwt}` is replaced', { default: 'http://localhost:3000/reset-password?jwt={jwt}', pattern: '^https?://', hint: 'must start with http:// or https://' }),

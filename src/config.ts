@@ -59,6 +59,8 @@ export interface Config {
   corsOrigins: string[]
   /** How the server logs: JSON lines, pino-pretty, or pretty on a terminal only. */
   logFormat: 'auto' | 'json' | 'pretty'
+  /** The most rows a CSV export gives a caller who is not an admin (GET /csv/{model}). */
+  csvMaxRows: number
 }
 
 /** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
@@ -132,6 +134,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: v.METRICS_TOKEN,
     trustProxy: trustProxyFrom(v.TRUST_PROXY),
     corsOrigins: listFrom(v.CORS_ORIGINS),
-    logFormat: v.LOG_FORMAT
+    logFormat: v.LOG_FORMAT,
+    csvMaxRows: v.CSV_MAX_ROWS
   }
 }

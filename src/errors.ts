@@ -20,9 +20,12 @@ export const ERRORS = {
   CURRENT_PASSWORD_REQUIRED: { status: 403, message: 'Changing your password needs your current password' },
   MODEL_NOT_FOUND: { status: 404, message: 'Unknown model' },
   NOT_FOUND: { status: 404, message: 'Not found' },
+  UNKNOWN_METHOD: { status: 404, message: 'The model exposes no such method' },
   DOCUMENT_NOT_FOUND: { status: 404, message: 'Document not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   CONFLICT: { status: 409, message: 'Conflict' },
+  REFERENCED: { status: 409, message: 'Other documents link to this document' },
+  REFUSED: { status: 400, message: 'Refused by the model' },
   DUPLICATE_KEY: { status: 409, message: 'A document with this unique value already exists' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
@@ -50,6 +53,16 @@ export class QuireError extends Error {
     this.status = ERRORS[code].status
     this.details = details
     this.reason = reason
+  }
+}
+
+/** A model's code refused a request (src/models/model-code.ts): its own 4xx status and message. */
+export class RefusalError extends QuireError {
+  override readonly status: number
+
+  constructor (status: number, message: string) {
+    super('REFUSED', message)
+    this.status = Number.isInteger(status) && status >= 400 && status <= 499 ? status : 400
   }
 }
 

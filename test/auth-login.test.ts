@@ -181,7 +181,8 @@ for (const engine of ENGINES) {
       const admin = { authorization: basicAuth(ADMIN.email, ADMIN.password) }
       const minted = await app.inject({ method: 'POST', url: '/login/getjwt', headers: admin, payload: { email: 'ALICE@example.com' } })
       t.equal(minted.statusCode, 200)
-      t.same(Object.keys(json(minted)).sort(), ['jwt', 'status'])
+      t.same(Object.keys(json(minted)).sort(), ['email', 'jwt', 'status', 'token'], 'JXP\'s email and token too')
+      t.same([json(minted).email, json(minted).token], ['alice@example.com', json(minted).jwt])
       const { jwt } = json(minted)
       const exchanged = await app.inject({ method: 'GET', url: `/login/jwt?jwt=${jwt}` })
       t.equal(exchanged.statusCode, 200)

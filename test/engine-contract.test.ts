@@ -208,12 +208,62 @@ const checkIndexChanges: Check = async (t, { engine, logs }) => {
   t.equal(await engine.count(EVOLVE_V1, { code: 'a' }), 2, 'an index no longer defined is dropped')
 }
 
+const checkStreamFind: Check = async (t, { engine }) => {
+  const wanted = query({ filter: {}, sort: [['n', -1], ['name', 1]], fields: ['name', 'n', 'secret'], populate: [populateOf('main_tag_id')] })
+  const batches: string[][] = []
+  const handed = await engine.streamFind(ITEM, wanted, 3, async docs => { batches.push(docs) })
+  const all = docsOf((await engine.find(ITEM, wanted)).data)
+  t.ok(all.length > 6, 'enough documents for several batches')
+  t.strictSame(batches.flat().map(text => JSON.parse(text)), all, 'every document of the query, in its order, as find gives them (no passwords)')
+  t.ok(batches.every(batch => batch.length <= 3) && batches.length === Math.ceil(all.length / 3), 'in batches of at most batchSize')
+  t.equal(handed, all.length, 'returns how many were handed over')
+  const paged = await engine.streamFind(ITEM, { ...wanted, skip: 2, limit: 3 }, 2, async () => {})
+  t.equal(paged, 3, 'skip and limit apply')
+  let calls = 0
+  await t.rejects(engine.streamFind(ITEM, wanted, 2, async () => { calls++; throw new Error('client went away') }), /client went away/, 'an error of onBatch stops the read and is rethrown')
+  t.equal(calls, 1, 'no batch is read after it')
+  t.equal(await engine.streamFind(ITEM, wanted, 100, async () => {}), all.length, 'and the next read works (the cursor was released)')
+  t.equal(await engine.streamFind(ITEM, query({ filter: { name: 'no such name' } }), 10, async () => { t.fail('no batch for no documents') }), 0, 'no documents: no batch')
+}
+
+const checkDeleteOne: Check = async (t, { engine }) => {
+  const tag = makeDoc({ label: 'doomed', pin: '$2b$04$pin-doomed' })
+  const single = makeDoc({ name: 'links-single', main_tag_id: tag._id })
+  const many = makeDoc({ name: 'links-many', tag_ids: [TAGS.red._id, tag._id] })
+  const gone = makeDoc({ name: 'links-deleted', main_tag_id: tag._id }, true)
+  await engine.insert(TAG, tag)
+  for (const doc of [single, many, gone]) await engine.insert(ITEM, doc)
+  const referrers = (live: boolean, blocked: object = { _id: { $in: [] } }) => ['main_tag_id', 'tag_ids'].map(field => ({
+    model: ITEM, field, linking: { [field]: tag._id, ...(live && { _deleted: false }) }, blocked: { [field]: tag._id, ...blocked }
+  }))
+  const plan = { target: { _id: tag._id, _deleted: false }, permanent: false, cascade: false, now: NOW, referrers: referrers(true) }
+  t.strictSame(await engine.deleteOne(TAG, plan), { status: 'referenced', model: ITEM.name, field: 'main_tag_id' }, 'referenced: the first referrer with a linking document')
+  t.strictSame(await engine.deleteOne(TAG, { ...plan, cascade: true, referrers: referrers(true, { name: 'links-many' }) }),
+    { status: 'blocked', model: ITEM.name, field: 'tag_ids' }, 'blocked: a linking document the caller may not delete')
+  t.strictSame([(await engine.findRaw(TAG, { _id: tag._id }))?._deleted, (await engine.findRaw(ITEM, { _id: single._id }))?._deleted], [false, false], 'a refused delete changes nothing')
+  t.strictSame(await engine.deleteOne(TAG, { ...plan, target: { _id: newId() } }), { status: 'missing' }, 'missing')
+  const soft = await engine.deleteOne(TAG, { ...plan, cascade: true })
+  t.strictSame({ ...soft, document: 'document' in soft ? JSON.parse(soft.document) : undefined },
+    { status: 'deleted', document: public_(tag), cascaded: [{ model: ITEM.name, field: 'main_tag_id', count: 1 }, { model: ITEM.name, field: 'tag_ids', count: 1 }] },
+    'a soft cascade: the target as it was (no passwords), the live linking documents counted')
+  const after = await engine.findRaw(TAG, { _id: tag._id })
+  t.strictSame([after?._deleted, after?.__v, after?.updatedAt], [true, 1, NOW], 'the target is marked deleted')
+  const items = await Promise.all([single, many, gone].map(doc => engine.findRaw(ITEM, { _id: doc._id })))
+  t.strictSame(items.map(doc => [doc?._deleted, doc?.__v]), [[true, 1], [true, 1], [true, 0]], 'so are the linking documents; already deleted ones are left alone')
+  const hard = await engine.deleteOne(TAG, { ...plan, target: { _id: tag._id }, permanent: true, cascade: true, referrers: referrers(false) })
+  t.strictSame(hard.status === 'deleted' && hard.cascaded.map(c => c.count), [2, 1], 'a permanent cascade reaches deleted documents too')
+  t.strictSame(await Promise.all([engine.findRaw(TAG, { _id: tag._id }), ...[single, many, gone].map(doc => engine.findRaw(ITEM, { _id: doc._id }))]),
+    [null, null, null, null], 'and removes them for good')
+  t.equal(await engine.findRaw(TAG, { _id: TAGS.red._id }) !== null, true, 'other documents stay')
+}
+
 /** In order: later checks build on the documents earlier ones stored and changed. */
 const CHECKS: Array<[string, Check]> = [
   ['syncModels', checkSync], ['insert', checkInsert], ['findOne and findRaw', checkRead], ['find', checkFind],
   ['find with populate', checkPopulate], ['find with search', checkSearch], ['count and estimateCount', checkCounts],
   ['aggregate', checkAggregate], ['exportAll', checkExport], ['updateOne', checkUpdate], ['insertMany', checkInsertMany],
-  ['bulkWrite', checkBulkWrite], ['bulkWrite upsert and failures', checkBulkUpsertAndFailures], ['syncModels after a change', checkIndexChanges]
+  ['bulkWrite', checkBulkWrite], ['bulkWrite upsert and failures', checkBulkUpsertAndFailures], ['syncModels after a change', checkIndexChanges],
+  ['streamFind', checkStreamFind], ['deleteOne', checkDeleteOne]
 ]
 
 for (const target of engineTargets()) {

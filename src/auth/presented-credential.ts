@@ -32,12 +32,20 @@ function single (name: string, value: unknown): string | undefined {
   return value
 }
 
+/**
+ * `?apikey=undefined` (or `null`) is what jxp-helper sends when it has no key: no key, so the
+ * request is anonymous. No API key has these values; an empty or unknown key is still a 401.
+ */
+function noKey (value: unknown): unknown {
+  return value === 'undefined' || value === 'null' ? undefined : value
+}
+
 /** The credential the request presents, or undefined for an anonymous request. */
 export function presentedCredential (headers: IncomingHttpHeaders, query: unknown): Presented | undefined {
   const params = (query && typeof query === 'object' ? query : {}) as Record<string, unknown>
   const found: Presented[] = []
   if (headers.authorization !== undefined) found.push(fromAuthorization(headers.authorization))
-  for (const [name, value] of [['apikey', params.apikey], ['apikey header', headers.apikey], ['X-API-Key header', headers['x-api-key']]]) {
+  for (const [name, value] of [['apikey', noKey(params.apikey)], ['apikey header', headers.apikey], ['X-API-Key header', headers['x-api-key']]]) {
     const key = single(name as string, value)
     if (key !== undefined) found.push({ kind: 'apikey', key })
   }

@@ -20,9 +20,23 @@ import { checkFieldValues, checkStoredDocument, hashPassword, hashPasswordFields
 import { QuireError } from '../errors.ts'
 import { refuseBulkUserWrites } from '../auth/user-rules.ts'
 import { checkPasswordLength } from '../auth/password-hash.ts'
+import { bulkUpdateBody, createBody } from './read-back.ts'
 import type { DocumentContext } from './document-context.ts'
 
 type Body = Record<string, unknown>
+
+export interface JxpBulkResult {
+  ok: 1
+  writeErrors: never[]
+  writeConcernErrors: never[]
+  insertedIds: Array<{ index: number, _id: string }>
+  nInserted: number
+  nUpserted: number
+  nMatched: number
+  nModified: number
+  nRemoved: number
+  upserted: Array<{ index: number, _id: string }>
+}
 
 /** A checked operation and the documents (or $set terms) holding passwords still to hash. */
 interface Planned { op: BulkOperation, docs: Doc[], passwordTerms: UpdateTerms }
@@ -59,7 +73,7 @@ function checkUpdateTerms (model: Model, update: unknown): { terms: UpdateTerms,
 function planUpdate (ctx: DocumentContext, model: Model, args: Body, many: boolean, now: string): Planned {
   const filter = authorizeBulkFilter(model, ctx.caller, args.filter ?? {}, 'u')
   const upsert = args.upsert === true ? { ...seedFields(filter), ...newSystemFields(ctx.caller) } : undefined
-  const { terms, passwordTerms } = checkUpdateTerms(model, args.update)
+  const { terms, passwordTerms } = checkUpdateTerms(model, bulkUpdateBody(model, args.update))
   const op: BulkOperation = { kind: 'update', filter, update: terms, many, now, upsert, check: (doc) => checkStoredDocument(model, doc) }
   return { op, docs: [], passwordTerms }
 }
@@ -72,7 +86,7 @@ function planOperation (ctx: DocumentContext, model: Model, entry: unknown, now:
   if (args.upsert === true || name === 'insertOne') requireAccess(model, ctx.caller, 'c')
   switch (name) {
     case 'insertOne': {
-      const doc = shapeCreate({ ...input, body: args.document })
+      const doc = shapeCreate({ ...input, body: createBody(model, ctx.caller, args.document) })
       return { op: { kind: 'insert', doc }, docs: [doc], passwordTerms: [] }
     }
     case 'updateOne': case 'updateMany':
@@ -103,7 +117,7 @@ async function hashPlannedPasswords (ctx: DocumentContext, model: Model, planned
 }
 
 /** Checks and runs a bulk request; nothing is written unless every operation is valid and succeeds. */
-export async function bulkWrite (ctx: DocumentContext, model: Model, body: unknown): Promise<BulkResult> {
+export async function bulkWrite (ctx: DocumentContext, model: Model, body: unknown): Promise<BulkResult & { data: JxpBulkResult }> {
   refuseBulkUserWrites(model)
   const list = reviveExtendedJson(body)
   if (!Array.isArray(list) || list.length === 0) throw new QuireError('INVALID_BODY', 'The body must be a non-empty array of operations')
@@ -118,5 +132,27 @@ export async function bulkWrite (ctx: DocumentContext, model: Model, body: unkno
     }
   })
   await hashPlannedPasswords(ctx, model, planned)
-  return await ctx.engine.bulkWrite(model, planned.map(p => p.op))
+  const result = await ctx.engine.bulkWrite(model, planned.map(p => p.op))
+  return { ...result, data: jxpResult(planned, result) }
+}
+
+/**
+ * The result as JXP answers it (MongoDB's BulkWriteResult, as its driver 4 serializes it), under
+ * `data`: each inserted and upserted id with the index of its operation.
+ */
+function jxpResult (planned: Planned[], result: BulkResult): JxpBulkResult {
+  const idOf = (op: BulkOperation): string | undefined => op.kind === 'insert' ? String(op.doc._id) : op.kind !== 'delete' && op.upsert ? String(op.upsert._id) : undefined
+  const ids = planned.map((p, index) => ({ index, _id: idOf(p.op) }))
+  return {
+    ok: 1,
+    writeErrors: [],
+    writeConcernErrors: [],
+    insertedIds: ids.filter(({ index }) => planned[index].op.kind === 'insert') as Array<{ index: number, _id: string }>,
+    nInserted: result.nInserted,
+    nUpserted: result.nUpserted,
+    nMatched: result.nMatched,
+    nModified: result.nModified,
+    nRemoved: result.nDeleted,
+    upserted: ids.filter(({ index, _id }) => planned[index].op.kind !== 'insert' && _id !== undefined && result.upsertedIds.includes(_id)) as Array<{ index: number, _id: string }>
+  }
 }

@@ -5,6 +5,8 @@ import type { Engine } from '../engines/engine.ts'
 import type { SystemStore } from '../permissions/system-access.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import type { QueryBuilder } from '../query/query-builder.ts'
+import type { ModelCodeRegistry } from '../models/model-code.ts'
+import type { ScopedDocuments } from './scoped-documents.ts'
 
 export interface DocumentContext {
   engine: Engine
@@ -16,6 +18,11 @@ export interface DocumentContext {
   queryBuilder: QueryBuilder
   /** The collection's size estimate, cached for a few seconds (decides exact counts). */
   estimateCount: (modelName: string) => Promise<number>
+  /** The models' code: hooks and methods (src/models/model-code.ts). */
+  code: ModelCodeRegistry
+  /** The documents API for model code, acting for this context's caller. */
+  documents: ScopedDocuments
+  log: { error: (details: { err: unknown }, message: string) => void }
 }
 
 const ESTIMATE_TTL_MS = 5000

@@ -54,6 +54,13 @@ export async function hashPasswordFields (model: Model, docs: Doc[], rounds: num
   await Promise.all(targets.map(async ({ doc, field }) => { doc[field] = await hashPassword(doc[field] as string, rounds, field) }))
 }
 
+/** An empty link (JXP's forms send `link_id=` for "none") as the value that clears it: null, or [] for a list of links. */
+function clearedLinks (model: Model, fields: Doc): Doc {
+  const blank = model.links.filter(link => fields[link.field] === '')
+  if (blank.length === 0) return fields
+  return { ...fields, ...Object.fromEntries(blank.map(link => [link.field, link.many ? [] : null])) }
+}
+
 function validate (validator: DocumentValidators['create'], doc: Doc): void {
   if (!validator(doc)) throw new QuireError('VALIDATION_FAILED', 'The document does not match the model schema', describeErrors(validator.errors))
 }
@@ -90,7 +97,7 @@ export function shapeCreate (input: Omit<WriteInput, 'bcryptRounds'>): Doc {
   const { fields, owner, deleted } = splitSystemFields(input.body)
   if (deleted !== undefined) throw new QuireError('VALIDATION_FAILED', '_deleted cannot be set on create', [{ field: '_deleted', message: 'is set by DELETE' }])
   checkOwner(owner, caller)
-  const doc = normalizeDates(model.fields, applyUserRules(model, caller, fields))
+  const doc = normalizeDates(model.fields, applyUserRules(model, caller, clearedLinks(model, fields)))
   validate(validatorsFor(model, input.form).create, doc)
   return ownUserRecord(model, { ...doc, ...newSystemFields(caller, owner) }, owner !== undefined)
 }
@@ -116,20 +123,26 @@ function deletedFlag (deleted: unknown, form: boolean): unknown {
   return form && (deleted === 'true' || deleted === 'false') ? deleted === 'true' : deleted
 }
 
-/** The fields to merge for PUT, passwords hashed; `_deleted` (restore/delete) and `_owner_id` (admins) included when sent. */
-export async function prepareUpdate (input: WriteInput): Promise<Doc> {
+/** The fields to merge for PUT, passwords in plain text; `_deleted` (restore/delete) and `_owner_id` (admins) included when sent. */
+export function shapeUpdate (input: Omit<WriteInput, 'bcryptRounds'>): Doc {
   const { model, caller } = input
   const { fields, owner, deleted: sent } = splitSystemFields(input.body)
   const deleted = deletedFlag(sent, input.form)
   checkOwner(owner, caller)
   if (deleted !== undefined && typeof deleted !== 'boolean') throw new QuireError('VALIDATION_FAILED', '_deleted must be a boolean', [{ field: '_deleted', message: 'must be boolean' }])
-  const set = normalizeDates(model.fields, applyUserRules(model, caller, fields))
+  const set = normalizeDates(model.fields, applyUserRules(model, caller, clearedLinks(model, fields)))
   validate(validatorsFor(model, input.form).update, set)
-  await hashPasswordFields(model, [set], input.bcryptRounds)
   return {
     ...set,
     ...(owner !== undefined && { _owner_id: owner }),
     ...(deleted !== undefined && { _deleted: deleted }),
     updatedAt: new Date().toISOString()
   }
+}
+
+/** The fields to merge for PUT, passwords hashed. */
+export async function prepareUpdate (input: WriteInput): Promise<Doc> {
+  const set = shapeUpdate(input)
+  await hashPasswordFields(input.model, [set], input.bcryptRounds)
+  return set
 }

@@ -5,6 +5,7 @@ import type { QueryParams } from '../query/parse-list-params.ts'
 import { writeListResponse } from '../query/list-response.ts'
 import { isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'
+import { reviveJxpLiterals } from '../query/jxp-literals.ts'
 import type { DocumentContext } from './document-context.ts'
 
 export function checkId (id: string): void {
@@ -20,10 +21,10 @@ export async function readDocument (ctx: DocumentContext, model: Model, id: stri
   return `{"data":${doc}}`
 }
 
-/** GET /api/{model} and POST /query/{model}: a page with count and paging keys, as JSON text. */
+/** GET /api/{model} and POST /query/{model} (JXP's literal strings in its filter converted): a page with count and paging keys, as JSON text. */
 export async function listDocuments (ctx: DocumentContext, model: Model, query: QueryParams, url: string, queryFilter?: Filter): Promise<string> {
   const params = ctx.queryBuilder.parse(model, query)
-  const built = ctx.queryBuilder.list(model, ctx.caller, params, queryFilter)
+  const built = ctx.queryBuilder.list(model, ctx.caller, params, queryFilter && reviveJxpLiterals(queryFilter) as Filter)
   const exact = await ctx.estimateCount(model.name) <= ctx.config.exactCountLimit
   const result = await ctx.engine.find(model, { ...built.query, count: exact })
   return writeListResponse({

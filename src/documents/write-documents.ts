@@ -1,11 +1,14 @@
-// Write operations on documents: create, partial update (and restore), soft delete.
-// Which documents a write may touch comes from src/permissions; when it finds none,
-// a document the caller can still read answers 403, anything else 404.
+// Write operations on documents: create, partial update (and restore). Which
+// documents a write may touch comes from src/permissions; when it finds none, a
+// document the caller can still read answers 403, anything else 404. The model's
+// hooks run around each write (src/documents/model-hooks.ts).
 import type { Model } from '../models/model-definition.ts'
 import { requireAccess } from '../permissions/access.ts'
-import { authorizeDelete, authorizeUpdate, authorizeVisible } from '../permissions/authorize-write.ts'
-import { prepareCreate, prepareUpdate } from './prepare-document.ts'
+import { authorizeUpdate, authorizeVisible } from '../permissions/authorize-write.ts'
+import { hashPasswordFields, shapeCreate, shapeUpdate } from './prepare-document.ts'
 import { checkId } from './read-documents.ts'
+import { createBody, updateBody } from './read-back.ts'
+import { afterWrite, beforeCreate, beforeUpdate } from './model-hooks.ts'
 import { QuireError } from '../errors.ts'
 import { afterUserWrite, checkPasswordChange } from '../auth/user-rules.ts'
 import type { DocumentContext } from './document-context.ts'
@@ -13,14 +16,14 @@ import type { DocumentContext } from './document-context.ts'
 export interface WriteResult { message: string, data?: string }
 
 function writeInput (ctx: DocumentContext, model: Model, body: unknown, form: boolean) {
-  return { model, body, caller: ctx.caller, form, bcryptRounds: ctx.config.bcryptRounds }
+  return { model, body, caller: ctx.caller, form }
 }
 
 /** The error of a write that matched nothing: 403 when the caller may read the document, 404 otherwise. */
-async function notWritable (ctx: DocumentContext, model: Model, id: string, action: string, includeDeleted: boolean): Promise<QuireError> {
+export async function notWritable (ctx: DocumentContext, model: Model, id: string, action: string, includeDeleted: boolean, why = ''): Promise<QuireError> {
   const visible = authorizeVisible(model, ctx.caller, id, includeDeleted)
   if (visible && await ctx.engine.count(model, visible) > 0) {
-    return new QuireError('FORBIDDEN', `Not allowed to ${action} ${model.name} document ${id}`)
+    return new QuireError('FORBIDDEN', `Not allowed to ${action} ${model.name} document ${id}${why}`)
   }
   return new QuireError('DOCUMENT_NOT_FOUND', `No ${model.name} document with id ${id}`)
 }
@@ -28,28 +31,27 @@ async function notWritable (ctx: DocumentContext, model: Model, id: string, acti
 /** POST /api/{model}: always creates; the caller becomes the owner. */
 export async function createDocument (ctx: DocumentContext, model: Model, body: unknown, form: boolean): Promise<WriteResult> {
   requireAccess(model, ctx.caller, 'c')
-  const doc = await prepareCreate(writeInput(ctx, model, body, form))
-  return { message: `${model.name} created`, data: await ctx.engine.insert(model, doc) }
+  const doc = await beforeCreate(ctx, model, shapeCreate(writeInput(ctx, model, createBody(model, ctx.caller, body), form)))
+  await hashPasswordFields(model, [doc], ctx.config.bcryptRounds)
+  const data = await ctx.engine.insert(model, doc)
+  await afterWrite(ctx, model, 'afterCreate', data)
+  return { message: `${model.name} created`, data }
 }
 
 /** PUT /api/{model}/{_id}: merges the given top-level fields; `_deleted:false` restores, `_deleted:true` deletes. */
 export async function updateDocument (ctx: DocumentContext, model: Model, id: string, body: unknown, form: boolean): Promise<WriteResult> {
   checkId(id)
   requireAccess(model, ctx.caller, 'u')
-  const set = await prepareUpdate(writeInput(ctx, model, await checkPasswordChange(ctx, model, id, body), form))
-  const kind = { deletes: set._deleted === true, restores: set._deleted === false }
+  const sent = updateBody(model, ctx.caller, await checkPasswordChange(ctx, model, id, body))
+  const set = await beforeUpdate(ctx, model, id, shapeUpdate(writeInput(ctx, model, sent.body, form)))
+  await hashPasswordFields(model, [set], ctx.config.bcryptRounds)
+  const kind = { deletes: set._deleted === true, restores: set._deleted === false, sentOwner: sent.sentOwner }
   const data = await ctx.engine.updateOne(model, authorizeUpdate(model, ctx.caller, id, kind), set)
-  if (data === null) throw await notWritable(ctx, model, id, kind.deletes ? 'delete' : 'update', kind.restores)
+  if (data === null) {
+    const why = sent.sentOwner === undefined ? '' : ' (or its _owner_id is not the one sent: only an admin can change it)'
+    throw await notWritable(ctx, model, id, kind.deletes ? 'delete' : 'update', kind.restores, why)
+  }
   await afterUserWrite(ctx.system, model, id, set)
+  await afterWrite(ctx, model, 'afterUpdate', data)
   return { message: `${model.name} updated`, data }
-}
-
-/** DELETE /api/{model}/{_id}: soft delete (the document stays, with _deleted true). */
-export async function deleteDocument (ctx: DocumentContext, model: Model, id: string): Promise<WriteResult> {
-  checkId(id)
-  const set = { _deleted: true, updatedAt: new Date().toISOString() }
-  const data = await ctx.engine.updateOne(model, authorizeDelete(model, ctx.caller, id), set)
-  if (data === null) throw await notWritable(ctx, model, id, 'delete', false)
-  await afterUserWrite(ctx.system, model, id, set)
-  return { message: `${model.name}/${id} deleted` }
 }

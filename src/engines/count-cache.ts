@@ -57,6 +57,12 @@ export function withCountCache (engine: Engine, ttlMs: number, now: () => number
     insert: written(engine.insert),
     updateOne: written(engine.updateOne),
     bulkWrite: written(engine.bulkWrite),
-    insertMany: written(engine.insertMany)
+    insertMany: written(engine.insertMany),
+    // A delete may cascade into the models that link to this one: their counts change too.
+    deleteOne: async (model, plan) => {
+      try { return await engine.deleteOne(model, plan) } finally {
+        for (const changed of [model, ...plan.referrers.map(r => r.model)]) generations.set(changed.name, generationOf(changed) + 1)
+      }
+    }
   }
 }

@@ -87,6 +87,42 @@ export interface PipelinePlan {
   lookups: ReadonlyMap<string, PipelineSource>
 }
 
+/** A model whose documents link to a deleted document, through one link field. */
+export interface DeleteReferrer {
+  model: Model
+  field: string
+  /**
+   * The documents of `model` that link to the target through `field` (the target itself left
+   * out): without cascade, any of them makes the delete `referenced`; with cascade, they are deleted too.
+   */
+  linking: Filter
+  /** Of the linking documents, those the caller may not delete: any of them makes a cascade `blocked`. */
+  blocked: Filter
+}
+
+/** A checked delete of one document (DELETE /api/{model}/{id}), built by src/permissions/authorize-delete.ts. */
+export interface DeletePlan {
+  /** The document to delete, narrowed to what the caller may delete (deleted ones too when permanent). */
+  target: Filter
+  /** Remove the documents for good instead of marking them deleted (_deleted true, updatedAt, __v bumped). */
+  permanent: boolean
+  /** Delete the linking documents too, instead of refusing while any exists. */
+  cascade: boolean
+  /** The updatedAt of soft-deleted documents. */
+  now: string
+  referrers: DeleteReferrer[]
+}
+
+export type DeleteOutcome =
+  /** `document`: the target as it was before the delete (JSON text, password fields removed). */
+  | { status: 'deleted', document: string, cascaded: Array<{ model: string, field: string, count: number }> }
+  /** The target filter matched nothing: nothing was changed. */
+  | { status: 'missing' }
+  /** Documents of `model` link to the target through `field` and the plan does not cascade: nothing was changed. */
+  | { status: 'referenced', model: string, field: string }
+  /** The cascade would delete documents of `model` the caller may not delete: nothing was changed. */
+  | { status: 'blocked', model: string, field: string }
+
 export interface Engine {
   /** "pglite", "postgres" or "mongodb". */
   readonly kind: string
@@ -148,6 +184,27 @@ export interface Engine {
    * its row filter with its password fields removed: no stage can see them.
    */
   aggregate: (model: Model, plan: Authorized<PipelinePlan>) => Promise<string>
+
+  /**
+   * Deletes one document as the plan says, all or nothing: finds the target (missing: nothing
+   * changes), checks every referrer in order (the first that refuses decides the outcome and
+   * nothing changes), then deletes the target and, with cascade, each referrer's linking documents
+   * (one level deep), soft or permanent as the plan says. MongoDB needs a replica set only when a
+   * cascade has documents to delete (a transaction); the SQL engines always use one.
+   */
+  deleteOne: (model: Model, plan: Authorized<DeletePlan>) => Promise<DeleteOutcome>
+
+  /**
+   * Every document of the query (filter, search, sort, fields, populate; `skip` and `limit` as in
+   * find, with no maximum; no count), in the query's order, handed to `onBatch` in batches of at
+   * most `batchSize` JSON texts (password fields removed). The next batch is read only once
+   * onBatch has resolved, so at most one batch is held; an error onBatch throws stops the read and
+   * is rethrown. PostgreSQL reads through a cursor in one transaction (each FETCH under the
+   * statement timeout), PGlite through a cursor WITH HOLD (its rows are materialized by the
+   * database, not in the process, so other queries run between batches), MongoDB through a
+   * cursor. Returns how many documents were handed over.
+   */
+  streamFind: (model: Model, query: Authorized<FindQuery>, batchSize: number, onBatch: (docs: string[]) => Promise<void>) => Promise<number>
 
   /** Releases connections and workers. */
   close: () => Promise<void>

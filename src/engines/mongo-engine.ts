@@ -10,6 +10,7 @@ import { findPipeline, matchOf, projectionOf } from './mongo-pipeline.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 import { inTransaction, runBulkWrite, toStored, type StoredDoc } from './mongo-bulk-write.ts'
 import { preparePipeline } from './mongo-aggregate.ts'
+import { runDelete } from './mongo-delete.ts'
 import { QuireError } from '../errors.ts'
 
 const DUPLICATE_KEY = 11000
@@ -85,6 +86,30 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
     },
 
     bulkWrite: (model, operations) => run(() => runBulkWrite(client, { model, collection: collectionOf(model), maxTimeMS }, operations)),
+
+    deleteOne: (model, plan) => run(() => runDelete({ client, collectionOf, maxTimeMS }, model, plan)),
+
+    streamFind: async (model, query, batchSize, onBatch) => {
+      const size = Math.max(1, Math.min(10_000, Math.floor(batchSize)))
+      const cursor = collectionOf(model).aggregate(findPipeline(model, query), { maxTimeMS, batchSize: size })
+      let handed = 0
+      let batch: string[] = []
+      try {
+        for await (const doc of cursor) {
+          batch.push(JSON.stringify(doc))
+          if (batch.length < size) continue
+          handed += batch.length
+          await onBatch(batch)
+          batch = []
+        }
+        if (batch.length) await onBatch(batch)
+        return handed + batch.length
+      } catch (err) {
+        return translateMongoError(err)
+      } finally {
+        await cursor.close()
+      }
+    },
 
     // estimatedDocumentCount reads the collection's metadata, which is always current.
     refreshStatistics: async () => {},

@@ -12,6 +12,8 @@ import { quoteIdent } from '../sql/quote.ts'
 import { tableName } from '../sql/schema-ddl.ts'
 import { syncModelSchema } from '../sql/sync-schema.ts'
 import { insertDocs, runBulkWrite } from './sql-bulk-write.ts'
+import { runDelete } from './sql-delete.ts'
+import { streamRows } from './sql-stream.ts'
 import { compilePipeline } from '../sql/compile-pipeline.ts'
 import { pipelineContextFor } from './pipeline-context.ts'
 import { QuireError } from '../errors.ts'
@@ -113,6 +115,13 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
     },
 
     bulkWrite: (model, operations) => run(() => runBulkWrite(client, model, operations)),
+
+    deleteOne: (model, plan) => run(() => runDelete(client, model, plan)),
+
+    streamFind: async (model, query, batchSize, onBatch) => {
+      const { text, values } = compileFind(model, { ...query, count: false })
+      return await run(() => streamRows(client, text, values, batchSize, onBatch))
+    },
 
     insertMany: (model, docs) => run(() => insertDocs(client, model, docs)),
 

@@ -30,11 +30,18 @@ function mapSchemas (specs: Record<string, FieldSpec>): Record<string, JsonSchem
   return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, specToSchema(spec)]))
 }
 
+/** A top-level field may hold null (how JXP's clients clear a field) unless it is required or a password. */
+function topLevelSchema (model: Model, name: string, spec: FieldSpec): JsonSchema {
+  const schema = specToSchema(spec)
+  if (model.required.includes(name) || spec.type === 'password') return schema
+  return { ...schema, nullable: true, ...(Array.isArray(schema.enum) && { enum: [...schema.enum, null] }) }
+}
+
 /** JSON Schema of a document body; `partial` drops required fields (updates). */
 export function documentSchema (model: Model, partial: boolean): JsonSchema {
   return {
     type: 'object',
-    properties: mapSchemas(model.fields),
+    properties: Object.fromEntries(Object.entries(model.fields).map(([name, spec]) => [name, topLevelSchema(model, name, spec)])),
     ...(!partial && model.required.length > 0 && { required: model.required }),
     additionalProperties: model.additionalFields
   }

@@ -39,6 +39,7 @@ export function resolveModel (file: ModelFile): Model {
   }
   const draft: Model = {
     name: file.name,
+    ...(file.description !== undefined && { description: file.description }),
     fields: file.fields,
     required: file.required ?? [],
     additionalFields: file.additionalFields ?? false,

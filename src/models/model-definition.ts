@@ -65,6 +65,8 @@ export type ModelFile = Static<typeof ModelFileSchema>
 /** A loaded, checked model. */
 export interface Model {
   name: string
+  /** The model file's description, shown by model discovery. */
+  description?: string
   fields: Record<string, FieldSpec>
   required: string[]
   additionalFields: boolean

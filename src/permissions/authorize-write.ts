@@ -11,18 +11,18 @@ import { authorized, type Authorized } from './authorized.ts'
 import { hiddenFields } from './field-policy.ts'
 import { allOf, ownerCondition, writeScope } from './row-scope.ts'
 
-/** What a PUT changes besides fields: it may delete (needs d too) or restore (reaches deleted documents). */
-export interface UpdateKind { deletes: boolean, restores: boolean }
+/**
+ * What a PUT changes besides fields: it may delete (needs d too) or restore (reaches deleted
+ * documents); `sentOwner` is the `_owner_id` a non-admin sent back with the document it read: the
+ * update applies only while that is still the owner (only admins change owners).
+ */
+export interface UpdateKind { deletes: boolean, restores: boolean, sentOwner?: string | null }
 
 /** The one document a PUT /api/{model}/{id} may change. */
 export function authorizeUpdate (model: Model, caller: Caller, id: string, kind: UpdateKind): Authorized<Filter> {
   const letters: Letter[] = kind.deletes ? ['u', 'd'] : ['u']
-  return authorized(allOf({ _id: id }, kind.restores ? {} : { _deleted: false }, writeScope(model, caller, letters)))
-}
-
-/** The one live document a DELETE /api/{model}/{id} may delete. */
-export function authorizeDelete (model: Model, caller: Caller, id: string): Authorized<Filter> {
-  return authorized(allOf({ _id: id, _deleted: false }, writeScope(model, caller, ['d'])))
+  const owner = kind.sentOwner === undefined ? {} : { _owner_id: kind.sentOwner }
+  return authorized(allOf({ _id: id }, kind.restores ? {} : { _deleted: false }, writeScope(model, caller, letters), owner))
 }
 
 /** The documents a bulk operation may touch: its checked filter, live documents, the letter's scope. */

@@ -14,3 +14,10 @@ export function hiddenFields (model: Model): string[] {
 export function hiddenNames (registry: ModelRegistry): ReadonlySet<string> {
   return new Set(registry.all().flatMap(hiddenFields))
 }
+
+/** A copy of `value` in which no object, at any depth, keeps a key in `hidden` (results of model methods). */
+export function withoutHiddenFields (value: unknown, hidden: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map(item => withoutHiddenFields(item, hidden))
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !hidden.has(key)).map(([key, item]) => [key, withoutHiddenFields(item, hidden)]))
+}

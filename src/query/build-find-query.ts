@@ -17,6 +17,6 @@ export function buildFindQuery (ctx: ReadContext, model: Model, params: ListPara
   const limitCapped = params.limit !== undefined && params.limit > settings.maxPageSize
   const limit = Math.min(params.limit ?? settings.defaultPageSize, settings.maxPageSize)
   const request = { ...params, filter: allOf(params.filter, queryFilter) }
-  const query = authorizeFind(ctx, model, request, { limit, skip: (params.page - 1) * limit, count: false })
+  const query = authorizeFind(ctx, model, request, { limit, skip: (params.page - 1) * limit + params.skip, count: false })
   return { query, limit, page: params.page, limitCapped }
 }

@@ -1,17 +1,22 @@
-// Parses a list read's URL parameters (limit, page, sort, fields, filter[...],
-// search, search[...], populate, autopopulate, showDeleted) into a typed form.
+// Parses a list read's URL parameters (limit, page, skip, sort, fields, filter[...],
+// search, search[...], populate, autopopulate, showDeleted, count) into a typed form,
+// with JXP's habits: flags as 1/0, sort[f]=asc|desc, filter[f][$op]=v, limit=0 and
+// page=0 meaning the defaults, other parameters ignored (src/query/param-names.ts).
 // Nothing here touches the database; the query builder adds permissions.
 import type { Model } from '../models/model-definition.ts'
 import { fieldKindLookup, fieldSpecAt } from '../models/field-kinds.ts'
 import type { FieldKind, Filter, Sort } from './types.ts'
 import { parseFilterValue } from './parse-filter-param.ts'
 import { QuireError } from '../errors.ts'
+import { checkUnknownParam, parseFlag } from './param-names.ts'
 
 export type QueryParams = Record<string, string | string[] | undefined>
 
 export interface ListParams {
   limit?: number
   page: number
+  /** Documents skipped before the page (JXP's `skip`), added to the page's own offset. */
+  skip: number
   sort: Sort
   fields?: string[]
   filter: Filter
@@ -24,9 +29,10 @@ export interface ListParams {
 
 export const LIST_LIMITS = { sortTerms: 8, fields: 50, filterTerms: 50, textLength: 1000 }
 
-/** Parameters that carry credentials, read by the auth plugin, not by the query. */
-const CREDENTIAL_PARAMS = new Set(['apikey', 'jwt'])
-const BRACKET_KEY = /^(filter|search|sort|populate)\[([^\]]*)\]$/
+/** Every parameter a list read knows (credentials are read by the auth plugin; `count` is always answered). */
+const KNOWN_PARAMS = ['limit', 'page', 'skip', 'sort', 'fields', 'filter', 'search', 'populate', 'autopopulate', 'showDeleted', 'count', 'apikey', 'jwt']
+const BRACKET_KEY = /^(filter|search|sort|populate)\[([^\]]*)\](?:\[([^\]]*)\])?$/
+const SORT_WORDS: Record<string, 1 | -1> = { 1: 1, '-1': -1, asc: 1, ascending: 1, desc: -1, descending: -1 }
 
 function values (raw: string | string[] | undefined): string[] {
   if (raw === undefined) return []
@@ -41,22 +47,36 @@ function single (name: string, raw: string | string[] | undefined): string | und
   return list[0]
 }
 
-function positiveInt (name: string, raw: string | string[] | undefined): number | undefined {
+/** A whole number from 0; 0 (as JXP reads it) means "not given" for limit and page. */
+function wholeNumber (name: string, raw: string | string[] | undefined): number | undefined {
   const text = single(name, raw)
   if (text === undefined) return undefined
-  if (!/^[1-9][0-9]{0,8}$/.test(text)) throw new QuireError('BAD_REQUEST', `${name} must be a whole number from 1`)
+  if (!/^[0-9]{1,9}$/.test(text)) throw new QuireError('BAD_REQUEST', `${name} must be a whole number`)
   return Number(text)
 }
 
+function positiveInt (name: string, raw: string | string[] | undefined): number | undefined {
+  return wholeNumber(name, raw) || undefined
+}
+
 function bool (name: string, raw: string | string[] | undefined): boolean {
-  const text = single(name, raw)
-  if (text === undefined || text === 'false') return false
-  if (text === 'true' || text === '') return true
-  throw new QuireError('BAD_REQUEST', `${name} must be true or false`)
+  return parseFlag(name, single(name, raw))
 }
 
 function commaList (raw: string | string[] | undefined): string[] {
   return values(raw).flatMap(v => v.split(',')).map(s => s.trim()).filter(Boolean)
+}
+
+/** Sort terms separated by commas or (as Mongoose reads a sort string) spaces: `-n,name` or `-n name`. */
+function sortTerms (raw: string | string[] | undefined): string[] {
+  return values(raw).flatMap(v => v.split(/[\s,]+/)).filter(Boolean)
+}
+
+/** `filter[f][$op]=v` (JXP's clients send bracketed operators) is `filter[f]=$op:v`. */
+function operatorValues (field: string, op: string | undefined, raw: string | string[] | undefined): string[] {
+  if (op === undefined) return values(raw)
+  if (!/^\$[a-z]+$/.test(op)) throw new QuireError('BAD_REQUEST', `Malformed query parameter: filter[${field.slice(0, 64)}][${op.slice(0, 20)}]`)
+  return values(raw).map(v => `${op}:${v}`)
 }
 
 /** The kind of the values a filter compares against: the element kind for arrays. */
@@ -72,18 +92,20 @@ function escapeRegex (text: string): string {
 
 function addSort (sort: Sort, term: string, direction?: string): void {
   if (direction !== undefined) {
-    if (direction !== '1' && direction !== '-1') throw new QuireError('BAD_REQUEST', `sort[${term}] must be 1 or -1`)
-    sort.push([term, direction === '1' ? 1 : -1])
+    const value = Object.hasOwn(SORT_WORDS, direction.toLowerCase()) ? SORT_WORDS[direction.toLowerCase()] : undefined
+    if (value === undefined) throw new QuireError('BAD_REQUEST', `sort[${term.slice(0, 64)}] must be 1, -1, asc or desc`)
+    sort.push([term, value])
   } else if (term.startsWith('-')) sort.push([term.slice(1), -1])
   else sort.push([term.replace(/^\+/, ''), 1])
 }
 
 interface Collected { conditions: Filter[], sort: Sort, populate: Map<string, string[] | undefined> }
 
-function collectBracket (model: Model, kind: string, key: string, raw: string | string[] | undefined, into: Collected): void {
+function collectBracket (model: Model, [name, kind, key, op]: string[], raw: string | string[] | undefined, into: Collected): void {
+  if (op !== undefined && kind !== 'filter') throw new QuireError('BAD_REQUEST', `Malformed query parameter: ${name.slice(0, 64)}`)
   switch (kind) {
     case 'filter':
-      for (const v of values(raw)) into.conditions.push({ [key]: parseFilterValue(key, valueKind(model, key), v) })
+      for (const v of operatorValues(key, op, raw)) into.conditions.push({ [key]: parseFilterValue(key, valueKind(model, key), v) })
       break
     case 'search':
       for (const v of values(raw)) into.conditions.push({ [key]: { $regex: escapeRegex(v), $options: 'i' } })
@@ -116,19 +138,19 @@ export function parseListParams (model: Model, query: QueryParams): ListParams {
   const into: Collected = { conditions: [], sort: [], populate: new Map() }
   for (const [name, raw] of Object.entries(query)) {
     const bracket = BRACKET_KEY.exec(name)
-    if (bracket) collectBracket(model, bracket[1], bracket[2], raw, into)
-    else if (name === 'sort') for (const term of commaList(raw)) addSort(into.sort, term)
+    if (bracket) collectBracket(model, [...bracket], raw, into)
+    else if (name === 'sort') for (const term of sortTerms(raw)) addSort(into.sort, term)
     else if (name === 'populate') for (const link of commaList(raw)) into.populate.set(link, undefined)
-    else if (!['limit', 'page', 'fields', 'search', 'autopopulate', 'showDeleted'].includes(name) && !CREDENTIAL_PARAMS.has(name)) {
-      throw new QuireError('BAD_REQUEST', `Unknown query parameter: ${name.slice(0, 64)}`)
-    }
+    else if (!KNOWN_PARAMS.includes(name)) checkUnknownParam(name, KNOWN_PARAMS)
   }
+  bool('count', query.count)
   if (into.sort.length > LIST_LIMITS.sortTerms) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.sortTerms} sort terms`)
   const fields = query.fields === undefined ? undefined : commaList(query.fields)
   if (fields && fields.length > LIST_LIMITS.fields) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.fields} fields`)
   return {
     limit: positiveInt('limit', query.limit),
     page: positiveInt('page', query.page) ?? 1,
+    skip: wholeNumber('skip', query.skip) ?? 0,
     sort: into.sort,
     fields,
     filter: combine(into.conditions),

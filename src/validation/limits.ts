@@ -34,5 +34,11 @@ export const LIMITS = {
   /** Filter terms of a list URL (filter[...] and search[...]). */
   urlFilterTerms: 50,
   /** Characters of one URL parameter value. */
-  urlValueLength: 1000
+  urlValueLength: 1000,
+  /** CSV exports running at once per process (each holds a database cursor while its client reads). */
+  csvExports: 2,
+  /** Documents read from the database at a time by a CSV export. */
+  csvBatchRows: 500,
+  /** How long a CSV export waits for a client that takes no data before it gives up. */
+  csvStallMs: 30_000
 } as const

@@ -2,7 +2,7 @@
 // engine's own semantics (the contract suite, plans, caches) build their filters and
 // queries themselves: this adapter marks them, so those suites speak plain filters.
 // Aggregations go through the real authorization, as an admin.
-import type { BulkOperation, Engine, FindQuery } from '../../src/engines/engine.ts'
+import type { BulkOperation, DeletePlan, Engine, FindQuery } from '../../src/engines/engine.ts'
 import type { Model } from '../../src/models/model-definition.ts'
 import { ModelRegistry } from '../../src/models/model-registry.ts'
 import type { Filter } from '../../src/query/types.ts'
@@ -12,7 +12,7 @@ import { authorizePipeline } from '../../src/permissions/authorize-pipeline.ts'
 export type PlainQuery = Omit<FindQuery, 'filter'> & { filter: Filter }
 type PlainBulkOperation = BulkOperation extends infer O ? O extends { filter: unknown } ? Omit<O, 'filter'> & { filter: Filter } : O : never
 
-export interface UncheckedEngine extends Omit<Engine, 'findOne' | 'findRaw' | 'find' | 'count' | 'updateOne' | 'bulkWrite' | 'aggregate'> {
+export interface UncheckedEngine extends Omit<Engine, 'findOne' | 'findRaw' | 'find' | 'count' | 'updateOne' | 'bulkWrite' | 'aggregate' | 'deleteOne' | 'streamFind'> {
   findOne: (model: Model, filter: Filter, options?: Pick<FindQuery, 'fields'> & Partial<Pick<FindQuery, 'populate'>>) => Promise<string | null>
   findRaw: Engine['findRaw'] extends (m: Model, f: never) => infer R ? (model: Model, filter: Filter) => R : never
   find: (model: Model, query: PlainQuery) => ReturnType<Engine['find']>
@@ -21,6 +21,8 @@ export interface UncheckedEngine extends Omit<Engine, 'findOne' | 'findRaw' | 'f
   bulkWrite: (model: Model, operations: PlainBulkOperation[]) => ReturnType<Engine['bulkWrite']>
   /** Runs `pipeline` as an admin would, over `models` (the ones its $lookup stages may name). */
   aggregate: (model: Model, pipeline: unknown[]) => Promise<string>
+  deleteOne: (model: Model, plan: DeletePlan) => ReturnType<Engine['deleteOne']>
+  streamFind: (model: Model, query: PlainQuery, batchSize: number, onBatch: (docs: string[]) => Promise<void>) => Promise<number>
 }
 
 const ADMIN = { admin: true, groups: [] }
@@ -36,6 +38,8 @@ export function uncheckedEngine (engine: Engine, models: Model[] = []): Unchecke
     count: (model, filter) => engine.count(model, authorized(filter)),
     updateOne: (model, filter, set) => engine.updateOne(model, authorized(filter), set),
     bulkWrite: (model, operations) => engine.bulkWrite(model, operations.map(op => 'filter' in op ? { ...op, filter: authorized(op.filter) } : op) as BulkOperation[]),
-    aggregate: (model, pipeline) => engine.aggregate(model, authorizePipeline(ADMIN, registry, model, pipeline, false))
+    aggregate: (model, pipeline) => engine.aggregate(model, authorizePipeline(ADMIN, registry, model, pipeline, false)),
+    deleteOne: (model, plan) => engine.deleteOne(model, authorized(plan)),
+    streamFind: (model, query, batchSize, onBatch) => engine.streamFind(model, authorized({ ...query, filter: authorized(query.filter) }), batchSize, onBatch)
   }
 }

@@ -59,14 +59,34 @@ t.test('sort, fields, paging, populate', async t => {
   t.equal(parseListParams(model, { apikey: 'k', jwt: 'j' }).page, 1, 'credential parameters are ignored')
 })
 
+t.test('JXP clients\' habits', async t => {
+  const p = parseListParams(model, { count: 'true', skip: '20', _: '1712345678901', showDeleted: '1', autopopulate: '1', limit: '0', page: '0', 'sort[n]': 'desc', 'sort[name]': 'asc' })
+  t.same([p.skip, p.showDeleted, p.autopopulate, p.limit, p.page], [20, true, true, undefined, 1], 'skip, flags as 1, limit=0 and page=0 as not given, a cache buster ignored')
+  t.same(p.sort, [['n', -1], ['name', 1]], 'sort[field]=asc|desc')
+  t.same(parseListParams(model, { sort: '-n name' }).sort, [['n', -1], ['name', 1]], 'a Mongoose sort string (spaces)')
+  t.same(parseListParams(model, { 'filter[n][$gt]': '3', 'filter[name][$regex]': '/^a/i' }).filter, { n: { $gt: 3 }, name: { $regex: '^a', $options: 'i' } }, 'filter[field][$op]=value')
+  t.same(parseListParams(model, { showDeleted: '0', autopopulate: 'false' }), parseListParams(model, {}), '0 and false are off')
+  t.same(parseListParams(model, { search: '' }).search, undefined, 'an empty search is no search')
+  t.same(parseListParams(model, { callback: 'x', format: 'json', v: '2' }).filter, {}, 'other parameters are ignored')
+})
+
 const errors: Array<[string, QueryParams, string]> = [
   ['non-number for a number field', { 'filter[n]': 'abc' }, 'INVALID_QUERY'],
   ['bad boolean', { 'filter[ok]': 'yes' }, 'INVALID_QUERY'],
   ['bad date', { 'filter[when]': 'tomorrow' }, 'INVALID_QUERY'],
-  ['limit zero', { limit: '0' }, 'BAD_REQUEST'],
   ['negative page', { page: '-1' }, 'BAD_REQUEST'],
   ['limit not a number', { limit: '10abc' }, 'BAD_REQUEST'],
-  ['unknown parameter', { filters: 'x' }, 'BAD_REQUEST'],
+  ['a misspelled parameter', { filters: 'x' }, 'BAD_REQUEST'],
+  ['a misspelled parameter (one letter off)', { limt: '5' }, 'BAD_REQUEST'],
+  ['a parameter in the wrong case', { showdeleted: '1' }, 'BAD_REQUEST'],
+  ['a misspelled bracketed parameter', { 'fitler[name]': 'x' }, 'BAD_REQUEST'],
+  ['a filter nested too deep', { 'filter[name][$gt][x]': 'a' }, 'BAD_REQUEST'],
+  ['a bracketed operator that is not one', { 'filter[name][x]': 'a' }, 'BAD_REQUEST'],
+  ['a second bracket on sort', { 'sort[name][x]': '1' }, 'BAD_REQUEST'],
+  ['an unknown bracketed operator', { 'filter[n][$near]': '1' }, 'INVALID_QUERY'],
+  ['a bad flag', { showDeleted: 'yes' }, 'BAD_REQUEST'],
+  ['a bad count flag', { count: 'maybe' }, 'BAD_REQUEST'],
+  ['a negative skip', { skip: '-1' }, 'BAD_REQUEST'],
   ['bad sort direction', { 'sort[n]': '2' }, 'BAD_REQUEST'],
   ['too many sort terms', { sort: 'a,b,c,d,e,f,g,h,i' }, 'QUERY_TOO_COMPLEX'],
   ['very long value', { 'filter[name]': 'x'.repeat(1001) }, 'QUERY_TOO_COMPLEX'],

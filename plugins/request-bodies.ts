@@ -1,0 +1,33 @@
+// How request bodies are read: JSON by Fastify's own parser (prototype poisoning
+// refused), except that an empty body with a JSON content type is no body (browser
+// front ends and JXP's clients send one with DELETE, /login/logout and /refresh); forms
+// by qs, so that JXP's nested keys work (yack[s]=x, shmack[0]=a, shmack[]=a), within
+// limits: 8 levels, 1000 parameters, arrays of 1000, no prototype keys. Beyond a
+// limit the form is a 400, not a silently different document.
+import fp from 'fastify-plugin'
+import formbody from '@fastify/formbody'
+import qs from 'qs'
+import type { FastifyInstance } from 'fastify'
+import { QuireError } from '../src/errors.ts'
+
+const FORM_LIMITS = { depth: 8, strictDepth: true, parameterLimit: 1000, arrayLimit: 1000, throwOnLimitExceeded: true, allowPrototypes: false }
+
+function parseForm (text: string): Record<string, unknown> {
+  try {
+    return qs.parse(text, FORM_LIMITS)
+  } catch (err) {
+    throw new QuireError('INVALID_BODY', `The form exceeds a limit: ${(err as Error).message}`)
+  }
+}
+
+async function requestBodiesPlugin (app: FastifyInstance): Promise<void> {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) done(null, undefined)
+    else parseJson(request, body as string, done)
+  })
+  await app.register(formbody, { parser: parseForm })
+}
+
+export default fp(requestBodiesPlugin, { name: 'request-bodies' })

@@ -1,0 +1,81 @@
+// Runs a model's code (src/models/model-code.ts) around document writes. Before hooks
+// may change the document (validated again afterwards) or refuse with a 4xx; after
+// hooks run once the write is stored, and an error they throw is logged: the write
+// is done and the reply says so. Errors model code throws with a 4xx status (as
+// JXP's restify errors carry) become that response; any other error is a 500.
+import type { Doc } from '../engines/engine.ts'
+import type { Model } from '../models/model-definition.ts'
+import type { ModelCodeContext, ModelHooks } from '../models/model-code.ts'
+import { SYSTEM_FIELDS } from '../models/model-definition.ts'
+import { normalizeDates } from '../models/normalize-dates.ts'
+import { QuireError, RefusalError } from '../errors.ts'
+import { checkFieldValues, checkStoredDocument } from './prepare-document.ts'
+import type { DocumentContext } from './document-context.ts'
+
+/** Fields of an update that are the service's (restore, owner, timestamps), kept out of a hook's reach. */
+const UPDATE_SYSTEM_KEYS = [...SYSTEM_FIELDS, 'updatedAt']
+
+export function codeContext (ctx: DocumentContext, model: Model): ModelCodeContext {
+  return {
+    caller: Object.freeze({ ...ctx.caller, groups: [...ctx.caller.groups] }),
+    model: model.name,
+    documents: ctx.documents,
+    refuse: (status, message) => { throw new RefusalError(status, message) }
+  }
+}
+
+/** Runs model code; a thrown error with a 4xx `statusCode` (or `status`) becomes that refusal. */
+export async function runModelCode<T> (work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (err) {
+    if (err instanceof QuireError) throw err
+    const status = (err as { statusCode?: unknown, status?: unknown })?.statusCode ?? (err as { status?: unknown })?.status
+    if (typeof status === 'number' && status >= 400 && status <= 499) throw new RefusalError(status, String((err as Error).message || 'Refused'))
+    throw err
+  }
+}
+
+function split (doc: Doc, systemKeys: readonly string[]): { fields: Doc, system: Doc } {
+  const fields: Doc = {}
+  const system: Doc = {}
+  for (const [key, value] of Object.entries(doc)) (systemKeys.includes(key) ? system : fields)[key] = value
+  return { fields, system }
+}
+
+/** The new document after `beforeCreate` (system fields as the service set them), validated again. */
+export async function beforeCreate (ctx: DocumentContext, model: Model, doc: Doc): Promise<Doc> {
+  const hook = ctx.code.hooksOf(model.name).beforeCreate
+  if (!hook) return doc
+  const { fields, system } = split(doc, SYSTEM_FIELDS)
+  const changed = await runModelCode(() => hook(fields, codeContext(ctx, model))) ?? fields
+  const next = { ...normalizeDates(model.fields, changed), ...system }
+  checkStoredDocument(model, next)
+  return next
+}
+
+/** The changes of a PUT after `beforeUpdate`, validated again. */
+export async function beforeUpdate (ctx: DocumentContext, model: Model, id: string, set: Doc): Promise<Doc> {
+  const hook = ctx.code.hooksOf(model.name).beforeUpdate
+  if (!hook) return set
+  const { fields, system } = split(set, UPDATE_SYSTEM_KEYS)
+  const changed = normalizeDates(model.fields, await runModelCode(() => hook(fields, { ...codeContext(ctx, model), id })) ?? fields)
+  checkFieldValues(model, changed)
+  return { ...changed, ...system }
+}
+
+export async function beforeDelete (ctx: DocumentContext, model: Model, id: string, permanent: boolean): Promise<void> {
+  const hook = ctx.code.hooksOf(model.name).beforeDelete
+  if (hook) await runModelCode(() => hook(id, { ...codeContext(ctx, model), permanent }))
+}
+
+/** Runs an after hook on the stored document (JSON text); what it throws is logged, not answered. */
+export async function afterWrite (ctx: DocumentContext, model: Model, name: 'afterCreate' | 'afterUpdate' | 'afterDelete', stored: string, permanent = false): Promise<void> {
+  const hook: ModelHooks[typeof name] = ctx.code.hooksOf(model.name)[name]
+  if (!hook) return
+  try {
+    await hook(JSON.parse(stored) as Doc, { ...codeContext(ctx, model), permanent })
+  } catch (err) {
+    ctx.log.error({ err }, `${model.name}: the ${name} hook failed (the write itself was stored)`)
+  }
+}

@@ -1,0 +1,60 @@
+// Deletes for the MongoDB engine (DeletePlan, src/engines/engine.ts): one document
+// and, as its plan says, the documents that link to it. Every check runs before the
+// first write; a cascade with documents to delete runs in a transaction (replica set).
+import type { Collection, Document, MongoClient, ClientSession } from 'mongodb'
+import type { DeleteOutcome, DeletePlan } from './engine.ts'
+import type { Model } from '../models/model-definition.ts'
+import type { Filter } from '../query/types.ts'
+import { hiddenFields } from '../permissions/field-policy.ts'
+import { inTransaction, type StoredDoc } from './mongo-bulk-write.ts'
+import { projectionOf } from './mongo-pipeline.ts'
+
+export interface DeleteScope {
+  client: MongoClient
+  collectionOf: (model: Model) => Collection<StoredDoc>
+  maxTimeMS: number
+}
+
+async function anyMatches (scope: DeleteScope, model: Model, filter: Filter): Promise<boolean> {
+  return await scope.collectionOf(model).countDocuments(filter, { limit: 1, maxTimeMS: scope.maxTimeMS }) > 0
+}
+
+/** Deletes the documents matching `filter` (soft: marks them deleted); returns how many. */
+async function deleteMatching (scope: DeleteScope, model: Model, filter: Filter, plan: DeletePlan, session?: ClientSession): Promise<number> {
+  const options = { maxTimeMS: scope.maxTimeMS, ...(session && { session }) }
+  const collection = scope.collectionOf(model)
+  if (plan.permanent) return (await collection.deleteMany(filter, options)).deletedCount
+  const change = { $set: { _deleted: true, updatedAt: plan.now }, $inc: { __v: 1 } }
+  return (await collection.updateMany(filter, change, options)).modifiedCount
+}
+
+async function refusal (scope: DeleteScope, plan: DeletePlan): Promise<DeleteOutcome | undefined> {
+  for (const { model, field, linking, blocked } of plan.referrers) {
+    if (!plan.cascade && await anyMatches(scope, model, linking)) return { status: 'referenced', model: model.name, field }
+    if (plan.cascade && await anyMatches(scope, model, blocked)) return { status: 'blocked', model: model.name, field }
+  }
+  return undefined
+}
+
+async function deleteAll (scope: DeleteScope, model: Model, plan: DeletePlan, id: string, session?: ClientSession): Promise<Array<{ model: string, field: string, count: number }>> {
+  await deleteMatching(scope, model, { _id: id }, plan, session)
+  const cascaded = []
+  for (const { model: referrer, field, linking } of plan.cascade ? plan.referrers : []) {
+    cascaded.push({ model: referrer.name, field, count: await deleteMatching(scope, referrer, linking, plan, session) })
+  }
+  return cascaded
+}
+
+export async function runDelete (scope: DeleteScope, model: Model, plan: DeletePlan): Promise<DeleteOutcome> {
+  const projection = projectionOf(undefined, hiddenFields(model)) as Document | undefined
+  const target = await scope.collectionOf(model).findOne(plan.target, { maxTimeMS: scope.maxTimeMS, ...(projection && { projection }) })
+  if (!target) return { status: 'missing' }
+  const refused = await refusal(scope, plan)
+  if (refused) return refused
+  const id = target._id
+  const writesReferrers = plan.cascade && plan.referrers.length > 0
+  const cascaded = writesReferrers
+    ? await inTransaction(scope.client, session => deleteAll(scope, model, plan, id, session))
+    : await deleteAll(scope, model, plan, id)
+  return { status: 'deleted', document: JSON.stringify(target), cascaded }
+}
