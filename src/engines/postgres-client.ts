@@ -28,7 +28,10 @@ function wrap (sql: postgres.Sql | postgres.TransactionSql): SqlClient {
         return await sql.begin(tx => work(wrap(tx))) as Awaited<ReturnType<typeof work>>
       } catch (err) { return toSqlError(err) }
     },
-    close: async () => { if ('end' in sql) await sql.end({ timeout: 5 }) }
+    close: async () => { if ('end' in sql) await sql.end({ timeout: 5 }) },
+    ...('listen' in sql && {
+      listen: async (channel: string, onPayload: (payload: string) => void, onListen: () => void) => (await sql.listen(channel, onPayload, onListen)).unlisten
+    })
   }
 }
 
