@@ -16,6 +16,7 @@ import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
 import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
+import changes from './plugins/changes.ts'
 import { withRedactedUrls } from './src/auth/log-redaction.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -49,6 +50,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(auth)
   app.register(queryBuilder)
   app.register(documents)
+  app.register(changes)
   app.register(autoload, { dir: join(here, 'routes'), forceESM: true })
   try {
     await app.ready()

@@ -45,6 +45,12 @@ export const EnvSchema = Type.Object({
   RECOVERY_EMAIL_TEMPLATE: Type.Optional(text('a text file for the recovery email (see docs/auth.md); a built-in text when unset')),
   SHUTDOWN_TIMEOUT_MS: whole(0, 10_000, 'on SIGTERM or SIGINT, in-flight requests have this long to finish before the process exits anyway'),
   MAX_EVENT_LOOP_DELAY_MS: whole(0, 1000, 'requests are shed with `503 OVERLOADED` while the event loop lags more than this (`0`: never)'),
+  CHANGES_RETENTION_SECONDS: whole(1, 3600, 'change feeds: a change stays in the change log this long for clients that resume with `Last-Event-ID`'),
+  CHANGES_RETENTION_EVENTS: whole(1, 100_000, 'change feeds: at most this many changes are kept (the newest)'),
+  CHANGES_QUEUE_BYTES: whole(1024, 1_048_576, 'change feeds: what may wait for one slow client before its stream is closed (`SLOW_CONSUMER`)'),
+  CHANGES_MAX_STREAMS: whole(1, 1000, 'change feeds: open streams (SSE and WebSocket subscriptions) per process'),
+  CHANGES_MAX_STREAMS_PER_CLIENT: whole(1, 100, 'change feeds: open streams per client address'),
+  MCP_WRITES: oneOf(['true', 'false'], 'false', 'MCP: offer the tools that create, update and delete documents (to callers with those rights)'),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level')
 })
 

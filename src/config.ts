@@ -36,6 +36,17 @@ export interface Config {
   shutdownTimeoutMs: number
   /** Requests get 503 OVERLOADED while the event loop lags more than this; 0: never. */
   maxEventLoopDelayMs: number
+  /** Change feeds: how long the change log keeps a change for clients that resume (Last-Event-ID). */
+  changesRetentionSeconds: number
+  /** Change feeds: at most this many changes are kept (the newest). */
+  changesRetentionEvents: number
+  /** Change feeds: what may wait for one slow client (bytes, about) before its stream is closed. */
+  changesQueueBytes: number
+  /** Change feeds: open streams (SSE and WebSocket subscriptions) per process, and per client address. */
+  changesMaxStreams: number
+  changesMaxStreamsPerClient: number
+  /** MCP: tools that create, update and delete documents are offered (to callers with those rights). */
+  mcpWrites: boolean
 }
 
 /** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
@@ -84,6 +95,12 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     recoveryEmailTemplate: v.RECOVERY_EMAIL_TEMPLATE,
     loginRateLimit: v.LOGIN_RATE_LIMIT,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
-    maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS
+    maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS,
+    changesRetentionSeconds: v.CHANGES_RETENTION_SECONDS,
+    changesRetentionEvents: v.CHANGES_RETENTION_EVENTS,
+    changesQueueBytes: v.CHANGES_QUEUE_BYTES,
+    changesMaxStreams: v.CHANGES_MAX_STREAMS,
+    changesMaxStreamsPerClient: v.CHANGES_MAX_STREAMS_PER_CLIENT,
+    mcpWrites: v.MCP_WRITES === 'true'
   }
 }
