@@ -2,18 +2,14 @@
 // requests by route, method and status with latency histograms; database operations in flight
 // against the pool size, their durations and errors; Node's own (event-loop delay, memory, GC).
 // With METRICS_TOKEN set, a scrape needs `Authorization: Bearer <token>`. Each app has its own
-// registry (several apps may share a process, as in the tests).
+// registry (several apps may share a process, as in the tests). The packages load only when on.
 import fp from 'fastify-plugin'
-import fastifyMetricsModule from 'fastify-metrics'
-import promClient from 'prom-client'
+import type PromClient from 'prom-client'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { EngineObserver } from '../src/engines/observe-engine.ts'
 import { QuireError } from '../src/errors.ts'
 import { ANSWER_UNDER_PRESSURE } from './under-pressure.ts'
-
-// fastify-metrics is CommonJS with an `exports.default`: seen from ESM, the plugin is `.default`.
-const fastifyMetrics = fastifyMetricsModule.default
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
@@ -37,7 +33,7 @@ function errorCode (error: unknown): string {
   return typeof code === 'string' && /^[A-Za-z0-9_]{1,40}$/.test(code) ? code : 'other'
 }
 
-function observeDatabase (app: FastifyInstance, registry: promClient.Registry): EngineObserver {
+function observeDatabase (app: FastifyInstance, promClient: typeof PromClient, registry: PromClient.Registry): EngineObserver {
   const registers = [registry]
   const inFlight = new promClient.Gauge({ name: 'quire_db_operations_in_flight', help: 'Database operations running now (on PostgreSQL, about the pool connections in use)', registers })
   new promClient.Gauge({ // eslint-disable-line no-new
@@ -71,8 +67,10 @@ async function metricsPlugin (app: FastifyInstance): Promise<void> {
     return
   }
   if (!app.config.metricsToken) app.log.warn('GET /metrics is open to anyone who can reach this port: set METRICS_TOKEN to protect it')
+  const [{ default: promClient }, { default: fastifyMetricsModule }] = await Promise.all([import('prom-client'), import('fastify-metrics')])
   const registry = new promClient.Registry()
-  await app.register(fastifyMetrics, {
+  // fastify-metrics is CommonJS with an `exports.default`: seen from ESM, the plugin is `.default`.
+  await app.register(fastifyMetricsModule.default, {
     promClient,
     endpoint: {
       url: '/metrics',
@@ -89,7 +87,7 @@ async function metricsPlugin (app: FastifyInstance): Promise<void> {
       overrides: { histogram: { buckets: LATENCY_BUCKETS, registers: [registry] }, summary: { registers: [registry] } }
     }
   })
-  app.decorate('engineObserver', observeDatabase(app, registry))
+  app.decorate('engineObserver', observeDatabase(app, promClient, registry))
 }
 
 export default fp(metricsPlugin, { name: 'metrics', dependencies: ['config'] })

@@ -103,6 +103,7 @@ function listFrom (text: string | undefined): string[] {
 export function trustProxyFrom (text: string | undefined): boolean | string[] {
   if (text === undefined || text === 'false') return false
   if (text === 'true') return true
+  if (/^\d+$/.test(text)) throw new ConfigError('TRUST_PROXY: a hop count cannot tell a proxy from a client: list the proxies\' addresses or ranges')
   const list = listFrom(text)
   try { proxyAddr.compile(list) } catch (err) { throw new ConfigError(`TRUST_PROXY: ${(err as Error).message}`) }
   return list

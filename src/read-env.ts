@@ -2,7 +2,7 @@
 // typed values with their defaults, or a ConfigError whose one line names the variable at fault.
 import envSchema from 'env-schema'
 import { closest, distance } from 'fastest-levenshtein'
-import type { Ajv, ErrorObject } from 'ajv'
+import { Ajv, type ErrorObject } from 'ajv'
 import { StartupError } from './startup-error.ts'
 import { EnvSchema, MISSPELLINGS, type Env, type EnvName } from './config-schema.ts'
 
@@ -58,7 +58,25 @@ function malformedNumbers (values: Record<string, string>): string[] {
   return Object.keys(values).filter(name => (EnvSchema.properties[name as EnvName] as Property).type === 'integer' && !/^\d+$/.test(values[name]))
 }
 
-const withHintKeyword = (ajv: Ajv): Ajv => ajv.addKeyword({ keyword: 'hint', schemaType: 'string' })
+let checker: Ajv | undefined
+
+/**
+ * One Ajv for every call (a new one per call costs tens of milliseconds, and tests load the
+ * configuration often): env-schema's own options (coercion, defaults, its separator keyword),
+ * plus the schema's `hint` keyword.
+ */
+function envChecker (): Ajv {
+  checker ??= new Ajv({
+    allErrors: true,
+    removeAdditional: true,
+    useDefaults: true,
+    coerceTypes: true,
+    allowUnionTypes: true,
+    addUsedSchema: false,
+    keywords: [envSchema.keywords.separator, { keyword: 'hint', schemaType: 'string' }]
+  })
+  return checker
+}
 
 /** The checked, typed Quire variables of `env`; an empty value counts as unset. */
 export function readEnv (env: NodeJS.ProcessEnv): Env {
@@ -69,7 +87,7 @@ export function readEnv (env: NodeJS.ProcessEnv): Env {
   const values = Object.fromEntries([...KNOWN].filter(name => env[name]).map(name => [name, env[name] as string]))
   let checked: Env
   try {
-    checked = envSchema<Env>({ schema: EnvSchema, data: { ...values }, env: false, ajv: { customOptions: withHintKeyword } })
+    checked = envSchema<Env>({ schema: EnvSchema, data: { ...values }, env: false, ajv: envChecker() })
   } catch (err) {
     const names = ((err as { errors?: ErrorObject[] }).errors ?? []).map(e => e.instancePath.slice(1))
     throw new ConfigError(describeFaults([...malformedNumbers(values), ...names], values))

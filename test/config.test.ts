@@ -16,6 +16,9 @@ t.test('defaults', async t => {
   t.equal(loadConfig({ PORT: '', LOG_LEVEL: '' }).port, 3000, 'an empty value counts as unset')
   t.equal(loadConfig({ PORT: '8080', BCRYPT_ROUNDS: '12' }).port, 8080)
   t.equal(loadConfig({ PATH: '/bin', HOSTNAME: 'box', TERM: 'xterm' }).port, 3000, 'unrelated variables are left alone')
+  t.match(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback', CORS_ORIGINS: 'https://a.example, http://localhost:5173' }), { trustProxy: ['10.0.0.0/8', 'loopback'], corsOrigins: ['https://a.example', 'http://localhost:5173'] }, 'lists')
+  t.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
+  t.same(loadConfig({}).corsOrigins, [], 'no CORS unless asked')
 })
 
 const mistakes: Array<[string, Record<string, string>, string]> = [
@@ -36,7 +39,12 @@ const mistakes: Array<[string, Record<string, string>, string]> = [
   ['a typo', { DATABSE_URL: 'postgres://x/y' }, 'configuration: DATABSE_URL is not a Quire setting: did you mean DATABASE_URL?'],
   ['lower case', { database_url: 'postgres://x/y' }, 'configuration: database_url is not a Quire setting: did you mean DATABASE_URL?'],
   ['no underscores', { LOGLEVEL: 'debug' }, 'configuration: LOGLEVEL is not a Quire setting: did you mean LOG_LEVEL?'],
-  ['a usual other name', { DB_URL: 'postgres://x/y' }, 'configuration: DB_URL is not a Quire setting: did you mean DATABASE_URL?']
+  ['a usual other name', { DB_URL: 'postgres://x/y' }, 'configuration: DB_URL is not a Quire setting: did you mean DATABASE_URL?'],
+  ['a proxy that is not an address', { TRUST_PROXY: '10.0.0.0/8,gateway' }, 'configuration: TRUST_PROXY: invalid IP address: gateway'],
+  ['a hop count', { TRUST_PROXY: '2' }, "configuration: TRUST_PROXY: a hop count cannot tell a proxy from a client: list the proxies' addresses or ranges"],
+  ['an origin with a path', { CORS_ORIGINS: 'https://app.example.com/' }, 'configuration: CORS_ORIGINS must be * or a comma-separated list of origins such as https://app.example.com'],
+  ['not a boolean', { METRICS_ENABLED: 'yes' }, 'configuration: METRICS_ENABLED must be true or false (got "yes")'],
+  ['a short metrics token', { METRICS_TOKEN: 'secret' }, 'configuration: METRICS_TOKEN must be at least 16 characters long']
 ]
 
 t.test('mistakes are one line naming the variable', async t => {

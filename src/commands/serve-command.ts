@@ -4,21 +4,21 @@
 import closeWithGrace from 'close-with-grace'
 import type { Command } from 'commander'
 import type { FastifyServerOptions } from 'fastify'
-import pinoPretty from 'pino-pretty'
 import { loadConfig, type Config } from '../config.ts'
 
 /** JSON lines for log collectors; pino-pretty (readable, in colour on a terminal) when asked or on a terminal. */
-function loggerOptions (config: Config): FastifyServerOptions['logger'] {
+async function loggerOptions (config: Config): Promise<FastifyServerOptions['logger']> {
   const terminal = process.stdout.isTTY === true
   const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && terminal)
   if (!pretty) return { level: config.logLevel }
+  const { default: pinoPretty } = await import('pino-pretty')
   return { level: config.logLevel, stream: pinoPretty({ colorize: terminal, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) }
 }
 
 async function serve (): Promise<void> {
   const config = loadConfig()
   const { buildApp } = await import('../../app.ts')
-  const app = await buildApp({ config, logger: loggerOptions(config) })
+  const app = await buildApp({ config, logger: await loggerOptions(config) })
   closeWithGrace({ delay: config.shutdownTimeoutMs, logger: { error: (message: unknown) => app.log.error(message) } }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'uncaught error: closing')
     else app.log.info(`${signal ?? 'exit'}: closing; in-flight requests have ${config.shutdownTimeoutMs} ms to finish`)

@@ -1,11 +1,8 @@
 // The `import` and `export` subcommands: move documents in and out of a model
-// through the configured storage, with a progress bar on stderr.
+// through the configured storage, with a progress bar on stderr. Their modules load when the
+// command runs, so that `quire serve` does not wait for them.
 import type { Command } from 'commander'
-import cliProgress from 'cli-progress'
 import { loadConfig } from '../config.ts'
-import { openStorage } from '../engines/open-storage.ts'
-import { importDocuments } from '../transfer/import-documents.ts'
-import { exportDocuments } from '../transfer/export-documents.ts'
 
 const quiet = (): void => {}
 
@@ -15,6 +12,9 @@ export function addTransferCommands (program: Command): void {
     .option('--skip-invalid', 'skip documents that do not match the schema (listed on stderr) instead of stopping')
     .action(async (modelName: string, file: string, options: { skipInvalid?: boolean }) => {
       const config = loadConfig()
+      const [{ default: cliProgress }, { openStorage }, { importDocuments }] = await Promise.all([
+        import('cli-progress'), import('../engines/open-storage.ts'), import('../transfer/import-documents.ts')
+      ])
       const { engine, models } = await openStorage(config, quiet)
       const bar = new cliProgress.SingleBar({
         format: 'importing {bar} {percentage}% | {imported} documents | {rate} docs/s | {skipped} skipped',
@@ -46,6 +46,7 @@ export function addTransferCommands (program: Command): void {
   program.command('export <model>')
     .description('write every document of a model (soft-deleted ones too) to stdout as NDJSON')
     .action(async (modelName: string) => {
+      const [{ openStorage }, { exportDocuments }] = await Promise.all([import('../engines/open-storage.ts'), import('../transfer/export-documents.ts')])
       const { engine, models } = await openStorage(loadConfig(), quiet)
       process.stdout.on('error', (err: NodeJS.ErrnoException) => { if (err.code === 'EPIPE') process.exit(0) })
       try {
