@@ -43,6 +43,8 @@ export interface ServerProcess {
   child: ChildProcess
   /** Every line the server has written to stdout so far (JSON log lines). */
   lines: string[]
+  /** What it wrote to stderr so far. */
+  stderr: () => string
   /** Resolves with the exit code when the process ends. */
   exited: Promise<number | null>
 }
@@ -64,7 +66,7 @@ export async function startServer (env: Record<string, string>): Promise<ServerP
   const url = `http://127.0.0.1:${port}`
   for (;;) {
     if (child.exitCode !== null) throw new Error(`quire serve exited with code ${child.exitCode}: ${stderr}`)
-    if (await fetch(`${url}/health`).then(r => r.ok, () => false)) return { url, child, lines, exited }
+    if (await fetch(`${url}/health`).then(r => r.ok, () => false)) return { url, child, lines, exited, stderr: () => stderr }
     await new Promise(resolve => setTimeout(resolve, 50))
   }
 }
