@@ -35,6 +35,18 @@ function withErrorAnswers (document: OpenApiDocument): OpenApiDocument {
   return document
 }
 
+type RouteSchema = Record<string, unknown> & { tags?: string[], querystring?: { properties?: unknown } }
+
+/**
+ * A route's schema as documented: tagged by its first path segment unless it says otherwise; an
+ * open-ended query string (filter[...]: a record, no named properties) left to the per-model
+ * parameters, since OpenAPI cannot describe it as a list of parameters.
+ */
+function documentedSchema (schema: RouteSchema | undefined, url: string): RouteSchema {
+  const { querystring, ...rest } = schema ?? {}
+  return { ...rest, ...(querystring?.properties ? { querystring } : {}), tags: schema?.tags ?? [url.split('/')[1] || 'root'] }
+}
+
 async function openApiPlugin (app: FastifyInstance): Promise<void> {
   if (!app.config.apiDocsEnabled) return
   await app.register(swagger, {
@@ -49,7 +61,7 @@ async function openApiPlugin (app: FastifyInstance): Promise<void> {
       // Anonymous calls are allowed where a model's perms say `all`.
       security: [{}, { basic: [] }, { bearer: [] }, { apikey: [] }, { jwt: [] }]
     } as Record<string, unknown>,
-    transform: ({ schema, url }) => ({ schema: { ...schema, tags: schema?.tags ?? [url.split('/')[1] || 'root'] }, url }),
+    transform: ({ schema, url }) => ({ schema: documentedSchema(schema as RouteSchema, url) as typeof schema, url }),
     transformObject: (generated) => 'openapiObject' in generated
       ? expandModelPaths(withErrorAnswers(generated.openapiObject as OpenApiDocument), app.models.all()) as typeof generated.openapiObject
       : generated.swaggerObject

@@ -26,16 +26,38 @@ const SPECIFICS: Record<string, (model: Model) => Partial<Operation>> = {
   }),
   'post /api/{model}': model => ({ requestBody: body(ref(schemaName.create(model))), responses: { 200: answer('created', writeAnswer(model)) } }),
   'put /api/{model}/{id}': model => ({ requestBody: body(ref(schemaName.update(model))), responses: { 200: answer('updated (a partial merge); {"_deleted": false} restores', writeAnswer(model)) } }),
-  'delete /api/{model}/{id}': () => ({ responses: { 200: answer('soft-deleted', { type: 'object', properties: { status: { const: 'ok' }, message: { type: 'string' } } }) } }),
+  'post /update/{model}/{id}': model => SPECIFICS['put /api/{model}/{id}'](model),
+  'delete /api/{model}/{id}': () => ({
+    parameters: [
+      queryFlag('_permaDelete', 'remove the document for good instead of a soft delete'),
+      queryFlag('_cascade', 'also delete (soft, or for good with _permaDelete) the documents that link to it; without it, a linked document is a 409')
+    ],
+    responses: { 200: answer('deleted', { type: 'object', properties: { status: { const: 'ok' }, message: { type: 'string' } } }) }
+  }),
+  'get /csv/{model}': model => ({
+    parameters: listParameters(model),
+    responses: { 200: { description: 'the list as CSV (an attachment): a header row, nested fields as dotted columns', content: { 'text/csv': { schema: { type: 'string' } } } } }
+  }),
   'get /count/{model}': model => ({ parameters: listParameters(model).filter(p => ['filter', 'search', 'showDeleted'].includes(p.name as string)) }),
   'post /query/{model}': model => ({
     parameters: listParameters(model).filter(p => p.name !== 'filter' && p.name !== 'search'),
     responses: { 200: answer('a page of documents', listResponseSchema(model)) }
   }),
-  'post /aggregate/{model}': () => ({ responses: { 200: answer('the pipeline\'s output documents', { type: 'object', properties: { data: { type: 'array', items: { type: 'object' } } } }) } })
+  'post /aggregate/{model}': model => ({ parameters: listParameters(model).filter(p => p.name === 'showDeleted'), responses: { 200: answer('the pipeline\'s output documents', { type: 'object', properties: { data: { type: 'array', items: { type: 'object' } } } }) } })
 }
 
+const queryFlag = (name: string, description: string): JsonSchema => ({ name, in: 'query', required: false, schema: { type: 'string', enum: ['1', 'true'] }, description })
+
 const pascal = (name: string): string => name.split('_').map(part => part.charAt(0).toUpperCase() + part.slice(1)).join('')
+
+/** getApiTestById, postCallTestByIdByMethod: the method, then the path's segments (parameters as By...). */
+function operationId (model: Model, method: string, path: string): string {
+  const segments = path.split('/').filter(Boolean).map(segment => {
+    if (segment === '{model}') return pascal(model.name)
+    return segment.startsWith('{') ? `By${pascal(segment.slice(1, -1))}` : pascal(segment)
+  })
+  return method + segments.join('')
+}
 
 /** One model's copy of a generic operation. */
 function operationFor (model: Model, method: string, path: string, generic: Operation): Operation {
@@ -45,7 +67,7 @@ function operationFor (model: Model, method: string, path: string, generic: Oper
     ...rest,
     tags: [model.name],
     summary: summary?.replaceAll('{model}', model.name),
-    operationId: `${method}${pascal(path.split('/')[1])}${pascal(model.name)}${path.endsWith('{id}') ? 'ById' : ''}`,
+    operationId: operationId(model, method, path),
     // The routes' own query schema is open-ended (filter[...]); a model's list parameters replace it.
     parameters: [...parameters.filter(p => p.name !== 'model' && (specific.parameters === undefined || p.in !== 'query')), ...(specific.parameters ?? [])],
     ...(specific.requestBody ? { requestBody: specific.requestBody } : {}),
