@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// The `quire` command (serve, admin, import, export): runs the compiled command line in dist/,
+// The `quire` command (serve, admin, import, export, secret): runs the compiled command line in dist/,
 // which `npm install` / `npm ci` build (the `prepare` script) or `npm run build` rebuilds.
+import module from 'node:module'
+
+// Node 22.1 and later keep the compiled code of the modules between runs (a faster restart).
+module.enableCompileCache?.()
+
 const cli = new URL('../dist/src/cli.js', import.meta.url)
 try {
   await import(cli.href)
