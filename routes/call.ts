@@ -17,7 +17,7 @@ export default async function callRoutes (fastify: FastifyInstance): Promise<voi
   app.route({
     method: ['GET', 'POST'],
     url: '/call/:model/:method',
-    schema: { params: Type.Object({ model: ModelParam, method: MethodName }), querystring: Query, response: { 200: Result } },
+    schema: { summary: 'Run a method the model {model} exposes', params: Type.Object({ model: ModelParam, method: MethodName }), querystring: Query, response: { 200: Result } },
     handler: async (request, reply) => {
       const model = app.models.get(request.params.model)
       const call = { name: request.params.method, body: request.body, params: request.query }
@@ -28,7 +28,7 @@ export default async function callRoutes (fastify: FastifyInstance): Promise<voi
   app.route({
     method: ['GET', 'POST'],
     url: '/call/:model/:id/:method',
-    schema: { params: Type.Object({ model: ModelParam, id: Type.String({ maxLength: 64 }), method: MethodName }), querystring: Query, response: { 200: Result } },
+    schema: { summary: 'Run a method the model {model} exposes on one document', params: Type.Object({ model: ModelParam, id: Type.String({ maxLength: 64 }), method: MethodName }), querystring: Query, response: { 200: Result } },
     handler: async (request, reply) => {
       const model = app.models.get(request.params.model)
       const call = { name: request.params.method, id: request.params.id, body: request.body, params: request.query }

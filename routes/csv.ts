@@ -15,6 +15,7 @@ export default async function csvRoutes (fastify: FastifyInstance): Promise<void
 
   app.get('/csv/:model', {
     schema: {
+      summary: 'Export {model} documents as CSV (the list\'s parameters; streamed)',
       params: ModelParams,
       querystring: ListQuery,
       response: { 200: Type.Unknown({ description: 'text/csv (attachment): a header row, then one row per document' }) }

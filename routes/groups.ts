@@ -29,23 +29,23 @@ export default async function jxpGroupRoutes (fastify: FastifyInstance): Promise
   // Before the body is validated: a caller who is not an admin learns nothing from it.
   const preValidation = async (request: FastifyRequest): Promise<void> => { requireAdmin(request.caller, 'change the groups of users') }
 
-  app.get('/groups/:user_id', { schema: { params: Params, response: { 200: Reply } } }, async (request) => {
+  app.get('/groups/:user_id', { schema: { summary: 'A user\'s groups (the user, or admins)', params: Params, response: { 200: Reply } } }, async (request) => {
     const userId = request.params.user_id
     if (request.caller.userId !== userId) requireAdmin(request.caller, 'see the groups of other users')
     return reply(userId, await listGroups(app.system, userId))
   })
 
-  app.put('/groups/:user_id', { preValidation, schema: { params: Params, body: Body, response: { 200: Reply } } }, async (request) => {
+  app.put('/groups/:user_id', { preValidation, schema: { summary: 'Add groups to a user (admins)', params: Params, body: Body, response: { 200: Reply } } }, async (request) => {
     const added = namesOf(request.body.group)
     return await change(request.params.user_id, groups => [...groups, ...added.filter(g => !groups.includes(g))])
   })
 
-  app.post('/groups/:user_id', { preValidation, schema: { params: Params, body: Body, response: { 200: Reply } } }, async (request) => {
+  app.post('/groups/:user_id', { preValidation, schema: { summary: 'Replace a user\'s groups (admins)', params: Params, body: Body, response: { 200: Reply } } }, async (request) => {
     const replaced = namesOf(request.body.group)
     return await change(request.params.user_id, () => replaced)
   })
 
-  app.delete('/groups/:user_id', { preValidation, schema: { params: Params, querystring: DeleteQuery, response: { 200: Reply } } }, async (request) => {
+  app.delete('/groups/:user_id', { preValidation, schema: { summary: 'Remove a user from ?group= (admins)', params: Params, querystring: DeleteQuery, response: { 200: Reply } } }, async (request) => {
     const { group } = request.query
     if (!group) throw new QuireError('BAD_REQUEST', 'Group required: DELETE /groups/{user_id}?group=<name>')
     return await change(request.params.user_id, groups => groups.filter(g => g !== group))

@@ -36,13 +36,13 @@ const PathDescription = Type.Object({
 export default async function modelRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
 
-  app.get('/model', { schema: { response: { 200: Type.Array(ModelEntry) } } }, async (request) => {
+  app.get('/model', { schema: { summary: 'The models the caller may use, with perms, fields, links, indexes and methods', response: { 200: Type.Array(ModelEntry) } } }, async (request) => {
     return visibleModels(app.models, request.caller)
       .map(model => describeEntry(model, lettersHeld(model, request.caller).join(''), app.modelCode.describeMethods(model.name)))
   })
 
   app.get('/model/:name', {
-    schema: { params: Type.Object({ name: Type.String({ maxLength: 64 }) }), response: { 200: Type.Record(Type.String(), PathDescription) } }
+    schema: { summary: 'One model, field by field, as JXP describes it', params: Type.Object({ name: Type.String({ maxLength: 64 }) }), response: { 200: Type.Record(Type.String(), PathDescription) } }
   }, async (request) => {
     const model = app.models.get(request.params.name)
     requireVisible(model, request.caller)

@@ -5,6 +5,7 @@
 import t from 'tap'
 import { ENGINES, createTestApp } from './helpers/test-app.ts'
 import { TEST_SETTINGS, bearer, login } from './helpers/auth-helpers.ts'
+import { ENDPOINT_LIMITS } from '../plugins/endpoint-limits.ts'
 
 const FORM = 'application/x-www-form-urlencoded'
 const JSON_TYPE = 'application/json'
@@ -109,6 +110,15 @@ for (const engine of ENGINES) {
       t.same(json(await send('POST', '/aggregate/test?allowDiskUse=true&_=17', {}, { query: pipeline })), { data: [{ foo: 'dated' }] }, 'in a pipeline, with allowDiskUse and a cache buster')
       t.equal((await send('POST', '/aggregate/test?allowdiskuse=true', {}, pipeline)).statusCode, 400, 'a misspelled parameter')
       t.equal((await send('POST', '/aggregate/test?showDeleted=1', {}, pipeline)).statusCode, 403, 'showDeleted=1 is showDeleted')
+    })
+
+    await t.test('POST /login/refresh has /refresh\'s request limit', async t => {
+      const { app: limited } = await createTestApp(t, engine, { loginRateLimit: 1 })
+      const refresh = (url: string) => limited.inject({ method: 'POST', url, headers: bearer('qrt_unknown'), remoteAddress: '10.9.9.9' })
+      for (let i = 0; i < ENDPOINT_LIMITS.refresh; i++) t.equal((await refresh('/login/refresh')).statusCode, 401)
+      const over = await refresh('/login/refresh')
+      t.same([over.statusCode, json(over).code], [429, 'RATE_LIMITED'], 'then 429')
+      t.equal((await refresh('/refresh')).statusCode, 401, '/refresh keeps its own bucket')
     })
 
     await t.test('jxp-helper without a key: apikey=undefined is anonymous', async t => {
