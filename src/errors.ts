@@ -34,7 +34,9 @@ export const ERRORS = {
   QUERY_TIMEOUT: { status: 400, message: 'The query took too long and was cancelled' },
   INTERNAL: { status: 500, message: 'Internal server error' },
   UNAVAILABLE: { status: 503, message: 'The database is unavailable' },
-  OVERLOADED: { status: 503, message: 'The server is overloaded: retry shortly' }
+  OVERLOADED: { status: 503, message: 'The server is overloaded: retry shortly' },
+  CHANGES_UNAVAILABLE: { status: 503, message: 'Change feeds are not available on this storage' },
+  TOO_MANY_STREAMS: { status: 503, message: 'Too many open change streams' }
 } as const
 
 export type ErrorCode = keyof typeof ERRORS

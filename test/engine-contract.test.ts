@@ -7,6 +7,7 @@ import { QuireError } from '../src/errors.ts'
 import { newId } from '../src/ids.ts'
 import { engineTargets, openTarget } from './helpers/engine-targets.ts'
 import { uncheckedEngine, type PlainQuery, type UncheckedEngine } from './helpers/unchecked-engine.ts'
+import { checkChangeLog, checkInternalChanges, checkMatchDocuments, checkPrune } from './helpers/engine-change-checks.ts'
 import { EVOLVE_V1, EVOLVE_V2, ITEM, ITEMS, LIVE, MODELS, TAG, TAGS, makeDoc, omit, populateOf } from './helpers/engine-fixtures.ts'
 
 interface Ctx { engine: UncheckedEngine, logs: string[] }
@@ -263,7 +264,9 @@ const CHECKS: Array<[string, Check]> = [
   ['find with populate', checkPopulate], ['find with search', checkSearch], ['count and estimateCount', checkCounts],
   ['aggregate', checkAggregate], ['exportAll', checkExport], ['updateOne', checkUpdate], ['insertMany', checkInsertMany],
   ['bulkWrite', checkBulkWrite], ['bulkWrite upsert and failures', checkBulkUpsertAndFailures], ['syncModels after a change', checkIndexChanges],
-  ['streamFind', checkStreamFind], ['deleteOne', checkDeleteOne]
+  ['streamFind', checkStreamFind], ['deleteOne', checkDeleteOne],
+  ['matchDocuments', checkMatchDocuments], ['changes: follow and readAfter', checkChangeLog], ['changes of internal models', checkInternalChanges],
+  ['changes: prune', checkPrune]
 ]
 
 for (const target of engineTargets()) {

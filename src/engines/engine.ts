@@ -4,6 +4,7 @@ import type { Model } from '../models/model-definition.ts'
 import type { Filter, Sort } from '../query/types.ts'
 import type { Authorized } from '../permissions/authorized.ts'
 import type { UpdateTerms } from '../validation/check-update.ts'
+import type { ChangeLog } from './change-log.ts'
 
 export type { Authorized } from '../permissions/authorized.ts'
 export type { UpdateTerms } from '../validation/check-update.ts'
@@ -205,6 +206,15 @@ export interface Engine {
    * cursor. Returns how many documents were handed over.
    */
   streamFind: (model: Model, query: Authorized<FindQuery>, batchSize: number, onBatch: (docs: string[]) => Promise<void>) => Promise<number>
+   * For each filter, which of `docs` it matches (`result[filter][doc]`), by the engine's own query
+   * semantics: exactly the documents a find with that filter would return were they stored. The
+   * documents are given as stored and need not be in the collection. The change feed matches each
+   * change against its subscribers' filters with it.
+   */
+  matchDocuments: (model: Model, docs: Doc[], filters: Array<Authorized<Filter>>) => Promise<boolean[][]>
+
+  /** The log of committed changes to every model, which the change feed reads (change-log.ts). */
+  readonly changes: ChangeLog
 
   /** Releases connections and workers. */
   close: () => Promise<void>

@@ -12,6 +12,8 @@ import { inTransaction, runBulkWrite, toStored, type StoredDoc } from './mongo-b
 import { preparePipeline } from './mongo-aggregate.ts'
 import { runDelete } from './mongo-delete.ts'
 import { QuireError } from '../errors.ts'
+import { mongoMatchDocuments } from './mongo-match-documents.ts'
+import { createMongoChangeLog } from './mongo-change-log.ts'
 
 const DUPLICATE_KEY = 11000
 const MAX_TIME_EXPIRED = 50
@@ -38,6 +40,7 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
   const maxTimeMS = options.statementTimeoutMs
   const log = options.log ?? (() => {})
   const collectionOf = (model: Model) => db.collection<StoredDoc>(collectionName(model))
+  const changes = await createMongoChangeLog(db, log)
 
   async function find (model: Model, query: FindQuery): Promise<FindResult> {
     const collection = collectionOf(model)
@@ -130,6 +133,10 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
         yield docs.map(doc => JSON.stringify(doc))
       }
     },
+
+    matchDocuments: mongoMatchDocuments(db, maxTimeMS),
+
+    changes,
 
     close: () => client.close()
   }

@@ -87,7 +87,10 @@ function wrap (sql: postgres.Sql | postgres.TransactionSql, gate: ExpensiveGate,
         }
       }
     },
-    close: async () => { if ('end' in sql) await sql.end({ timeout: 5 }) }
+    close: async () => { if ('end' in sql) await sql.end({ timeout: 5 }) },
+    ...('listen' in sql && {
+      listen: async (channel: string, onPayload: (payload: string) => void, onListen: () => void) => (await sql.listen(channel, onPayload, onListen)).unlisten
+    })
   }
 }
 

@@ -17,6 +17,11 @@ import { streamRows } from './sql-stream.ts'
 import { compilePipeline } from '../sql/compile-pipeline.ts'
 import { pipelineContextFor } from './pipeline-context.ts'
 import { QuireError } from '../errors.ts'
+import { CHANGE_LOG_DDL, captureTriggerSql } from '../sql/change-capture-ddl.ts'
+import { createSqlChangeLog } from './sql-change-log.ts'
+import { withChangeActor } from './sql-change-client.ts'
+import { sqlMatchDocuments } from './sql-match-documents.ts'
+import { actingUserId } from './acting-user.ts'
 
 /**
  * Turns the database errors a client can cause into catalogue errors: a data exception (SQLSTATE
@@ -41,7 +46,9 @@ async function run<T> (work: () => Promise<T>): Promise<T> {
   try { return await work() } catch (err) { return translateSqlError(err) }
 }
 
-export function createSqlEngine (client: SqlClient, log: (msg: string) => void = () => {}): Engine {
+export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = () => {}): Engine {
+  const changes = createSqlChangeLog(raw, log)
+  const client = withChangeActor(raw, { actor: actingUserId, wrote: changes.localWrite })
   const projectionOf = (model: Model, params: SqlParams, fields?: string[]): string =>
     compileProjection(fields, { params, doc: 't.doc' }, { exclude: model.passwordFields })
 
@@ -60,7 +67,11 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
         await tx.query('SELECT pg_advisory_xact_lock(726354100)')
         await tx.exec('SET LOCAL statement_timeout = 0')
         const monitor = client.kind === 'postgres' ? client : undefined // PGlite has one connection: elapsed time only
-        for (const model of models) await syncModelSchema(tx, model, log, monitor)
+        await tx.exec(CHANGE_LOG_DDL)
+        for (const model of models) {
+          await syncModelSchema(tx, model, log, monitor)
+          await tx.exec(captureTriggerSql(model))
+        }
       })
     },
 
@@ -138,6 +149,13 @@ export function createSqlEngine (client: SqlClient, log: (msg: string) => void =
       }
     },
 
-    close: () => client.close()
+    matchDocuments: sqlMatchDocuments(client, run),
+
+    changes,
+
+    close: async () => {
+      await changes.close()
+      await client.close()
+    }
   }
 }

@@ -26,6 +26,11 @@ export interface SqlClient {
   /** Runs `work` inside one transaction: committed when it resolves, rolled back when it throws. */
   transaction: <T>(work: (tx: SqlClient) => Promise<T>, options?: StatementOptions) => Promise<T>
   close: () => Promise<void>
+  /**
+   * PostgreSQL only: calls `onPayload` with each NOTIFY on `channel` (on a connection of its own),
+   * and `onListen` each time listening (re)starts; notifications sent while it was down are lost.
+   */
+  listen?: (channel: string, onPayload: (payload: string) => void, onListen: () => void) => Promise<() => Promise<void>>
 }
 
 /** A statement selecting by a filter costs little when the filter pins one primary key. */

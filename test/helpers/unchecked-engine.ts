@@ -12,13 +12,14 @@ import { authorizePipeline } from '../../src/permissions/authorize-pipeline.ts'
 export type PlainQuery = Omit<FindQuery, 'filter'> & { filter: Filter }
 type PlainBulkOperation = BulkOperation extends infer O ? O extends { filter: unknown } ? Omit<O, 'filter'> & { filter: Filter } : O : never
 
-export interface UncheckedEngine extends Omit<Engine, 'findOne' | 'findRaw' | 'find' | 'count' | 'updateOne' | 'bulkWrite' | 'aggregate' | 'deleteOne' | 'streamFind'> {
+export interface UncheckedEngine extends Omit<Engine, 'findOne' | 'findRaw' | 'find' | 'count' | 'updateOne' | 'bulkWrite' | 'aggregate' | 'deleteOne' | 'streamFind' | 'matchDocuments'> {
   findOne: (model: Model, filter: Filter, options?: Pick<FindQuery, 'fields'> & Partial<Pick<FindQuery, 'populate'>>) => Promise<string | null>
   findRaw: Engine['findRaw'] extends (m: Model, f: never) => infer R ? (model: Model, filter: Filter) => R : never
   find: (model: Model, query: PlainQuery) => ReturnType<Engine['find']>
   count: (model: Model, filter: Filter) => Promise<number>
   updateOne: (model: Model, filter: Filter, set: Record<string, unknown>) => Promise<string | null>
   bulkWrite: (model: Model, operations: PlainBulkOperation[]) => ReturnType<Engine['bulkWrite']>
+  matchDocuments: (model: Model, docs: Array<Record<string, unknown>>, filters: Filter[]) => Promise<boolean[][]>
   /** Runs `pipeline` as an admin would, over `models` (the ones its $lookup stages may name). */
   aggregate: (model: Model, pipeline: unknown[]) => Promise<string>
   deleteOne: (model: Model, plan: DeletePlan) => ReturnType<Engine['deleteOne']>
@@ -40,6 +41,7 @@ export function uncheckedEngine (engine: Engine, models: Model[] = []): Unchecke
     bulkWrite: (model, operations) => engine.bulkWrite(model, operations.map(op => 'filter' in op ? { ...op, filter: authorized(op.filter) } : op) as BulkOperation[]),
     aggregate: (model, pipeline) => engine.aggregate(model, authorizePipeline(ADMIN, registry, model, pipeline, false)),
     deleteOne: (model, plan) => engine.deleteOne(model, authorized(plan)),
-    streamFind: (model, query, batchSize, onBatch) => engine.streamFind(model, authorized({ ...query, filter: authorized(query.filter) }), batchSize, onBatch)
+    streamFind: (model, query, batchSize, onBatch) => engine.streamFind(model, authorized({ ...query, filter: authorized(query.filter) }), batchSize, onBatch),
+    matchDocuments: (model, docs, filters) => engine.matchDocuments(model, docs, filters.map(f => authorized(f)))
   }
 }

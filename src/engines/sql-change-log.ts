@@ -1,0 +1,128 @@
+// The ChangeLog of the SQL engines, over the `quire_changes` table the capture trigger
+// fills. Followers get every numbered change in order: on PostgreSQL through LISTEN
+// (every process hears every batch, and fills any gap from the table), on PGlite
+// (one process) straight from the sequencer. Numbering runs after this process's writes
+// and, while someone follows, on a short poll for changes other processes captured.
+import type { SqlClient } from '../sql/sql-client.ts'
+import { CHANGE_STATE, CHANGE_TABLE } from '../sql/change-capture-ddl.ts'
+import type { ChangeLog, ChangeLogRetention, StoredChange } from './change-log.ts'
+import { CHANGE_CHANNEL, CHANGE_COLUMNS, changeOfRow, hasUnsequenced, sequenceAll, type ChangeNotice } from './sql-change-sequencer.ts'
+import { createFollower, type Follower } from './sql-change-follower.ts'
+
+export interface SqlChangeLog extends ChangeLog {
+  /** A statement of this process may have written: number what it captured (when someone follows). */
+  localWrite: () => void
+  /** Stops every follower (the engine is closing). */
+  close: () => Promise<void>
+}
+
+const POLL_MS = 100
+const PRUNE_LOCK = 726354102
+const POSITION = /^(0|[1-9][0-9]{0,17})$/
+
+const READ_AFTER = `SELECT st.head::text AS head, st.pruned_through::text AS pruned_through, ${CHANGE_COLUMNS}
+FROM ${CHANGE_STATE} st LEFT JOIN LATERAL (
+  SELECT * FROM ${CHANGE_TABLE} WHERE pos > $1::bigint AND pos <= st.head ORDER BY pos LIMIT $2::int) c ON true
+ORDER BY c.pos`
+
+const PRUNE = `WITH cut AS (SELECT greatest(
+    (SELECT head FROM ${CHANGE_STATE}) - $1::bigint,
+    (SELECT coalesce(max(pos), 0) FROM ${CHANGE_TABLE} WHERE at < now() - make_interval(secs => $2::double precision))) AS through),
+  gone AS (DELETE FROM ${CHANGE_TABLE} c USING cut WHERE c.pos <= cut.through RETURNING c.pos)
+UPDATE ${CHANGE_STATE} SET pruned_through = greatest(pruned_through, (SELECT through FROM cut))
+RETURNING (SELECT count(*) FROM gone) AS n`
+
+export function createSqlChangeLog (client: SqlClient, log: (msg: string) => void): SqlChangeLog {
+  const followers = new Set<Follower>()
+  const announce = client.listen !== undefined
+  let sequencing: Promise<void> | undefined
+  let again = false
+  let poll: NodeJS.Timeout | undefined
+  let unlisten: (() => Promise<void>) | undefined
+
+  /** Changes after `after` up to the last numbered one, or 'gone' (pruned, or never given). */
+  async function readLog (after: string, limit: number): Promise<StoredChange[] | 'gone'> {
+    if (!POSITION.test(after)) return 'gone'
+    const rows = await client.query(READ_AFTER, [after, limit])
+    const state = rows[0]
+    if (BigInt(after) > BigInt(String(state.head)) || BigInt(after) < BigInt(String(state.pruned_through))) return 'gone'
+    return rows.filter(row => row.pos !== null).map(changeOfRow)
+  }
+
+  const deliverLocally = (changes: StoredChange[]): void => {
+    if (!announce) for (const follower of followers) follower.offer(changes)
+  }
+
+  /** Numbers what is waiting, once at a time per process; a request while it runs makes it run again. */
+  function requestSequencing (): Promise<void> {
+    if (sequencing) { again = true; return sequencing }
+    sequencing = (async () => {
+      do {
+        again = false
+        const result = await sequenceAll(client, announce, deliverLocally)
+        if (result === 'busy' && await hasUnsequenced(client)) { again = true; await new Promise(resolve => setTimeout(resolve, 20)) }
+      } while (again)
+    })().catch(err => log(`numbering the change log failed: ${(err as Error).message}`)).finally(() => { sequencing = undefined })
+    return sequencing
+  }
+
+  async function startFollowing (): Promise<void> {
+    if (client.listen) {
+      unlisten = await client.listen(CHANGE_CHANNEL, payload => {
+        const notice = JSON.parse(payload) as ChangeNotice
+        for (const follower of followers) 'changes' in notice ? follower.offer(notice.changes) : follower.catchUp()
+      }, () => { for (const follower of followers) follower.catchUp() })
+      poll = setInterval(() => {
+        hasUnsequenced(client).then(pending => { if (pending) void requestSequencing() }, () => {})
+      }, POLL_MS)
+      poll.unref()
+    }
+  }
+
+  async function stopFollowing (): Promise<void> {
+    clearInterval(poll)
+    poll = undefined
+    await unlisten?.()
+    unlisten = undefined
+  }
+
+  /** The last position, once every committed change has one (so that none committed before it comes later). */
+  async function head (): Promise<string> {
+    await requestSequencing()
+    return String((await client.query(`SELECT head::text AS head FROM ${CHANGE_STATE}`))[0].head)
+  }
+
+  return {
+    compare: (a, b) => { const d = BigInt(a) - BigInt(b); return d < 0n ? -1 : d > 0n ? 1 : 0 },
+    head,
+    readAfter: async (after, limit) => {
+      await requestSequencing()
+      return await readLog(after, limit)
+    },
+    follow: async (deliver) => {
+      if (followers.size === 0) await startFollowing()
+      const follower = createFollower({ start: await head(), deliver, read: readLog, log })
+      followers.add(follower)
+      follower.catchUp()
+      return async () => {
+        followers.delete(follower)
+        if (followers.size === 0) await stopFollowing()
+      }
+    },
+    prune: async (retention: ChangeLogRetention) => {
+      await requestSequencing()
+      return await client.transaction(async tx => {
+        const [lock] = await tx.query(`SELECT pg_try_advisory_xact_lock(${PRUNE_LOCK}) AS got`)
+        if (lock.got !== true) return 0
+        const [row] = await tx.query(PRUNE, [retention.entries, retention.seconds])
+        return Number(row.n)
+      })
+    },
+    localWrite: () => { if (followers.size > 0) void requestSequencing() },
+    close: async () => {
+      followers.clear()
+      await stopFollowing()
+      await sequencing
+    }
+  }
+}

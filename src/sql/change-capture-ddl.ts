@@ -1,0 +1,75 @@
+// Change capture for the SQL engines: one trigger function, attached to every model's
+// table, records each changed row in the change log (`quire_changes`), whatever
+// statement wrote it (REST, bulk writes, imports, cascades, hooks, psql). Positions are
+// assigned later, in commit order, by the sequencer (src/engines/sql-change-log.ts).
+import type { Model } from '../models/model-definition.ts'
+import { quoteIdent, quoteLiteral } from './quote.ts'
+import { tableName } from './schema-ddl.ts'
+
+export const CHANGE_TABLE = 'quire_changes'
+export const CHANGE_STATE = 'quire_change_state'
+/** The setting a write statement sets (locally) to the acting user's id; the trigger reads it. */
+export const ACTOR_SETTING = 'quire.actor'
+
+/** The log, its state row (the last position given, the last one pruned) and the capture function. */
+export const CHANGE_LOG_DDL = `
+CREATE TABLE IF NOT EXISTS ${CHANGE_TABLE} (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  pos bigint UNIQUE,
+  at timestamptz NOT NULL DEFAULT now(),
+  model text NOT NULL,
+  op text NOT NULL,
+  doc_id text NOT NULL,
+  actor text,
+  doc jsonb
+);
+CREATE INDEX IF NOT EXISTS ${CHANGE_TABLE}_unsequenced ON ${CHANGE_TABLE} (id) WHERE pos IS NULL;
+CREATE INDEX IF NOT EXISTS ${CHANGE_TABLE}_at ON ${CHANGE_TABLE} USING brin (at);
+CREATE TABLE IF NOT EXISTS ${CHANGE_STATE} (
+  one boolean PRIMARY KEY DEFAULT true CHECK (one),
+  head bigint NOT NULL DEFAULT 0,
+  pruned_through bigint NOT NULL DEFAULT 0
+);
+INSERT INTO ${CHANGE_STATE} DEFAULT VALUES ON CONFLICT DO NOTHING;
+CREATE OR REPLACE FUNCTION quire_capture_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  change_op text;
+  change_doc jsonb;
+  change_id text;
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    change_op := 'create'; change_doc := NEW.doc; change_id := NEW._id;
+  ELSIF TG_OP = 'DELETE' THEN
+    change_op := 'permanent_delete'; change_doc := OLD.doc; change_id := OLD._id;
+  ELSIF NEW.doc IS NOT DISTINCT FROM OLD.doc AND NEW._id = OLD._id THEN
+    RETURN NULL;
+  ELSE
+    change_doc := NEW.doc; change_id := NEW._id;
+    change_op := CASE
+      WHEN (NEW.doc->'_deleted') = 'true' AND (OLD.doc->'_deleted') IS DISTINCT FROM 'true' THEN 'soft_delete'
+      WHEN (OLD.doc->'_deleted') = 'true' AND (NEW.doc->'_deleted') IS DISTINCT FROM 'true' THEN 'restore'
+      ELSE 'update' END;
+  END IF;
+  IF TG_NARGS > 1 THEN
+    change_doc := (SELECT coalesce(jsonb_object_agg(k, change_doc->k), '{}'::jsonb) FROM unnest(TG_ARGV[1:]) k WHERE change_doc ? k);
+  END IF;
+  INSERT INTO ${CHANGE_TABLE} (model, op, doc_id, actor, doc)
+    VALUES (TG_ARGV[0], change_op, change_id, nullif(current_setting('${ACTOR_SETTING}', true), ''), change_doc);
+  RETURN NULL;
+END $fn$;
+`
+
+/**
+ * The fields the log keeps of a document of `model`: all of them (undefined), except for the
+ * service's internal models (credentials, secrets), of which the feed needs only whose they are.
+ */
+function keptFields (model: Model): string[] | undefined {
+  return model.name.startsWith('_') ? ['user_id'] : undefined
+}
+
+/** Attaches (or re-attaches) the capture trigger to a model's table. */
+export function captureTriggerSql (model: Model): string {
+  const args = [model.name, ...(keptFields(model) ?? [])].map(quoteLiteral).join(', ')
+  return `CREATE OR REPLACE TRIGGER quire_capture AFTER INSERT OR UPDATE OR DELETE ON ${quoteIdent(tableName(model))} ` +
+    `FOR EACH ROW EXECUTE FUNCTION quire_capture_change(${args})`
+}
