@@ -23,6 +23,7 @@ import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
 import openApi from './plugins/openapi.ts'
 import modelCode from './plugins/model-code.ts'
+import changes from './plugins/changes.ts'
 import { withRedactedUrls } from './src/auth/log-redaction.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -65,6 +66,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(queryBuilder)
   app.register(modelCode)
   app.register(documents)
+  app.register(changes)
   app.register(autoload, { dir: join(here, 'routes'), forceESM: true })
   try {
     await app.ready()

@@ -61,7 +61,13 @@ export const EnvSchema = Type.Object({
   METRICS_ENABLED: flag(false, '`true` serves Prometheus metrics at `GET /metrics`'),
   METRICS_TOKEN: Type.Optional(text('when set, `GET /metrics` needs `Authorization: Bearer <token>` (at least 16 characters)', { pattern: '^.{16,}$', hint: 'must be at least 16 characters long' })),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level'),
-  LOG_FORMAT: oneOf(['auto', 'json', 'pretty'], 'auto', '`json` (one object per line, for log collectors) or `pretty` (readable, pino-pretty); `auto`: pretty when the output is a terminal')
+  LOG_FORMAT: oneOf(['auto', 'json', 'pretty'], 'auto', '`json` (one object per line, for log collectors) or `pretty` (readable, pino-pretty); `auto`: pretty when the output is a terminal'),
+  CHANGES_RETENTION_SECONDS: whole(1, 3600, 'change feeds: a change stays in the change log this long for clients that resume with `Last-Event-ID`'),
+  CHANGES_RETENTION_EVENTS: whole(1, 100_000, 'change feeds: at most this many changes are kept (the newest)'),
+  CHANGES_QUEUE_BYTES: whole(1024, 1_048_576, 'change feeds: what may wait for one slow client before its stream is closed (`SLOW_CONSUMER`)'),
+  CHANGES_MAX_STREAMS: whole(1, 1000, 'change feeds: open streams (SSE and WebSocket subscriptions) per process'),
+  CHANGES_MAX_STREAMS_PER_CLIENT: whole(1, 100, 'change feeds: open streams per client address'),
+  MCP_WRITES: flag(false, 'MCP: `true` offers the tools that create, update and delete documents (to callers with those rights)')
 })
 
 export type Env = Static<typeof EnvSchema>

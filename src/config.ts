@@ -61,6 +61,17 @@ export interface Config {
   logFormat: 'auto' | 'json' | 'pretty'
   /** The most rows a CSV export gives a caller who is not an admin (GET /csv/{model}). */
   csvMaxRows: number
+  /** Change feeds: how long the change log keeps a change for clients that resume (Last-Event-ID). */
+  changesRetentionSeconds: number
+  /** Change feeds: at most this many changes are kept (the newest). */
+  changesRetentionEvents: number
+  /** Change feeds: what may wait for one slow client (bytes, about) before its stream is closed. */
+  changesQueueBytes: number
+  /** Change feeds: open streams (SSE and WebSocket subscriptions) per process, and per client address. */
+  changesMaxStreams: number
+  changesMaxStreamsPerClient: number
+  /** MCP: tools that create, update and delete documents are offered (to callers with those rights). */
+  mcpWrites: boolean
 }
 
 /** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
@@ -135,6 +146,12 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxyFrom(v.TRUST_PROXY),
     corsOrigins: listFrom(v.CORS_ORIGINS),
     logFormat: v.LOG_FORMAT,
-    csvMaxRows: v.CSV_MAX_ROWS
+    csvMaxRows: v.CSV_MAX_ROWS,
+    changesRetentionSeconds: v.CHANGES_RETENTION_SECONDS,
+    changesRetentionEvents: v.CHANGES_RETENTION_EVENTS,
+    changesQueueBytes: v.CHANGES_QUEUE_BYTES,
+    changesMaxStreams: v.CHANGES_MAX_STREAMS,
+    changesMaxStreamsPerClient: v.CHANGES_MAX_STREAMS_PER_CLIENT,
+    mcpWrites: v.MCP_WRITES
   }
 }

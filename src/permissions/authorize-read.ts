@@ -47,7 +47,7 @@ function authorizePopulate (ctx: ReadContext, model: Model, request: ReadRequest
 }
 
 /** The checked client filter of a read of `model`, narrowed to the rows the caller may read. */
-function scopedFilter (ctx: ReadContext, model: Model, filter: Filter, showDeleted: boolean): Authorized<Filter> {
+export function scopedFilter (ctx: ReadContext, model: Model, filter: Filter, showDeleted: boolean): Authorized<Filter> {
   const scope = readScope(model, ctx.caller, showDeleted)
   return authorized(allOf(scope, checkFilter(filter, hiddenFields(model))))
 }

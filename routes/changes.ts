@@ -1,0 +1,53 @@
+// The change feed over Server-Sent Events: GET /changes/{model} (optionally with
+// filter[...] and showDeleted) and GET /changes/{model}/{id}. Resumes after the
+// Last-Event-ID header (or ?lastEventId=). Problems found before the stream starts
+// (unknown model, bad filter, no read access, too many streams) are ordinary JSON errors.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { fastifySSE } from '@fastify/sse'
+import { DocumentParams, ListQuery, ModelParams } from '../schemas/common.ts'
+import { parseFeedParams, withDocumentId } from '../src/changes/feed-params.ts'
+import { createSseSink } from '../src/changes/sse-sink.ts'
+import { checkId } from '../src/documents/read-documents.ts'
+import type { QueryParams } from '../src/query/parse-list-params.ts'
+
+/** The stream's position to resume after: the Last-Event-ID header, or ?lastEventId= for clients that cannot set it. */
+function lastEventId (request: FastifyRequest, query: QueryParams): { after?: string, rest: QueryParams } {
+  const { lastEventId: fromQuery, ...rest } = query
+  const header = request.headers['last-event-id']
+  const after = typeof header === 'string' && header !== '' ? header : typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined
+  return { after, rest }
+}
+
+async function openStream (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, params: { model: string, id?: string }, query: QueryParams): Promise<void> {
+  const model = app.models.get(params.model)
+  if (params.id !== undefined) checkId(params.id)
+  const { after, rest } = lastEventId(request, query)
+  const feed = parseFeedParams(model, rest)
+  const sink = createSseSink({ send: frame => reply.sse.send({ ...frame, data: frame.data }), end: () => reply.sse.close() }, app.config.changesQueueBytes)
+  reply.sse.onClose(() => sink.close())
+  await app.changes.subscribe({
+    model,
+    filter: params.id === undefined ? feed.filter : withDocumentId(feed.filter, params.id),
+    showDeleted: feed.showDeleted,
+    after,
+    callers: { caller: request.caller, resolve: () => app.auth.resolveCaller(request) },
+    client: request.ip,
+    sink
+  })
+  reply.sse.keepAlive()
+}
+
+export default async function changeRoutes (fastify: FastifyInstance): Promise<void> {
+  await fastify.register(fastifySSE)
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const sse = { kind: 'manual', heartbeat: false, serializer: (data: unknown) => String(data) } as const
+
+  app.get('/changes/:model', { schema: { params: ModelParams, querystring: ListQuery }, sse }, async (request, reply) => {
+    await openStream(app, request, reply, request.params, request.query)
+  })
+
+  app.get('/changes/:model/:id', { schema: { params: DocumentParams, querystring: ListQuery }, sse }, async (request, reply) => {
+    await openStream(app, request, reply, request.params, request.query)
+  })
+}
