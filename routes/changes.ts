@@ -8,6 +8,7 @@ import { fastifySSE } from '@fastify/sse'
 import { DocumentParams, ListQuery, ModelParams } from '../schemas/common.ts'
 import { parseFeedParams, withDocumentId } from '../src/changes/feed-params.ts'
 import { createSseSink } from '../src/changes/sse-sink.ts'
+import { reauthenticate } from '../plugins/reauthenticate.ts'
 import { checkId } from '../src/documents/read-documents.ts'
 import type { QueryParams } from '../src/query/parse-list-params.ts'
 
@@ -31,7 +32,7 @@ async function openStream (app: FastifyInstance, request: FastifyRequest, reply:
     filter: params.id === undefined ? feed.filter : withDocumentId(feed.filter, params.id),
     showDeleted: feed.showDeleted,
     after,
-    callers: { caller: request.caller, resolve: () => app.auth.resolveCaller(request) },
+    callers: { caller: request.caller, resolve: () => reauthenticate(app.credentials.authenticate, request, reply) },
     client: request.ip,
     sink
   })

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ENGINES, basicAuth, createTestApp } from '../helpers/test-app.ts'
 import { openSse, type SseStream } from '../helpers/sse-client.ts'
-import { listen, send } from '../helpers/feed-app.ts'
+import { FEED_SETTINGS, listen, send } from '../helpers/feed-app.ts'
 import { bearer, login } from '../helpers/auth-helpers.ts'
 
 const models = mkdtempSync(join(tmpdir(), 'quire-feed-models-'))
@@ -26,7 +26,7 @@ async function changes (stream: SseStream, count: number): Promise<Array<[string
 
 for (const engine of ENGINES) {
   t.test(`change feed permissions on ${engine}`, async t => {
-    const { app, admin, createUser } = await createTestApp(t, engine, { modelsDir: models })
+    const { app, admin, createUser } = await createTestApp(t, engine, { ...FEED_SETTINGS, modelsDir: models })
     const base = await listen(app)
     const alice = await createUser('alice@example.com', 'alice-password')
     const bob = await createUser('bob@example.com', 'bob-password', { groups: ['readers'] })

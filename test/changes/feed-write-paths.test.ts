@@ -9,14 +9,14 @@ import { join } from 'node:path'
 import postgres from 'postgres'
 import { ENGINES, createTestApp } from '../helpers/test-app.ts'
 import { openSse } from '../helpers/sse-client.ts'
-import { listen, send } from '../helpers/feed-app.ts'
+import { FEED_SETTINGS, listen, send } from '../helpers/feed-app.ts'
 import { importDocuments } from '../../src/transfer/import-documents.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'quire-feed-'))
 
 for (const engine of ENGINES) {
   t.test(`every write path emits on ${engine}`, async t => {
-    const { app, admin } = await createTestApp(t, engine)
+    const { app, admin } = await createTestApp(t, engine, FEED_SETTINGS)
     const base = await listen(app)
     const stream = await openSse(`${base}/changes/test`)
     t.teardown(() => stream.close())

@@ -15,3 +15,6 @@ export async function send (app: FastifyInstance, authorization: string | undefi
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
   return JSON.parse(res.body) as Record<string, any>
 }
+
+/** Settings of the feed tests: no load shedding (a loaded test machine would shed a stream's request with 503). */
+export const FEED_SETTINGS = { maxEventLoopDelayMs: 0 }
