@@ -20,6 +20,8 @@ async function changesPlugin (app: FastifyInstance): Promise<void> {
     registry: app.models,
     maxStreams: config.changesMaxStreams,
     maxStreamsPerClient: config.changesMaxStreamsPerClient,
+    queueBytes: config.changesQueueBytes,
+    stallMs: config.changesStallSeconds * 1000,
     log: msg => app.log.warn(msg)
   })
   app.decorate('changes', hub)
