@@ -206,6 +206,8 @@ export interface Engine {
    * cursor. Returns how many documents were handed over.
    */
   streamFind: (model: Model, query: Authorized<FindQuery>, batchSize: number, onBatch: (docs: string[]) => Promise<void>) => Promise<number>
+
+  /**
    * For each filter, which of `docs` it matches (`result[filter][doc]`), by the engine's own query
    * semantics: exactly the documents a find with that filter would return were they stored. The
    * documents are given as stored and need not be in the collection. The change feed matches each
