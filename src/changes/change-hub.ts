@@ -7,6 +7,7 @@ import type { Engine } from '../engines/engine.ts'
 import type { StoredChange } from '../engines/change-log.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import { QuireError } from '../errors.ts'
+import { outsideRequestScope } from '../engines/request-scope.ts'
 import { createDelivery, isOpen } from './deliver-changes.ts'
 import { bufferChanges, catchUp, type CatchUpOptions } from './catch-up.ts'
 import { createSubscription, startBehind, type SubscribeRequest, type Subscription } from './subscription.ts'
@@ -95,7 +96,8 @@ export function createChangeHub (options: ChangeHubOptions): ChangeHub {
 
   async function ensureFollowing (): Promise<void> {
     clearTimeout(stopTimer)
-    following ??= engine.changes.follow(changes => serialize(() => deliverLive(changes)))
+    // Outside the subscribing request's scope: its client's leaving must not cancel what every subscriber shares.
+    following ??= outsideRequestScope(() => engine.changes.follow(changes => serialize(() => deliverLive(changes))))
     try {
       await following
     } catch (err) {

@@ -20,6 +20,17 @@ for (const engine of ENGINES) {
     }
     const write = (foo: string): Promise<unknown> => send(app, admin, 'POST', '/api/test', { foo })
 
+    t.test('the first subscriber leaving stops nothing for the others', async t => {
+      const first = await open()
+      await first.waitFor(1)
+      const second = await open()
+      await second.waitFor(1)
+      first.close()
+      await first.ended()
+      for (const foo of ['s1', 's2']) await write(foo)
+      t.strictSame(foos(await second.waitFor(3)), ['s1', 's2'], 'the feed the first one started goes on')
+    })
+
     t.test('what was missed, exactly, then live', async t => {
       const first = await open()
       await first.waitFor(1)
