@@ -1,9 +1,11 @@
 // Decorates the instance with `changes`, the process's change hub (src/changes), and
 // prunes the change log to its retention window once a minute (every process tries;
 // one at a time prunes). Open streams end, with a reason, before the server closes.
+// Puts each request's caller in its request scope: the change capture records who wrote.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createChangeHub, type ChangeHub } from '../src/changes/change-hub.ts'
+import { currentRequestScope } from '../src/engines/request-scope.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,9 +22,15 @@ async function changesPlugin (app: FastifyInstance): Promise<void> {
     registry: app.models,
     maxStreams: config.changesMaxStreams,
     maxStreamsPerClient: config.changesMaxStreamsPerClient,
+    queueBytes: config.changesQueueBytes,
+    stallMs: config.changesStallSeconds * 1000,
     log: msg => app.log.warn(msg)
   })
   app.decorate('changes', hub)
+  app.addHook('onRequest', async (request) => {
+    const scope = currentRequestScope()
+    if (scope) scope.caller = request.caller
+  })
   const retention = { seconds: config.changesRetentionSeconds, entries: config.changesRetentionEvents }
   let pruning: Promise<void> = Promise.resolve()
   const prune = (): void => {
@@ -40,4 +48,4 @@ async function changesPlugin (app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(changesPlugin, { name: 'changes', dependencies: ['db', 'auth'] })
+export default fp(changesPlugin, { name: 'changes', dependencies: ['db', 'auth', 'request-scope'] })

@@ -36,6 +36,8 @@ async function openStream (app: FastifyInstance, request: FastifyRequest, reply:
     client: request.ip,
     sink
   })
+  // The stream is committed now: what the hub sends from here on may come after this handler returns.
+  reply.sse.sendHeaders()
   reply.sse.keepAlive()
 }
 

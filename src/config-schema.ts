@@ -64,10 +64,11 @@ export const EnvSchema = Type.Object({
   LOG_FORMAT: oneOf(['auto', 'json', 'pretty'], 'auto', '`json` (one object per line, for log collectors) or `pretty` (readable, pino-pretty); `auto`: pretty when the output is a terminal'),
   CHANGES_RETENTION_SECONDS: whole(1, 3600, 'change feeds: a change stays in the change log this long for clients that resume with `Last-Event-ID`'),
   CHANGES_RETENTION_EVENTS: whole(1, 100_000, 'change feeds: at most this many changes are kept (the newest)'),
-  CHANGES_QUEUE_BYTES: whole(1024, 1_048_576, 'change feeds: what may wait for one slow client before its stream is closed (`SLOW_CONSUMER`)'),
+  CHANGES_QUEUE_BYTES: whole(1024, 1_048_576, 'change feeds: what may wait in memory for one client; a client behind that reads the change log at its own pace instead'),
+  CHANGES_STALL_SECONDS: whole(1, 30, 'change feeds: a client that accepts nothing this long while changes wait for it is closed (`SLOW_CONSUMER`)'),
   CHANGES_MAX_STREAMS: whole(1, 1000, 'change feeds: open streams (SSE and WebSocket subscriptions) per process'),
   CHANGES_MAX_STREAMS_PER_CLIENT: whole(1, 100, 'change feeds: open streams per client address'),
-  MCP_WRITES: oneOf(['true', 'false'], 'false', 'MCP: offer the tools that create, update and delete documents (to callers with those rights)')
+  MCP_WRITES: flag(false, 'MCP: `true` offers the tools that create, update and delete documents (to callers with those rights)')
 })
 
 export type Env = Static<typeof EnvSchema>

@@ -67,6 +67,8 @@ export interface Config {
   changesRetentionEvents: number
   /** Change feeds: what may wait for one slow client (bytes, about) before its stream is closed. */
   changesQueueBytes: number
+  /** Change feeds: a client that accepts nothing this long while changes wait for it is closed. */
+  changesStallSeconds: number
   /** Change feeds: open streams (SSE and WebSocket subscriptions) per process, and per client address. */
   changesMaxStreams: number
   changesMaxStreamsPerClient: number
@@ -151,8 +153,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     changesRetentionSeconds: v.CHANGES_RETENTION_SECONDS,
     changesRetentionEvents: v.CHANGES_RETENTION_EVENTS,
     changesQueueBytes: v.CHANGES_QUEUE_BYTES,
+    changesStallSeconds: v.CHANGES_STALL_SECONDS,
     changesMaxStreams: v.CHANGES_MAX_STREAMS,
     changesMaxStreamsPerClient: v.CHANGES_MAX_STREAMS_PER_CLIENT,
-    mcpWrites: v.MCP_WRITES === 'true'
+    mcpWrites: v.MCP_WRITES
   }
 }

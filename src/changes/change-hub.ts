@@ -1,25 +1,28 @@
 // The change hub of one process: while anyone subscribes it follows the engine's change
 // log (every process sees every change) and hands each change, in order, to the
 // subscribers allowed to see it, decided per change with each subscriber's current
-// caller. A subscriber that resumes first reads its backlog from the log, while the
-// live changes meant for it wait in its buffer.
+// caller (deliver-changes.ts). Subscribers that resume, or fall behind, read the log at
+// their own pace (catch-up.ts) and then go live again.
 import type { Engine } from '../engines/engine.ts'
 import type { StoredChange } from '../engines/change-log.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
-import { USER_MODEL } from '../auth/user-model.ts'
-import { CREDENTIAL_MODEL } from '../auth/credential-model.ts'
 import { QuireError } from '../errors.ts'
-import { feedEventOf } from './feed-event.ts'
-import { matchChanges } from './match-changes.ts'
-import { createSubscription, refreshSubscription, type SubscribeRequest, type Subscription } from './subscription.ts'
+import { outsideRequestScope } from '../engines/request-scope.ts'
+import { createDelivery, isOpen } from './deliver-changes.ts'
+import { bufferChanges, catchUp, type CatchUpOptions } from './catch-up.ts'
+import { createSubscription, startBehind, type SubscribeRequest, type Subscription } from './subscription.ts'
 
 export interface ChangeHubOptions {
   engine: Engine
   registry: ModelRegistry
   maxStreams: number
   maxStreamsPerClient: number
+  /** What may wait for one subscriber (CHANGES_QUEUE_BYTES, about). */
+  queueBytes: number
+  /** A subscriber that accepts nothing this long while changes wait for it is closed. */
+  stallMs: number
   log: (msg: string) => void
-  /** A caller resolved this long ago is resolved again before its next change (expiry); also the heartbeat. */
+  /** A caller resolved this long ago is resolved again before its next change (expiry); half of it is the heartbeat. */
   recheckMs?: number
   now?: () => number
 }
@@ -27,27 +30,20 @@ export interface ChangeHubOptions {
 export interface ChangeHub {
   /** Starts a subscription; throws (4xx, 503) before anything was sent when it cannot. */
   subscribe: (request: SubscribeRequest) => Promise<void>
-  /** Open subscriptions. */
-  readonly size: number
+  /** Open subscriptions, and what waits for them in memory: queues and buffers (bytes, about). */
+  stats: () => { streams: number, queuedBytes: number }
   /** Ends every subscription (SHUTDOWN) and stops following. */
   close: () => Promise<void>
 }
 
-const PAGE = 200
-const MAX_BUFFERED = 10_000
 const STOP_FOLLOWING_AFTER_MS = 10_000
-
-/** The user whose credentials or record a change touched, when it did. */
-function userOfChange (change: StoredChange): string | undefined {
-  if (change.model === USER_MODEL.name) return change.docId
-  if (change.model === CREDENTIAL_MODEL.name && typeof change.doc?.user_id === 'string') return change.doc.user_id
-  return undefined
-}
 
 export function createChangeHub (options: ChangeHubOptions): ChangeHub {
   const { engine, registry, log } = options
   const recheckMs = options.recheckMs ?? 60_000
   const now = options.now ?? Date.now
+  const delivery = createDelivery({ engine, registry, queueBytes: options.queueBytes, recheckMs, now, log })
+  const catchUpOptions: CatchUpOptions = { log: engine.changes, delivery, queueBytes: options.queueBytes, stallMs: options.stallMs }
   const subs = new Set<Subscription>()
   let following: Promise<() => Promise<void>> | undefined
   let stopTimer: NodeJS.Timeout | undefined
@@ -61,68 +57,47 @@ export function createChangeHub (options: ChangeHubOptions): ChangeHub {
     return run
   }
 
-  const isOpen = (sub: Subscription): boolean => !sub.request.sink.closed
-
-  async function refreshStale (group: Subscription[]): Promise<void> {
-    const stale = group.filter(sub => sub.caller.userId !== undefined && now() - sub.checkedAt >= recheckMs)
-    await Promise.all(stale.map(sub => refreshSubscription(sub, registry, now())))
+  async function reset (sub: Subscription): Promise<void> {
+    const after = sub.cursor
+    sub.cursor = await engine.changes.head()
+    sub.request.sink.send({ type: 'reset', pos: sub.cursor, reason: `Changes after ${after.slice(0, 40)} are no longer kept (or it is not a position of this feed): read the current state again` })
   }
 
-  /** Sends one segment of changes (no credential change inside) to the open subscribers of `group`. */
-  async function deliverSegment (group: Subscription[], changes: StoredChange[]): Promise<void> {
-    if (changes.length === 0) return
-    await refreshStale(group.filter(isOpen))
-    for (const name of new Set(changes.map(change => change.model))) {
-      const readers = group.filter(sub => isOpen(sub) && sub.request.model.name === name)
-      if (readers.length === 0) continue
-      const model = readers[0].request.model
-      const mine = changes.filter(change => change.model === name)
-      try {
-        const matches = await matchChanges(engine, model, mine, readers)
-        for (const sub of readers) matches.get(sub)!.forEach((yes, i) => { if (yes) sub.request.sink.send({ type: 'change', event: feedEventOf(model, mine[i]) }) })
-      } catch (err) {
-        log(`change feed: matching ${name} changes failed: ${(err as Error).message}`)
-        for (const sub of readers) sub.request.sink.close({ code: 'UNAVAILABLE', message: 'The feed could not evaluate a change: reconnect with Last-Event-ID to resume' })
-      }
-    }
-    for (const sub of group) sub.cursor = changes[changes.length - 1].pos
-  }
-
-  /** Sends `changes` to `group`, resolving a subscriber's caller again right where its credentials changed. */
-  async function deliver (group: Subscription[], changes: StoredChange[]): Promise<void> {
-    let start = 0
-    for (const [i, change] of changes.entries()) {
-      const user = userOfChange(change)
-      const touched = user === undefined ? [] : group.filter(sub => isOpen(sub) && sub.caller.userId === user)
-      if (touched.length === 0) continue
-      await deliverSegment(group, changes.slice(start, i))
-      await Promise.all(touched.map(sub => refreshSubscription(sub, registry, now())))
-      start = i
-    }
-    await deliverSegment(group, changes.slice(start))
+  function readLog (sub: Subscription, first: StoredChange[] | 'gone'): void {
+    void catchUp(sub, first, catchUpOptions, reset).catch(err => {
+      log(`change feed: reading the change log failed: ${(err as Error).message}`)
+      sub.request.sink.close({ code: 'UNAVAILABLE', message: 'The change log could not be read: reconnect with Last-Event-ID to resume' })
+    })
   }
 
   async function deliverLive (changes: StoredChange[]): Promise<void> {
+    const { compare } = engine.changes
     const current: Subscription[] = []
+    const ahead: Subscription[] = []
     for (const sub of subs) {
-      if (sub.buffer) {
-        sub.buffer.push(...changes)
-        if (sub.buffer.length > MAX_BUFFERED) sub.request.sink.close({ code: 'SLOW_CONSUMER', message: 'Too many changes arrived while the backlog was read: reconnect to resume' })
-      } else if (engine.changes.compare(sub.cursor, changes[0].pos) < 0) current.push(sub)
-      else await deliver([sub], changes.filter(change => engine.changes.compare(change.pos, sub.cursor) > 0))
+      if (sub.behind) bufferChanges(sub, changes, options.queueBytes)
+      else if (compare(sub.cursor, changes[0].pos) < 0) current.push(sub)
+      else ahead.push(sub)
     }
-    await deliver(current, changes)
+    const behind = await delivery.deliver(current, changes, true)
+    // A subscriber that read the log further than this batch (after catching up) takes only what it has not seen.
+    for (const sub of ahead) behind.push(...await delivery.deliver([sub], changes.filter(change => compare(change.pos, sub.cursor) > 0), true))
+    for (const sub of behind) {
+      sub.behind = { ...startBehind(), dropped: true }
+      readLog(sub, [])
+    }
   }
 
   async function beat (): Promise<void> {
-    const live = [...subs].filter(sub => !sub.buffer && isOpen(sub))
-    await refreshStale(live)
-    for (const sub of live) sub.request.sink.send({ type: 'position', pos: sub.cursor })
+    const live = [...subs].filter(sub => !sub.behind && isOpen(sub))
+    await delivery.refreshStale(live)
+    for (const sub of live) if (isOpen(sub)) sub.request.sink.send({ type: 'position', pos: sub.cursor })
   }
 
   async function ensureFollowing (): Promise<void> {
     clearTimeout(stopTimer)
-    following ??= engine.changes.follow(changes => serialize(() => deliverLive(changes)))
+    // Outside the subscribing request's scope: its client's leaving must not cancel what every subscriber shares.
+    following ??= outsideRequestScope(() => engine.changes.follow(changes => serialize(() => deliverLive(changes))))
     try {
       await following
     } catch (err) {
@@ -151,42 +126,17 @@ export function createChangeHub (options: ChangeHubOptions): ChangeHub {
     }
   }
 
-  function reset (sub: Subscription, pos: string, after: string): void {
-    sub.cursor = pos
-    sub.request.sink.send({ type: 'reset', pos, reason: `Changes after ${after.slice(0, 40)} are no longer kept (or it is not a position of this feed): read the current state again` })
-  }
-
   /** Where the subscriber starts: after its Last-Event-ID (with the first page of its backlog), or now. */
-  async function start (sub: Subscription, after: string | undefined): Promise<StoredChange[]> {
-    const { changes } = engine
-    const page = after === undefined ? [] : await changes.readAfter(after, PAGE)
-    if (page === 'gone') {
-      reset(sub, await changes.head(), after!)
+  async function start (sub: Subscription, after: string | undefined): Promise<StoredChange[] | 'gone'> {
+    if (after === undefined) {
+      sub.cursor = await engine.changes.head()
+      sub.request.sink.send({ type: 'ready', pos: sub.cursor })
       return []
     }
-    sub.cursor = after ?? await changes.head()
-    sub.request.sink.send({ type: 'ready', pos: sub.cursor })
+    sub.cursor = after
+    const page = await engine.changes.readAfter(after, 200)
+    if (page !== 'gone') sub.request.sink.send({ type: 'ready', pos: after })
     return page
-  }
-
-  /** Sends the backlog page by page (at the client's pace), then the live changes that waited, then goes live. */
-  async function catchUp (sub: Subscription, first: StoredChange[]): Promise<void> {
-    const { sink } = sub.request
-    let page: StoredChange[] | 'gone' = first
-    while (isOpen(sub) && page.length > 0) {
-      await deliver([sub], page)
-      await sink.drained()
-      page = await engine.changes.readAfter(sub.cursor, PAGE)
-      if (page === 'gone') {
-        reset(sub, await engine.changes.head(), sub.cursor)
-        break
-      }
-    }
-    while (sub.buffer && sub.buffer.length > 0 && isOpen(sub)) {
-      const waiting = sub.buffer.splice(0).filter(change => engine.changes.compare(change.pos, sub.cursor) > 0)
-      await deliver([sub], waiting)
-    }
-    sub.buffer = undefined
   }
 
   return {
@@ -196,19 +146,14 @@ export function createChangeHub (options: ChangeHubOptions): ChangeHub {
       await ensureFollowing()
       subs.add(sub)
       request.sink.onClose(() => remove(sub))
-      let first: StoredChange[]
       try {
-        first = await start(sub, request.after)
+        readLog(sub, await start(sub, request.after))
       } catch (err) {
         remove(sub)
         throw err
       }
-      void catchUp(sub, first).catch(err => {
-        log(`change feed: reading the backlog failed: ${(err as Error).message}`)
-        request.sink.close({ code: 'UNAVAILABLE', message: 'The backlog could not be read: reconnect with Last-Event-ID to resume' })
-      })
     },
-    get size () { return subs.size },
+    stats: () => ({ streams: subs.size, queuedBytes: [...subs].reduce((sum, sub) => sum + sub.request.sink.queuedBytes + (sub.behind?.bytes ?? 0), 0) }),
     close: async () => {
       clearInterval(heartbeat)
       clearTimeout(stopTimer)

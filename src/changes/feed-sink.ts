@@ -24,6 +24,8 @@ export interface FeedSink {
   /** Settles once the queue is empty (or the sink closed). */
   drained: () => Promise<void>
   readonly closed: boolean
+  /** What waits in its queue (bytes, about). */
+  readonly queuedBytes: number
   /** Called once when the sink closes, for whatever reason (set by the hub). */
   onClose: (listener: () => void) => void
 }

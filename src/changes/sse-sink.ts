@@ -52,6 +52,7 @@ export function createSseSink (writer: SseWriter, maxBytes: number): FeedSink {
     close: reason => finish(reason),
     drained: () => outbox.drained(),
     get closed () { return closed },
+    get queuedBytes () { return outbox.queuedBytes },
     onClose: listener => { listeners.push(listener) }
   }
 }

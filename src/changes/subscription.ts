@@ -31,6 +31,17 @@ export interface SubscribeRequest {
   sink: FeedSink
 }
 
+/** A subscriber reading the change log at its own pace, and the live changes that wait meanwhile. */
+export interface Behind {
+  buffer: StoredChange[]
+  /** What the buffer holds (bytes, about). */
+  bytes: number
+  /** The buffer overflowed and was dropped: its changes must be read from the log. */
+  dropped: boolean
+}
+
+export const startBehind = (): Behind => ({ buffer: [], bytes: 0, dropped: false })
+
 export interface Subscription {
   readonly request: SubscribeRequest
   caller: Caller
@@ -40,8 +51,8 @@ export interface Subscription {
   checkedAt: number
   /** The last position considered for it. */
   cursor: string
-  /** While it reads its backlog, live changes wait here. */
-  buffer: StoredChange[] | undefined
+  /** Set while it reads the change log (its backlog, or after falling behind): it is not live. */
+  behind: Behind | undefined
 }
 
 export function createSubscription (request: SubscribeRequest, registry: ModelRegistry, now: number): Subscription {
@@ -52,7 +63,7 @@ export function createSubscription (request: SubscribeRequest, registry: ModelRe
     filter: authorizeFeed(caller, registry, request.model, request.filter, request.showDeleted),
     checkedAt: now,
     cursor: '',
-    buffer: []
+    behind: startBehind()
   }
 }
 

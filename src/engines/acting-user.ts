@@ -1,5 +1,7 @@
-// The acting user of the statement about to run, as the change capture records it.
-// TEMPORARY: reads nothing until the request scope (branch cost) is on main.
+// The acting user of the statement about to run, as the change capture records it: the
+// caller of the request being served (none outside requests: start-up, the CLI, the feed).
+import { currentRequestScope } from './request-scope.ts'
+
 export function actingUserId (): string | undefined {
-  return undefined
+  return currentRequestScope()?.caller?.userId
 }

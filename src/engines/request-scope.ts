@@ -1,12 +1,16 @@
 // The scope of one HTTP request as the database clients see it, carried by AsyncLocalStorage
-// (the Engine interface stays request-free): the signal that the client went away, its address.
+// (the Engine interface stays request-free): the signal that the client went away, its address,
+// and who is calling (the change capture records who wrote).
 import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Caller } from '../auth/caller.ts'
 
 export interface RequestScope {
   /** Aborted when the client closed its connection before the response was complete. */
   readonly signal: AbortSignal
   /** The client's address (Fastify's request.ip), for per-client limits. */
   readonly client: string
+  /** The caller, once the request's credentials were resolved (plugins/changes.ts sets it). */
+  caller?: Caller
 }
 
 const storage = new AsyncLocalStorage<RequestScope>()
@@ -15,6 +19,11 @@ const NEVER = new AbortController().signal
 /** Runs `work` (and everything it starts) inside `scope`. */
 export function runInRequestScope<T> (scope: RequestScope, work: () => T): T {
   return storage.run(scope, work)
+}
+
+/** Runs `work` (and everything it starts) outside any request: shared work no one client's leaving may cancel. */
+export function outsideRequestScope<T> (work: () => T): T {
+  return storage.exit(work)
 }
 
 /** The scope of the request being served, or undefined outside of any request (start-up, CLI). */

@@ -8,6 +8,7 @@ import { CHANGE_STATE, CHANGE_TABLE } from '../sql/change-capture-ddl.ts'
 import type { ChangeLog, ChangeLogRetention, StoredChange } from './change-log.ts'
 import { CHANGE_CHANNEL, CHANGE_COLUMNS, changeOfRow, hasUnsequenced, sequenceAll, type ChangeNotice } from './sql-change-sequencer.ts'
 import { createFollower, type Follower } from './sql-change-follower.ts'
+import { outsideRequestScope } from './request-scope.ts'
 
 export interface SqlChangeLog extends ChangeLog {
   /** A statement of this process may have written: number what it captured (when someone follows). */
@@ -53,16 +54,16 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
     if (!announce) for (const follower of followers) follower.offer(changes)
   }
 
-  /** Numbers what is waiting, once at a time per process; a request while it runs makes it run again. */
+  /** Numbers what is waiting, once at a time per process (shared: outside any request); a request while it runs makes it run again. */
   function requestSequencing (): Promise<void> {
     if (sequencing) { again = true; return sequencing }
-    sequencing = (async () => {
+    sequencing = outsideRequestScope(async () => {
       do {
         again = false
         const result = await sequenceAll(client, announce, deliverLocally)
         if (result === 'busy' && await hasUnsequenced(client)) { again = true; await new Promise(resolve => setTimeout(resolve, 20)) }
       } while (again)
-    })().catch(err => log(`numbering the change log failed: ${(err as Error).message}`)).finally(() => { sequencing = undefined })
+    }).catch(err => log(`numbering the change log failed: ${(err as Error).message}`)).finally(() => { sequencing = undefined })
     return sequencing
   }
 

@@ -52,7 +52,8 @@ export async function openSse (url: string, headers: Record<string, string> = {}
       const check = (): void => {
         if (events.length >= count) { cleanup(); resolve(events.slice(0, count)) } else if (ended) { cleanup(); reject(new Error(`the stream ended after ${events.length} of ${count} events: ${text.slice(-500)}`)) }
       }
-      const timer = setTimeout(() => { cleanup(); reject(new Error(`${events.length} of ${count} events within ${timeoutMs} ms: ${JSON.stringify(events.map(e => e.event))}`)) }, timeoutMs)
+      const seen = (): string => JSON.stringify(events.map(e => e.event === 'close' || e.event === 'reset' ? `${e.event} ${e.data}` : e.event))
+      const timer = setTimeout(() => { cleanup(); reject(new Error(`${events.length} of ${count} events within ${timeoutMs} ms: ${seen()}`)) }, timeoutMs)
       const cleanup = (): void => { clearTimeout(timer); waiters.delete(check) }
       waiters.add(check)
       check()

@@ -1,0 +1,101 @@
+// Hands changes to subscribers: each change is matched against every subscriber's
+// current permission filter (resolving a subscriber's caller again first where its
+// credentials changed, or when it was resolved too long ago) and queued on its sink. Live
+// delivery never queues past a subscriber's bound: a subscriber whose events do not fit
+// falls behind instead, and then reads the change log at its own pace.
+import type { Engine } from '../engines/engine.ts'
+import type { StoredChange } from '../engines/change-log.ts'
+import type { ModelRegistry } from '../models/model-registry.ts'
+import { USER_MODEL } from '../auth/user-model.ts'
+import { CREDENTIAL_MODEL } from '../auth/credential-model.ts'
+import { feedEventOf } from './feed-event.ts'
+import { matchChanges } from './match-changes.ts'
+import { refreshSubscription, type Subscription } from './subscription.ts'
+
+export interface DeliveryOptions {
+  engine: Engine
+  registry: ModelRegistry
+  /** What may wait for one subscriber (bytes, about). */
+  queueBytes: number
+  /** A caller resolved this long ago is resolved again before its next change (token expiry). */
+  recheckMs: number
+  now: () => number
+  log: (msg: string) => void
+}
+
+export interface Delivery {
+  /**
+   * Sends `changes` to `group`. Live: a subscriber whose matching events would pass its bound gets
+   * none of them, keeps its cursor before them, and is returned (it fell behind); otherwise (a
+   * subscriber reading its backlog, paced by the caller) everything is queued.
+   */
+  deliver: (group: Subscription[], changes: StoredChange[], live: boolean) => Promise<Subscription[]>
+  /** Resolves again the callers resolved longer ago than the recheck interval. */
+  refreshStale: (group: Subscription[]) => Promise<void>
+}
+
+/** The user whose credentials or record a change touched, when it did. */
+export function userOfChange (change: StoredChange): string | undefined {
+  if (change.model === USER_MODEL.name) return change.docId
+  if (change.model === CREDENTIAL_MODEL.name && typeof change.doc?.user_id === 'string') return change.doc.user_id
+  return undefined
+}
+
+export const isOpen = (sub: Subscription): boolean => !sub.request.sink.closed
+
+export function createDelivery (options: DeliveryOptions): Delivery {
+  const { engine, registry, queueBytes, log, now } = options
+
+  async function refreshStale (group: Subscription[]): Promise<void> {
+    const stale = group.filter(sub => isOpen(sub) && sub.caller.userId !== undefined && now() - sub.checkedAt >= options.recheckMs)
+    await Promise.all(stale.map(sub => refreshSubscription(sub, registry, now())))
+  }
+
+  /** Queues a subscriber's matching events, unless (live) they would not fit: then it falls behind. */
+  function queue (sub: Subscription, events: ReturnType<typeof feedEventOf>[], live: boolean, behind: Set<Subscription>): void {
+    const bytes = events.reduce((sum, event) => sum + event.json.length, 0)
+    if (live && bytes > 0 && sub.request.sink.queuedBytes + bytes > queueBytes) {
+      behind.add(sub)
+      return
+    }
+    for (const event of events) sub.request.sink.send({ type: 'change', event })
+  }
+
+  /** One segment of changes (no credential change inside) to the open subscribers of `group` not behind. */
+  async function deliverSegment (group: Subscription[], changes: StoredChange[], live: boolean, behind: Set<Subscription>): Promise<void> {
+    if (changes.length === 0) return
+    await refreshStale(group)
+    for (const name of new Set(changes.map(change => change.model))) {
+      const readers = group.filter(sub => isOpen(sub) && !behind.has(sub) && sub.request.model.name === name)
+      if (readers.length === 0) continue
+      const model = readers[0].request.model
+      const mine = changes.filter(change => change.model === name)
+      try {
+        const matches = await matchChanges(engine, model, mine, readers)
+        for (const sub of readers) queue(sub, mine.filter((_, i) => matches.get(sub)![i]).map(change => feedEventOf(model, change)), live, behind)
+      } catch (err) {
+        log(`change feed: matching ${name} changes failed: ${(err as Error).message}`)
+        for (const sub of readers) sub.request.sink.close({ code: 'UNAVAILABLE', message: 'The feed could not evaluate a change: reconnect with Last-Event-ID to resume' })
+      }
+    }
+    for (const sub of group) if (!behind.has(sub)) sub.cursor = changes[changes.length - 1].pos
+  }
+
+  return {
+    refreshStale,
+    deliver: async (group, changes, live) => {
+      const behind = new Set<Subscription>()
+      let start = 0
+      for (const [i, change] of changes.entries()) {
+        const user = userOfChange(change)
+        const touched = user === undefined ? [] : group.filter(sub => isOpen(sub) && !behind.has(sub) && sub.caller.userId === user)
+        if (touched.length === 0) continue
+        await deliverSegment(group, changes.slice(start, i), live, behind)
+        await Promise.all(touched.map(sub => refreshSubscription(sub, registry, now())))
+        start = i
+      }
+      await deliverSegment(group, changes.slice(start), live, behind)
+      return [...behind]
+    }
+  }
+}

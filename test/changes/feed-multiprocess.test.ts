@@ -1,0 +1,42 @@
+// Two Quire processes on one PostgreSQL database: a write through either one reaches the
+// subscribers of both, in the same order with the same positions (one sequence for the
+// whole database); a change too big for NOTIFY's payload is read from the change log; a
+// client can resume on one process with the position the other one gave it.
+import t from 'tap'
+import { createTestApp } from '../helpers/test-app.ts'
+import { openSse, type SseStream } from '../helpers/sse-client.ts'
+import { FEED_SETTINGS, listen, send } from '../helpers/feed-app.ts'
+import { startQuireProcess } from '../helpers/quire-process.ts'
+
+t.test('two processes on one PostgreSQL', async t => {
+  const { app, admin } = await createTestApp(t, 'postgres', FEED_SETTINGS)
+  const here = await listen(app)
+  const there = await startQuireProcess(t, {
+    DATABASE_URL: app.config.databaseUrl, MODELS_DIR: app.config.modelsDir, LOG_LEVEL: 'warn', MAX_EVENT_LOOP_DELAY_MS: '0', BCRYPT_ROUNDS: '4'
+  })
+  const open = async (base: string, headers: Record<string, string> = {}): Promise<SseStream> => {
+    const stream = await openSse(`${base}/changes/test`, headers)
+    t.teardown(() => stream.close())
+    return stream
+  }
+  const onHere = await open(here)
+  const onThere = await open(there)
+  await Promise.all([onHere.waitFor(1), onThere.waitFor(1)])
+
+  await send(app, admin, 'POST', '/api/test', { foo: 'written-here' })
+  const response = await fetch(`${there}/api/test`, { method: 'POST', headers: { authorization: admin, 'content-type': 'application/json' }, body: JSON.stringify({ foo: 'written-there' }) })
+  t.equal(response.status, 200, 'the other process takes writes')
+  const big = 'x'.repeat(20_000)
+  await send(app, admin, 'POST', '/api/test', { foo: 'big', bar: big })
+
+  const seenHere = (await onHere.waitFor(4)).slice(1)
+  const seenThere = (await onThere.waitFor(4)).slice(1)
+  t.strictSame(seenHere.map(e => e.json.data.foo), ['written-here', 'written-there', 'big'], 'this process sees both processes\' writes')
+  t.strictSame(seenThere.map(e => [e.id, e.json.data.foo]), seenHere.map(e => [e.id, e.json.data.foo]), 'the other one too, in the same order, with the same positions')
+  t.equal(seenThere[2].json.data.bar, big, 'a change over NOTIFY\'s 8 KB limit arrives whole (read from the change log)')
+
+  onThere.close()
+  await send(app, admin, 'POST', '/api/test', { foo: 'while-away' })
+  const resumed = await open(there, { 'last-event-id': seenHere[2].id! })
+  t.strictSame((await resumed.waitFor(2)).slice(1).map(e => e.json.data.foo), ['while-away'], 'a position given by one process resumes on the other')
+})
