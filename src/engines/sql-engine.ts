@@ -13,7 +13,7 @@ import { tableName } from '../sql/schema-ddl.ts'
 import { syncModelSchema } from '../sql/sync-schema.ts'
 import { insertDocs, runBulkWrite } from './sql-bulk-write.ts'
 import { runDelete } from './sql-delete.ts'
-import { streamRows } from './sql-stream.ts'
+import { streamFind } from './sql-stream.ts'
 import { compilePipeline } from '../sql/compile-pipeline.ts'
 import { pipelineContextFor } from './pipeline-context.ts'
 import { QuireError } from '../errors.ts'
@@ -129,10 +129,7 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
 
     deleteOne: (model, plan) => run(() => runDelete(client, model, plan)),
 
-    streamFind: async (model, query, batchSize, onBatch) => {
-      const { text, values } = compileFind(model, { ...query, count: false })
-      return await run(() => streamRows(client, text, values, batchSize, onBatch))
-    },
+    streamFind: (model, query, batchSize, onBatch) => run(() => streamFind(client, model, query, batchSize, onBatch)),
 
     insertMany: (model, docs) => run(() => insertDocs(client, model, docs)),
 

@@ -65,12 +65,14 @@ function searchParts (model: Model, text: string, params: SqlParams): { where: s
 
 /**
  * One statement answering a FindQuery. Each row has `d` (a document as JSON text, or null on an
- * empty page) and, when the count is asked for, `total` (the same on every row).
+ * empty page) and, when the count is asked for, `total` (the same on every row). `afterId` keeps
+ * only documents whose _id sorts after it, on the primary key (a keyset read in _id order).
  */
-export function compileFind (model: Model, query: FindQuery): CompiledSql {
+export function compileFind (model: Model, query: FindQuery, afterId?: string): CompiledSql {
   const params = new SqlParams()
   const table = quoteIdent(tableName(model))
   let where = compileWhere(model, query.filter, params)
+  if (afterId !== undefined) where = `t._id > ${params.add(afterId)} AND ${where}`
   let order = compileSort(query.sort, { params, doc: 't.doc', idColumn: 't._id', kindOf: fieldKindLookup(model) })
   let score: string | undefined
   if (query.search !== undefined) {
