@@ -31,6 +31,8 @@ export interface ReliabilityOptions {
   testDocs: number
   /** The whole run stops (cleaning up) after this many minutes. */
   maxMinutes: number
+  /** A directory that receives every server's output (trace-level logs), one file per server. */
+  serverLogDir?: string
 }
 
 function list<T extends string> (name: string, raw: string | undefined, known: readonly T[], fallback: readonly T[]): T[] {
@@ -59,6 +61,7 @@ export function readOptions (env: NodeJS.ProcessEnv = process.env): ReliabilityO
     statementTimeoutMs: Math.max(100, intFrom(env, 'RELIABILITY_STATEMENT_TIMEOUT_MS', 2000)),
     linkDocs: Math.max(100, intFrom(env, 'RELIABILITY_LINK_DOCS', pick(20_000, 3_000))),
     testDocs: Math.max(100, intFrom(env, 'RELIABILITY_TEST_DOCS', pick(2_000, 500))),
-    maxMinutes: Math.max(1, intFrom(env, 'RELIABILITY_MAX_MINUTES', 45))
+    maxMinutes: Math.max(1, intFrom(env, 'RELIABILITY_MAX_MINUTES', 45)),
+    serverLogDir: env.RELIABILITY_SERVER_LOGS || undefined
   }
 }

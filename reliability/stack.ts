@@ -2,7 +2,7 @@
 // the users and secrets the scanner knows, a local SMTP sink for recovery
 // mails, the PostgreSQL cluster, seeded and empty stores per engine, and Quire
 // servers started on them as child processes (bench/serve.ts), logging at trace.
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -70,11 +70,12 @@ function assembleModels (): string {
   return dir
 }
 
-/** Every chunk to both sinks; `lines` gets whole lines. */
-function teeOutput (sink: (chunk: string) => void, lines: (line: string) => void): (chunk: string) => void {
+/** Every chunk to the sink (and to `copy`); `lines` gets whole lines. */
+function teeOutput (sink: (chunk: string) => void, lines: (line: string) => void, copy?: (chunk: string) => void): (chunk: string) => void {
   let partial = ''
   return chunk => {
     sink(chunk)
+    copy?.(chunk)
     const all = (partial + chunk).split('\n')
     partial = all.pop() ?? ''
     all.forEach(lines)
@@ -114,6 +115,13 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
     } catch {}
   }
   const serverErrorExamples = new Map<string, string>()
+  /** With RELIABILITY_SERVER_LOGS, a server's output is also appended to DIR/<name>.log. */
+  const keepLog = (name: string): ((chunk: string) => void) | undefined => {
+    if (!options.serverLogDir) return undefined
+    mkdirSync(options.serverLogDir, { recursive: true })
+    const file = join(options.serverLogDir, `${name}.log`)
+    return chunk => appendFileSync(file, chunk)
+  }
   const getCluster = (): Promise<SuiteCluster> => (cluster ??= startSuiteCluster().then(c => { onCleanup(() => c.stop()); return c }))
   const seedData = (): Promise<SeedData> => (data ??= (async () => {
     const models = loadModels(modelsDir)
@@ -139,8 +147,11 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
       STATEMENT_TIMEOUT_MS: String(options.statementTimeoutMs),
       BCRYPT_ROUNDS: '4',
       SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      // Load shedding answers 503 whenever other work on a shared machine starves the process; the
+      // suite measures stalls itself (health probe, latencies), so that 5xx mean what they say.
+      MAX_EVENT_LOOP_DELAY_MS: '0',
       ...env
-    }, [], teeOutput(scanner.logSink(name), recordErrors))
+    }, [], teeOutput(scanner.logSink(name), recordErrors, keepLog(name)))
     onCleanup(() => server.stop())
     return { ...server, client: scannedClient(server.url, 64), kill: () => { try { process.kill(server.pid, 'SIGKILL') } catch {} } }
   }

@@ -56,11 +56,11 @@ export function validValue (c: Choice, spec: FieldSpec, ids: KnownIds, onPasswor
   }
 }
 
-/** A value `spec` refuses (JSON bodies are not coerced). */
+/** A value `spec` refuses (JSON bodies are not coerced). Not null: it clears a field that is neither required nor a password (as in JXP). */
 export function wrongValue (c: Choice, spec: FieldSpec): Json {
   const wrongType: Record<FieldSpec['type'], Json[]> = {
-    string: [5, true, [], obj([])], password: [5, false, [], obj([]), 'p'.repeat(73)], number: ['5', true, [], obj([]), null],
-    integer: ['5', 1.5, true, null], boolean: ['true', 1, null, []], date: ['not a date', '2024-13-45T99:99:99Z', true, obj([])],
+    string: [5, true, [], obj([])], password: [5, false, [], obj([]), 'p'.repeat(73)], number: ['5', true, [], obj([])],
+    integer: ['5', 1.5, true], boolean: ['true', 1, []], date: ['not a date', '2024-13-45T99:99:99Z', true, obj([])],
     id: ['xyz', 'G'.repeat(24), 5, 'a'.repeat(25)], array: ['a', 5, obj([])], object: ['a', 5, [], true]
   }
   const outOfBounds: Json[] = [
@@ -77,7 +77,8 @@ export function wrongValue (c: Choice, spec: FieldSpec): Json {
 export function validDocument (c: Choice, model: Model, ids: KnownIds, onPassword: (p: string) => void, partial = false): JsonObject {
   const fields = Object.entries(model.fields).filter(([name]) => model.required.includes(name) ? !partial || c.chance(0.5) : c.chance(partial ? 0.3 : 0.6))
   if (fields.length === 0) fields.push(c.pick(Object.entries(model.fields).filter(([, s]) => s.type === 'string')))
-  return obj(fields.map(([name, spec]) => [name, validValue(c, spec, ids, onPassword)]))
+  const clearable = (name: string, spec: FieldSpec): boolean => !model.required.includes(name) && spec.type !== 'password'
+  return obj(fields.map(([name, spec]) => [name, clearable(name, spec) && c.chance(0.05) ? null : validValue(c, spec, ids, onPassword)]))
 }
 
 /** A body the model must refuse with a 400, whoever sends it. */

@@ -102,7 +102,7 @@ function judge (engine: EngineName, started: number, timeoutMs: number, m: Measu
   const failures = [
     ...late.slice(0, 10).map(s => `${s.label} answered ${s.status || `nothing (${s.error})`} after ${Math.round(s.ms)} ms (limit ${limitMs} ms)`),
     ...serverErrors.slice(0, 5).map(s => `${s.label}: ${s.status} ${s.code ?? ''} ${s.message ?? ''}`),
-    ...simpleFailed.slice(0, 5).map(s => `read by id during the expensive load: ${s.status || s.error}`)
+    ...simpleFailed.slice(0, 5).map(s => `read by id during the expensive load: ${s.status || s.error} ${s.code ?? ''} ${s.message ?? ''}`)
   ]
   return resultOf('expensive', engine, started, checks, figures, failures)
 }
