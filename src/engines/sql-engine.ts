@@ -17,7 +17,7 @@ import { streamFind } from './sql-stream.ts'
 import { compilePipeline } from '../sql/compile-pipeline.ts'
 import { pipelineContextFor } from './pipeline-context.ts'
 import { QuireError } from '../errors.ts'
-import { CHANGE_LOG_DDL, captureTriggerSql } from '../sql/change-capture-ddl.ts'
+import { syncChangeCapture } from '../sql/sync-change-capture.ts'
 import { createSqlChangeLog } from './sql-change-log.ts'
 import { withChangeActor } from './sql-change-client.ts'
 import { sqlMatchDocuments } from './sql-match-documents.ts'
@@ -67,11 +67,8 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
         await tx.query('SELECT pg_advisory_xact_lock(726354100)')
         await tx.exec('SET LOCAL statement_timeout = 0')
         const monitor = client.kind === 'postgres' ? client : undefined // PGlite has one connection: elapsed time only
-        await tx.exec(CHANGE_LOG_DDL)
-        for (const model of models) {
-          await syncModelSchema(tx, model, log, monitor)
-          await tx.exec(captureTriggerSql(model))
-        }
+        for (const model of models) await syncModelSchema(tx, model, log, monitor)
+        await syncChangeCapture(tx, models)
       })
     },
 

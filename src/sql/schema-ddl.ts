@@ -10,7 +10,8 @@ import { quoteIdent, quoteLiteral, jsonPathExpr } from './quote.ts'
 const INDEX_PREFIX = 'qx_'
 const STATISTICS_PREFIX = 'qs_'
 
-function shortHash (text: string): string {
+/** A short, stable digest of a definition: a changed definition gets a new one. */
+export function shortHash (text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 10)
 }
 
