@@ -1,7 +1,8 @@
-// Translates a MongoDB (PCRE) regular expression and its options into a PostgreSQL ARE
-// pattern with embedded options; syntax the two dialects do not share is a client error.
+// The regular-expression dialect every engine accepts: a MongoDB (PCRE) pattern and its
+// options, checked and translated into a PostgreSQL ARE pattern with embedded options;
+// syntax the two dialects do not share is a client error. MongoDB runs the original.
 import { QuireError } from '../errors.ts'
-import { checkRegexCost, skipExtendedSpace } from '../validation/regex-cost.ts'
+import { checkRegexCost, skipExtendedSpace } from './regex-cost.ts'
 
 export const MAX_REGEX_LENGTH = 512
 /** ARE's largest repetition count ({n,m}). */

@@ -1,7 +1,7 @@
 // Tests of the PCRE-to-ARE translation: exact output and rejected syntax. Matching with every
 // flag is checked on PostgreSQL in sql-on-pglite.test.ts.
 import t from 'tap'
-import { compileRegex, MAX_REGEX_LENGTH, readRegex } from '../../src/sql/compile-regex.ts'
+import { compileRegex, MAX_REGEX_LENGTH, readRegex } from '../../src/validation/regex-dialect.ts'
 
 const TRANSLATIONS: Array<[pattern: string, flags: string, are: string]> = [
   ['abc', '', '(?p)abc'],
