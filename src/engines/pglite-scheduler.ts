@@ -107,12 +107,16 @@ export class PgliteScheduler {
     this.armWait(job)
   }
 
-  /** Starts (again) the wait of a queued request's statement: a worker's restart does not count against it. */
+  /**
+   * Starts (again) the wait of a queued request's statement: a worker's restart does not count
+   * against it, unless the statement has a deadline (then it is answered by its deadline).
+   */
   private armWait (job: Job): void {
     clearTimeout(job.waitTimer)
+    const waitMs = Math.min(this.options.maxWaitMs, job.deadline === undefined ? Infinity : job.deadline - performance.now())
     job.waitTimer = setTimeout(() => {
-      if (!this.replacing) this.drop(job, unavailable('The database is busy: retry shortly'))
-    }, this.options.maxWaitMs)
+      if (!this.replacing || job.deadline !== undefined) this.drop(job, unavailable('The database is busy: retry shortly'))
+    }, Math.max(0, waitMs))
   }
 
   private drop (job: Job, err: unknown): void {
