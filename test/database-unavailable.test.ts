@@ -8,20 +8,14 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { createTestApp, databaseUrl } from './helpers/test-app.ts'
 import { startTcpProxy } from './helpers/tcp-proxy.ts'
 import { json } from './helpers/auth-helpers.ts'
+import { answerWithin, type Answer } from './helpers/answer-within.ts'
 import { isDatabaseUnavailable } from '../src/engines/database-unavailable.ts'
 import { startSuiteCluster } from '../reliability/pg-control.ts'
 
 const HANG_MS = 10_000
 
 /** The reply, or a rejection when none came within HANG_MS. */
-async function answer (app: FastifyInstance, request: InjectOptions): Promise<{ status: number, body: Record<string, any>, retryAfter: unknown }> {
-  let timer: NodeJS.Timeout | undefined
-  const hang = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${HANG_MS} ms`)), HANG_MS) })
-  try {
-    const res = await Promise.race([app.inject(request), hang])
-    return { status: res.statusCode, body: json(res), retryAfter: res.headers['retry-after'] }
-  } finally { clearTimeout(timer) }
-}
+const answer = (app: FastifyInstance, request: InjectOptions): Promise<Answer> => answerWithin(app, request, HANG_MS)
 
 t.test('postgres', async t => {
   const proxy = await startTcpProxy(await databaseUrl('postgres'))

@@ -1,10 +1,12 @@
 // The reliability suite's own judges (reliability/): the secret scanner finds
 // what it must and allows credentials only in login replies; generated JSON
 // keeps "__proto__" keys, raw number tokens and deep nesting that
-// JSON.stringify cannot write.
+// JSON.stringify cannot write; the restart judge counts /ready from the moment PostgreSQL has
+// stopped, not from the moment it was asked to.
 import t from 'tap'
 import { createSecretScanner } from '../reliability/secret-scanner.ts'
 import { deeplyNested, obj, RawJson, toJsonText } from '../reliability/fuzz/json-text.ts'
+import { judgeRestart, type ReadySample } from '../reliability/scenarios/restart.ts'
 
 const reply = (body: string, headers = {}): { status: number, headers: Record<string, string>, body: string, ms: number } => ({ status: 200, headers, body, ms: 1 })
 const HASH = '$2b$10$' + 'a'.repeat(53)
@@ -40,4 +42,24 @@ t.test('generated JSON text', async t => {
   t.equal(deep.length, 20_000 * 6 + 1)
   t.same(JSON.parse(toJsonText(deeplyNested(3, 'array'))), [[[]]])
   t.same(JSON.parse(toJsonText(deeplyNested(2, 'object'))), { a: { a: 1 } })
+})
+
+t.test('restart judge: /ready must say not ready once PostgreSQL has stopped', async t => {
+  // Asked to stop at 1 s, stopped at 2.5 s (a checkpoint under load), back at 7.5 s.
+  const timeline = { downAt: 1000, stoppedAt: 2500, backAt: 7500, crashed: false, started: Date.now() }
+  const samples = Array.from({ length: 150 }, (_, i) => {
+    const at = i * 100
+    const down = at >= timeline.stoppedAt && at < timeline.backAt
+    return { at, ms: 5, status: down ? 503 : 200, code: down ? 'UNAVAILABLE' : undefined, path: '/api/test', label: '/api/test' }
+  })
+  const ready = (down200At?: number): ReadySample[] => Array.from({ length: 75 }, (_, i) => {
+    const at = i * 200
+    const down = at >= timeline.stoppedAt && at < timeline.backAt && at !== down200At
+    return { at, status: down ? 503 : 200 }
+  })
+  const readyCheck = (readiness: ReadySample[]): { ok: boolean, value: string } | undefined =>
+    judgeRestart({ statementTimeoutMs: 2000, downSeconds: 5 }, samples, readiness, timeline).checks.find(c => c.name === '/ready')
+  t.match(readyCheck(ready()), { ok: true, value: '25/25 not ready while down' }, 'ready until stopped, then not ready')
+  t.match(readyCheck(ready(1800)), { ok: true }, 'still ready while shutting down')
+  t.match(readyCheck(ready(3000)), { ok: false, value: '24/25 not ready while down' }, 'ready although stopped')
 })

@@ -25,7 +25,8 @@ interface Waiter { client: string, admit: () => void }
 /** The address the service's own work (start-up, CLI, no request) counts under. */
 const SERVICE = ''
 
-function busy (): QuireError {
+/** The answer to a statement that waited its whole time for a slot. */
+export function busyError (): QuireError {
   return new QuireError('UNAVAILABLE', 'The server is busy with other expensive queries: retry shortly')
 }
 
@@ -84,7 +85,7 @@ class Slots implements ExpensiveGate {
   }
 
   private wait (client: string, signal?: AbortSignal): Promise<void> {
-    if (this.waiting.length >= this.options.maxWaiting) return Promise.reject(busy())
+    if (this.waiting.length >= this.options.maxWaiting) return Promise.reject(busyError())
     return new Promise((resolve, reject) => {
       const settle = (err?: unknown): void => {
         clearTimeout(timer)
@@ -96,7 +97,7 @@ class Slots implements ExpensiveGate {
       }
       const onAbort = (): void => settle(signal!.reason)
       const waiter: Waiter = { client, admit: () => settle() }
-      const timer = setTimeout(() => settle(busy()), this.options.maxWaitMs)
+      const timer = setTimeout(() => settle(busyError()), this.options.maxWaitMs)
       signal?.addEventListener('abort', onAbort, { once: true })
       this.waiting.push(waiter)
     })

@@ -39,16 +39,24 @@ export async function openPglite (dataDir: string | undefined, given: Partial<Pg
 
   const limits = { simple: [options.statementTimeoutMs], expensive: [options.statementTimeoutMs, options.expensiveTimeoutMs] }
 
-  /** Statements of a request run under the watchdog (a limit of 0 is none); the service's own (start-up, CLI) do not. */
-  function statement (body: RequestBody, cost: StatementCost, tx?: TxHandle): Statement {
+  /**
+   * Statements of a request run under the watchdog (a limit of 0 is none), expensive ones within
+   * their budget counted from `askedAt` (waiting for the gate and the worker included); the
+   * service's own (start-up, CLI) do not.
+   */
+  function statement (body: RequestBody, cost: StatementCost, tx?: TxHandle, askedAt = performance.now()): Statement {
     const scope = currentRequestScope()
     const budget = Math.min(...limits[cost].filter(ms => ms > 0))
-    return { body, cost, tx, signal: scope?.signal, budgetMs: scope && budget !== Infinity ? budget : undefined }
+    const limited = scope && budget !== Infinity
+    // Simple statements keep their whole budget: a worker's restart must not turn reads into 503s.
+    const deadline = limited && cost === 'expensive' ? askedAt + budget : undefined
+    return { body, cost, tx, signal: scope?.signal, budgetMs: limited ? budget : undefined, deadline }
   }
 
   function clientFor (tx?: TxHandle): SqlClient {
     const send = async (body: RequestBody, cost: StatementCost = 'expensive') => {
-      const run = () => scheduler.run(statement(body, cost, tx))
+      const askedAt = performance.now()
+      const run = () => scheduler.run(statement(body, cost, tx, askedAt))
       return tx || cost === 'simple' ? await run() : await gate.run(run)
     }
     return {

@@ -18,6 +18,8 @@ export interface Statement {
   cost: StatementCost
   /** The watchdog's budget once the statement runs; none for the service's own work (start-up, CLI). */
   budgetMs?: number
+  /** performance.now() by which a request's statement must be answered: waiting for its turn uses up its budget. */
+  deadline?: number
   /** The request's signal: a statement not started yet is dropped when it aborts. */
   signal?: AbortSignal
   /** The transaction the statement runs in, or opens ('begin'). */
@@ -46,6 +48,13 @@ const CLOSE_GRACE_MS = 5000
 const RESTART_TIMEOUT_MS = 60_000
 
 const unavailable = (message: string): QuireError => new QuireError('UNAVAILABLE', message)
+
+/** The watchdog's budget of a statement about to run: its own, or what is left before its deadline. */
+function budgetLeft (job: Statement): number | undefined {
+  if (job.deadline === undefined) return job.budgetMs
+  const left = job.deadline - performance.now()
+  return job.budgetMs === undefined ? left : Math.min(job.budgetMs, left)
+}
 const delay = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms).unref())
 
 export class PgliteScheduler {
@@ -98,12 +107,16 @@ export class PgliteScheduler {
     this.armWait(job)
   }
 
-  /** Starts (again) the wait of a queued request's statement: a worker's restart does not count against it. */
+  /**
+   * Starts (again) the wait of a queued request's statement: a worker's restart does not count
+   * against it, unless the statement has a deadline (then it is answered by its deadline).
+   */
   private armWait (job: Job): void {
     clearTimeout(job.waitTimer)
+    const waitMs = Math.min(this.options.maxWaitMs, job.deadline === undefined ? Infinity : job.deadline - performance.now())
     job.waitTimer = setTimeout(() => {
-      if (!this.replacing) this.drop(job, unavailable('The database is busy: retry shortly'))
-    }, this.options.maxWaitMs)
+      if (!this.replacing || job.deadline !== undefined) this.drop(job, unavailable('The database is busy: retry shortly'))
+    }, Math.max(0, waitMs))
   }
 
   private drop (job: Job, err: unknown): void {
@@ -146,8 +159,13 @@ export class PgliteScheduler {
       else job.reject(unavailable('The transaction was lost: the database worker was restarted'))
       return this.pump()
     }
+    const budgetMs = budgetLeft(job)
+    if (budgetMs !== undefined && budgetMs <= 0) {
+      job.reject(unavailable('The database is busy: retry shortly'))
+      return this.pump()
+    }
     const body = job.tx?.workerTx === undefined ? job.body : { ...job.body, tx: job.tx.workerTx }
-    const timer = job.budgetMs === undefined ? undefined : setTimeout(() => this.timeOut(job), job.budgetMs)
+    const timer = budgetMs === undefined ? undefined : setTimeout(() => this.timeOut(job, budgetMs), budgetMs)
     const settled = connection.send(body).then(reply => this.settle(job, reply), err => this.settleDeath(job, err))
     this.running = { job, timer, settled }
   }
@@ -176,11 +194,11 @@ export class PgliteScheduler {
     this.replace(`it died: ${(err as Error).message}`, false)
   }
 
-  private timeOut (job: Job): void {
+  private timeOut (job: Job, budgetMs: number): void {
     if (this.running?.job !== job) return
     this.running = undefined
     job.reject(new SqlError('canceling statement due to statement timeout', '57014'))
-    this.replace(`a statement ran past its ${job.budgetMs} ms budget`, false)
+    this.replace(`a statement ran past its ${Math.round(budgetMs)} ms budget`, false)
   }
 
   /** Replaces the worker: statements not started yet wait and run on the new one; an open transaction is lost. */

@@ -1,6 +1,7 @@
 // SqlClient for a PostgreSQL server through postgres.js (the fastest driver measured here under
 // concurrency), with a statement timeout on every query, a bounded share of the pool for
-// expensive statements, cancellation of a request's expensive statement when its client leaves,
+// expensive statements (time spent waiting for one counts against the statement timeout),
+// cancellation of a request's expensive statement when its client leaves,
 // and a transaction that loses a deadlock run again.
 import postgres from 'postgres'
 import type { SqlClient, Row, StatementOptions } from '../sql/sql-client.ts'
@@ -8,6 +9,7 @@ import { SqlError } from '../sql/sql-client.ts'
 import type { SqlValue } from '../sql/sql-params.ts'
 import { createExpensiveGate, type ExpensiveGate } from './expensive-gate.ts'
 import { currentRequestScope } from './request-scope.ts'
+import { withinBudget } from './statement-budget.ts'
 
 export interface PostgresOptions {
   poolSize: number
@@ -51,19 +53,21 @@ async function awaitCancellable<T> (query: postgres.PendingQuery<postgres.Row[]>
 
 /**
  * Runs an expensive statement on a connection of its own once the gate lets it: postgres.js would
- * otherwise pipeline other statements on the connection behind it, simple ones included.
+ * otherwise pipeline other statements on the connection behind it, simple ones included. The time
+ * it waited counts against its statement timeout (`budgetMs`).
  */
-async function onReservedConnection<T> (sql: postgres.Sql, gate: ExpensiveGate, work: (connection: postgres.Sql) => Promise<T>): Promise<T> {
+async function onReservedConnection<T> (sql: postgres.Sql, gate: ExpensiveGate, budgetMs: number, work: (connection: postgres.Sql) => Promise<T>): Promise<T> {
+  const askedAt = performance.now()
   return await gate.run(async () => {
     const reserved = await sql.reserve()
-    try { return await work(reserved) } finally { reserved.release() }
+    try { return await withinBudget(reserved, budgetMs, askedAt, () => work(reserved)) } finally { reserved.release() }
   })
 }
 
-function wrap (sql: postgres.Sql | postgres.TransactionSql, gate: ExpensiveGate, inTransaction: boolean): SqlClient {
+function wrap (sql: postgres.Sql | postgres.TransactionSql, gate: ExpensiveGate, budgetMs: number, inTransaction: boolean): SqlClient {
   /** Expensive work outside a transaction waits for a slot and a connection of its own; a transaction holds both. */
   const run = <T>(options: StatementOptions | undefined, work: (connection: postgres.Sql | postgres.TransactionSql) => Promise<T>): Promise<T> =>
-    inTransaction || options?.cost === 'simple' || !('reserve' in sql) ? work(sql) : onReservedConnection(sql, gate, work)
+    inTransaction || options?.cost === 'simple' || !('reserve' in sql) ? work(sql) : onReservedConnection(sql, gate, budgetMs, work)
   return {
     kind: 'postgres',
     query: async (text: string, values: SqlValue[] = [], options) => {
@@ -76,8 +80,8 @@ function wrap (sql: postgres.Sql | postgres.TransactionSql, gate: ExpensiveGate,
       try { await run(undefined, connection => awaitCancellable(connection.unsafe(text), true)) } catch (err) { toSqlError(err) }
     },
     transaction: async (work, options) => {
-      if (!('begin' in sql)) return await work(wrap(sql, gate, true))
-      const transact = (): Promise<unknown> => sql.begin(tx => work(wrap(tx, gate, true)))
+      if (!('begin' in sql)) return await work(wrap(sql, gate, budgetMs, true))
+      const transact = (): Promise<unknown> => sql.begin(tx => work(wrap(tx, gate, budgetMs, true)))
       for (let attempt = 1; ; attempt++) {
         try {
           return await (options?.cost === 'simple' ? transact() : gate.run(transact)) as Awaited<ReturnType<typeof work>>
@@ -110,5 +114,5 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
     connection: { statement_timeout: statementTimeoutMs, application_name: 'quire', jit: 'off' }
   })
   const gate = createExpensiveGate({ slots, perClient, maxWaitMs: statementTimeoutMs || Number.MAX_SAFE_INTEGER, maxWaiting: MAX_WAITING })
-  return wrap(sql, gate, false)
+  return wrap(sql, gate, statementTimeoutMs, false)
 }

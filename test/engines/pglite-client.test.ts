@@ -1,6 +1,7 @@
 // The PGlite client keeps serving whatever a statement does: the watchdog replaces a worker stuck
 // past a request's budget (statements not started yet run on the new one), a worker that broke
-// inside PostgreSQL is replaced, leaving clients' queued statements are dropped, simple
+// inside PostgreSQL is replaced, leaving clients' queued statements are dropped, an expensive
+// statement's wait counts against its budget, simple
 // statements go first, a grown worker is recycled when idle, and close() never hangs.
 import t, { type Test } from 'tap'
 import { openPglite, type PgliteOptions } from '../../src/engines/pglite-client.ts'
@@ -49,6 +50,17 @@ t.test('a request\'s statement past its budget fails with 57014; the worker is r
   t.match(logs.join('\n'), /replaced because a statement ran past its 300 ms budget/)
 })
 
+t.test('an expensive statement that waited its budget away is answered 503, not run', async t => {
+  const { client, logs } = await sharedClient()
+  const first = inRequest(() => client.query(ENDLESS))
+  const second = inRequest(() => client.query(ENDLESS)).then(() => ({ code: 'answered', restarted: false }),
+    (err: { code?: string }) => ({ code: err.code, restarted: logs.some(line => /ran past its/.test(line)) }))
+  await t.rejects(first, { code: '57014' }, 'the first runs its 300 ms')
+  t.same(await second, { code: 'UNAVAILABLE', restarted: false }, 'the second waited those 300 ms for its turn: it is answered 503 then, not after the worker\'s restart')
+  await client.query('SELECT 1 AS one', [], { cost: 'simple' })
+  t.equal(logs.filter(line => /ran past its/.test(line)).length, 1, 'only the first was run and cut short (seen once the new worker serves)')
+})
+
 t.test('the service\'s own statements (no request) are not cut short', async t => {
   const { client, logs } = await sharedClient()
   // Seconds of work, far past the 300 ms a request's expensive statement gets.
@@ -89,9 +101,10 @@ t.test('statements of a request whose client left are dropped before they start'
 })
 
 t.test('simple statements run before expensive ones that were queued first', async t => {
-  const { client } = await sharedClient()
+  // A budget the queued expensive statement does not wait away (the shared client's 300 ms it would).
+  const { client } = await openClient(t, { expensiveTimeoutMs: 10_000 })
   const order: string[] = []
-  const slow = inRequest(() => client.query(ENDLESS)).catch(() => order.push('slow ended'))
+  const slow = inRequest(() => client.query('SELECT count(*) AS n FROM generate_series(1, 1000000)')).then(() => order.push('slow ended'))
   const expensive = inRequest(() => client.query("SELECT 'expensive' AS k")).then(() => order.push('expensive'))
   const simple = inRequest(() => client.query("SELECT 'simple' AS k", [], { cost: 'simple' })).then(() => order.push('simple'))
   await Promise.all([slow, expensive, simple])
