@@ -9,10 +9,17 @@ import { createMcpServer } from '../src/mcp/create-mcp-server.ts'
 /** The largest JSON-RPC request body (a document to create fits; the app's own limit still applies). */
 const MCP_BODY_BYTES = 1_048_576
 
-const NOT_ALLOWED = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless, use POST' }, id: null }
+/** Messages in one JSON-RPC batch (the SDK takes 100): one request may not start more tool calls than this. */
+export const MCP_MAX_BATCH = 10
+
+const rpcError = (code: number, message: string): object => ({ jsonrpc: '2.0', error: { code, message }, id: null })
+const NOT_ALLOWED = rpcError(-32000, 'Method not allowed: this MCP server is stateless, use POST')
 
 export default async function mcpRoutes (app: FastifyInstance): Promise<void> {
   app.post('/mcp', { bodyLimit: Math.min(MCP_BODY_BYTES, app.config.bodyLimitBytes), schema: { hide: true } }, async (request, reply) => {
+    if (Array.isArray(request.body) && request.body.length > MCP_MAX_BATCH) {
+      return reply.code(400).send(rpcError(-32600, `Invalid Request: a batch holds at most ${MCP_MAX_BATCH} messages`))
+    }
     const server = createMcpServer(app.documentContext(request), (err, message) => request.log.error({ err }, message))
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     reply.hijack()

@@ -10,6 +10,7 @@ import { ENGINES, basicAuth, createTestApp } from '../helpers/test-app.ts'
 import { listen, send } from '../helpers/feed-app.ts'
 import { connectMcp } from '../helpers/mcp-client.ts'
 import { MCP_LIMITS, STRING_MARK } from '../../src/mcp/bound-output.ts'
+import { MCP_MAX_BATCH } from '../../routes/mcp.ts'
 
 const models = mkdtempSync(join(tmpdir(), 'quire-mcp-models-'))
 for (const name of ['test', 'link']) copyFileSync(new URL(`../../models/${name}.json`, import.meta.url), join(models, `${name}.json`))
@@ -94,6 +95,9 @@ for (const engine of ENGINES) {
       t.equal((await fetch(`${base}/mcp`)).status, 405, 'GET /mcp: 405 (stateless, no server-initiated streams)')
       const big = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(2_000_000) } }) })
       t.equal(big.status, 413, 'a body over the limit: 413')
+      const call = (id: number): object => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'count', arguments: { model: 'test' } } })
+      const batch = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(Array.from({ length: MCP_MAX_BATCH + 1 }, (_, i) => call(i))) })
+      t.equal(batch.status, 400, `a batch of more than ${MCP_MAX_BATCH} messages: 400, no tool runs`)
     })
   })
 
