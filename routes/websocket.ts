@@ -1,12 +1,14 @@
 // GET /websocket: JXP's WebSocket protocol over the change hub (src/changes/jxp-socket.ts),
 // with @fastify/websocket (plugins/websocket.ts). The upgrade request is authenticated like any request (a bad
-// credential is a 401 before the upgrade); an `auth` message may present other credentials.
+// credential is a 401 before the upgrade), and a browser page of another origin than the server's
+// or CORS_ORIGINS' is a 403; an `auth` message may present other credentials.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../src/auth/caller.ts'
 import { createJxpSocket } from '../src/changes/jxp-socket.ts'
 import type { CallerSource } from '../src/changes/subscription.ts'
 import { QuireError } from '../src/errors.ts'
 import { reauthenticate } from '../plugins/reauthenticate.ts'
+import { isAllowedOrigin } from '../src/changes/socket-origin.ts'
 
 const MAX_SUBSCRIPTIONS = 50
 
@@ -28,6 +30,11 @@ export default async function websocketRoutes (app: FastifyInstance): Promise<vo
   app.get('/websocket', {
     websocket: true,
     schema: { summary: 'JXP\'s WebSocket protocol: subscribe to a model\'s changes (see docs/changes.md)', hide: true },
+    onRequest: async (request) => {
+      if (!isAllowedOrigin(request.headers.origin, request.headers.host, app.config.corsOrigins)) {
+        throw new QuireError('FORBIDDEN', 'WebSocket connections from this origin are not allowed (see CORS_ORIGINS)')
+      }
+    },
     preHandler: async (request, reply) => { replies.set(request, reply) }
   }, (socket, request) => {
     const session = createJxpSocket({

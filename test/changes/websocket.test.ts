@@ -125,12 +125,19 @@ for (const engine of ENGINES) {
       ws.raw.close()
     })
 
-    t.test('bad credentials on the upgrade request: 401, no socket', async t => {
-      const failed = new WebSocket(url, { headers: { authorization: 'Bearer qat_nope' } })
-      failed.on('error', () => {})
-      const status = await new Promise(resolve => failed.once('unexpected-response', (_req, res) => resolve(res.statusCode)))
-      t.equal(status, 401)
-      failed.terminate()
+    t.test('refused upgrades: bad credentials 401, a foreign page 403; no socket, nothing held', async t => {
+      const refusal = async (headers: Record<string, string>): Promise<number | undefined> => {
+        const failed = new WebSocket(url, { headers })
+        failed.on('error', () => {})
+        const status = await new Promise<number | undefined>(resolve => failed.once('unexpected-response', (_req, res) => resolve(res.statusCode)))
+        failed.terminate()
+        return status
+      }
+      t.equal(await refusal({ authorization: 'Bearer qat_nope' }), 401, 'bad credentials')
+      t.equal(await refusal({ origin: 'https://evil.example' }), 403, 'a page of another site (browsers apply no CORS to WebSockets)')
+      const own = await connect(url, { origin: url.replace('ws:', 'http:').replace('/websocket', '') })
+      t.match(await own.call('ping'), { result: 'pong!' }, 'a page of the server\'s own origin')
+      own.raw.close()
     })
   })
 }
