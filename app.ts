@@ -24,6 +24,7 @@ import documents from './plugins/documents.ts'
 import openApi from './plugins/openapi.ts'
 import modelCode from './plugins/model-code.ts'
 import changes from './plugins/changes.ts'
+import websocket from './plugins/websocket.ts'
 import { withRedactedUrls } from './src/auth/log-redaction.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -49,6 +50,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   })
   app.register(fp(async (instance) => { instance.decorate('config', config) }, { name: 'config' }))
   app.register(errors)
+  app.register(websocket)
   app.register(underPressure)
   app.register(gracefulClose)
   app.register(requestScope)

@@ -24,6 +24,8 @@ export interface ResultRow {
   non2xx?: number
   errors?: number
   timeouts?: number
+  /** Change-feed events its subscribers received per second (warm-up and load; the feed scenario only). */
+  eventsPerSec?: number
   note?: string
 }
 
@@ -89,6 +91,21 @@ export function describeGoal (rows: ResultRow[]): string | undefined {
   if (row?.ratio === undefined) return undefined
   const verdict = row.status !== 'ok' ? 'not judged (errors)' : row.ratio >= GOAL_RATIO ? 'met' : 'NOT met'
   return `goal: get-by-id on postgres at ${row.ratio.toFixed(2)} of the baseline (target >= ${GOAL_RATIO}): ${verdict}`
+}
+
+/** The issue's feed goal: writes with 100 subscribers at least FEED_COST_GOAL of the writes without. */
+export const FEED_COST_GOAL = 0.9
+
+/** Per engine: create-watched's req/s against create's, and the events delivered per second. */
+export function describeFeedCost (rows: ResultRow[]): string[] {
+  return rows.filter(r => r.scenario === 'create-watched' && r.reqPerSec !== undefined).flatMap(watched => {
+    const plain = rows.find(r => r.scenario === 'create' && r.engine === watched.engine && r.reqPerSec !== undefined)
+    if (!plain) return []
+    const ratio = watched.reqPerSec! / plain.reqPerSec!
+    const verdict = watched.status !== 'ok' || plain.status !== 'ok' ? 'not judged (errors)' : ratio >= FEED_COST_GOAL ? 'met' : 'NOT met'
+    return [`feed on ${watched.engine}: writes with subscribers at ${ratio.toFixed(2)} of writes without (target >= ${FEED_COST_GOAL}): ${verdict}; ` +
+      `${watched.eventsPerSec?.toFixed(0) ?? '-'} events/s delivered`]
+  })
 }
 
 /** Writes the run to bench/results/<file> (latest.json: the benchmark's) and returns the path. */

@@ -5,6 +5,7 @@ import type { ChildServer } from './child-server.ts'
 import { SkipScenario, type Scenario, type ScenarioContext } from './scenarios.ts'
 import { log, type ResultRow } from './report.ts'
 import { BENCH_USER } from './seed-data.ts'
+import { openSubscribers } from './feed-subscribers.ts'
 
 /** A server the scenarios run against: its name (the rows' engine), how to start it, what else is metered. */
 export interface BenchTarget {
@@ -43,7 +44,15 @@ async function runScenario (scenario: Scenario, engine: string, ctx: ScenarioCon
     const spec = await scenario.build(ctx)
     const problem = await checkFirstRequest(ctx.baseUrl, spec)
     if (problem) return { ...row, status: 'failed', note: problem }
-    return { ...row, ...await runLoad(ctx.baseUrl, spec, settings, meters) }
+    if (!scenario.subscribers) return { ...row, ...await runLoad(ctx.baseUrl, spec, settings, meters) }
+    const subscribers = await openSubscribers(ctx.baseUrl, await ctx.apiKey(), scenario.subscribers)
+    try {
+      const [before, started] = [subscribers.events, performance.now()]
+      const load = await runLoad(ctx.baseUrl, spec, settings, meters)
+      return { ...row, ...load, eventsPerSec: (subscribers.events - before) * 1000 / (performance.now() - started) }
+    } finally {
+      await subscribers.close()
+    }
   } catch (err) {
     return { ...row, status: err instanceof SkipScenario ? 'skipped' : 'failed', note: (err as Error).message }
   }
@@ -52,7 +61,8 @@ async function runScenario (scenario: Scenario, engine: string, ctx: ScenarioCon
 function describeRow (row: ResultRow): string {
   if (row.status === 'skipped' || row.status === 'failed') return `${row.status}: ${row.note}`
   const errors = row.status === 'errors' ? `  !! ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts ${row.note ?? ''}` : ''
-  return `${row.reqPerSec?.toFixed(0)} req/s, p99 ${row.p99Ms?.toFixed(1)} ms, server CPU ${row.serverCpuMicros?.toFixed(0)} us/req` +
+  const events = row.eventsPerSec === undefined ? '' : `, ${row.eventsPerSec.toFixed(0)} events/s delivered`
+  return `${row.reqPerSec?.toFixed(0)} req/s${events}, p99 ${row.p99Ms?.toFixed(1)} ms, server CPU ${row.serverCpuMicros?.toFixed(0)} us/req` +
     `${row.databaseCpuMicros === undefined ? '' : `, db CPU ${row.databaseCpuMicros.toFixed(0)} us/req`}${errors}`
 }
 

@@ -16,7 +16,7 @@ import { generateSeedData, type SeedData } from './seed-data.ts'
 import { seedDatabase, MODELS_DIR } from './seed-database.ts'
 import { selectScenarios, type Scenario } from './scenarios.ts'
 import { runScenarios } from './run-scenarios.ts'
-import { addRatios, describeGoal, formatTable, log, writeResults, type ResultRow } from './report.ts'
+import { addRatios, describeFeedCost, describeGoal, formatTable, log, writeResults, type ResultRow } from './report.ts'
 import { measureStartup, type StartupResult } from './startup.ts'
 
 interface Database {
@@ -101,6 +101,7 @@ async function main (): Promise<void> {
   if (rows.length) log(`results:\n${formatTable(rows)}\n`)
   const goal = describeGoal(rows)
   if (goal) log(goal)
+  for (const line of describeFeedCost(rows)) log(line)
   const path = writeResults({
     finishedAt: new Date().toISOString(),
     runtimeSeconds: Math.round(seconds),

@@ -18,11 +18,16 @@ export interface Scenario {
   name: string
   /** `baseline` runs on the bare Fastify + postgres.js server only; `quire` on every engine. */
   target: 'baseline' | 'quire'
+  /** Change-feed subscribers (SSE on /changes/test) held open while the load runs. */
+  subscribers?: number
   build: (ctx: ScenarioContext) => LoadSpec | Promise<LoadSpec>
 }
 
 /** Thrown by a scenario whose feature the server does not have yet. */
 export class SkipScenario extends Error {}
+
+/** Subscribers of the change-feed scenario (the issue's figure). */
+export const FEED_SUBSCRIBERS = 100
 
 const range = (n: number, item: (i: number) => string): string[] => Array.from({ length: n }, (_, i) => item(i))
 const getEach = (paths: string[], headers?: Record<string, string>): LoadSpec => ({ method: 'GET', paths, headers })
@@ -39,6 +44,9 @@ const NEW_DOCUMENT = {
   yack: { s: 'group-1', n: 1 },
   fulltext: 'A document created by the benchmark, with some text for the full-text index.'
 }
+
+/** POST /api/test as the bench user: the write scenarios' request. */
+const createSpec = (ctx: ScenarioContext): LoadSpec => ({ method: 'POST', paths: ['/api/test'], headers: { authorization: ctx.basicAuth }, body: JSON.stringify(NEW_DOCUMENT) })
 
 function expectBigCount (body: string): string | undefined {
   return (JSON.parse(body) as { count?: number }).count === -1 ? undefined : 'expected count -1 (collection above the exact-count limit)'
@@ -63,7 +71,15 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'create',
     target: 'quire',
-    build: ctx => ({ method: 'POST', paths: ['/api/test'], headers: { authorization: ctx.basicAuth }, body: JSON.stringify(NEW_DOCUMENT) })
+    build: createSpec
+  },
+  // The same writes with FEED_SUBSCRIBERS change-feed subscribers: events delivered per second,
+  // and what the feed costs writes (compared with `create`; the goal is at most FEED_COST_GOAL).
+  {
+    name: 'create-watched',
+    target: 'quire',
+    subscribers: FEED_SUBSCRIBERS,
+    build: createSpec
   }
 ]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `quire` command (serve, admin, import, export, secret): runs the compiled command line in dist/,
+// The `quire` command (serve, admin, import, export, secret, mcp): runs the compiled command line in dist/,
 // which `npm install` / `npm ci` build (the `prepare` script) or `npm run build` rebuilds.
 import module from 'node:module'
 

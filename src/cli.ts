@@ -3,6 +3,7 @@ import { Command } from 'commander'
 import { loadConfig } from './config.ts'
 import { addServeCommand } from './commands/serve-command.ts'
 import { addTransferCommands } from './commands/transfer-commands.ts'
+import { addMcpCommand } from './commands/mcp-command.ts'
 import { describeStartupFailure } from './startup-error.ts'
 
 const program = new Command()
@@ -10,6 +11,7 @@ program.name('quire').description('Quire: a self-hosted document data service')
 
 addServeCommand(program)
 addTransferCommands(program)
+addMcpCommand(program)
 
 program.command('admin').description('manage administrators')
   .command('create')

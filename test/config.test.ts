@@ -15,6 +15,7 @@ t.test('defaults', async t => {
   t.equal(loadConfig({ DATA_DIR: '/srv/q' }).databaseUrl, 'pglite:///srv/q')
   t.equal(loadConfig({ PORT: '', LOG_LEVEL: '' }).port, 3000, 'an empty value counts as unset')
   t.equal(loadConfig({ PORT: '8080', BCRYPT_ROUNDS: '12' }).port, 8080)
+  t.equal(loadConfig({ QUIRE_URL: 'http://q:3000', QUIRE_API_KEY: 'k', QUIRE_TOKEN: 't' }).port, 3000, 'quire mcp\'s variables (a client\'s) do not stop a server')
   t.equal(loadConfig({ PATH: '/bin', HOSTNAME: 'box', TERM: 'xterm' }).port, 3000, 'unrelated variables are left alone')
   t.match(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback', CORS_ORIGINS: 'https://a.example, http://localhost:5173' }), { trustProxy: ['10.0.0.0/8', 'loopback'], corsOrigins: ['https://a.example', 'http://localhost:5173'] }, 'lists')
   t.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)

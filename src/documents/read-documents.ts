@@ -6,6 +6,7 @@ import { writeListResponse } from '../query/list-response.ts'
 import { isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'
 import { reviveJxpLiterals } from '../query/jxp-literals.ts'
+import { allOf } from '../permissions/row-scope.ts'
 import type { DocumentContext } from './document-context.ts'
 
 export function checkId (id: string): void {
@@ -38,9 +39,10 @@ export async function listDocuments (ctx: DocumentContext, model: Model, query: 
   })
 }
 
-/** GET /count/{model}: the exact number of matching documents (search is not supported there). */
-export async function countDocuments (ctx: DocumentContext, model: Model, query: QueryParams): Promise<number> {
+/** GET /count/{model} (and MCP's count, with a MongoDB filter): the exact number of matching documents (search is not supported there). */
+export async function countDocuments (ctx: DocumentContext, model: Model, query: QueryParams, queryFilter?: Filter): Promise<number> {
   const params = ctx.queryBuilder.parse(model, query)
   if (params.search !== undefined) throw new QuireError('SEARCH_NOT_SUPPORTED', 'Full-text search is not supported by /count')
-  return await ctx.engine.count(model, ctx.queryBuilder.count(model, ctx.caller, params))
+  const filter = queryFilter === undefined ? params.filter : allOf(params.filter, reviveJxpLiterals(queryFilter) as Filter)
+  return await ctx.engine.count(model, ctx.queryBuilder.count(model, ctx.caller, { ...params, filter }))
 }

@@ -1,0 +1,55 @@
+// GET /websocket: JXP's WebSocket protocol over the change hub (src/changes/jxp-socket.ts),
+// with @fastify/websocket (plugins/websocket.ts). The upgrade request is authenticated like any request (a bad
+// credential is a 401 before the upgrade), and a browser page of another origin than the server's
+// or CORS_ORIGINS' is a 403; an `auth` message may present other credentials.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Caller } from '../src/auth/caller.ts'
+import { createJxpSocket } from '../src/changes/jxp-socket.ts'
+import type { CallerSource } from '../src/changes/subscription.ts'
+import { QuireError } from '../src/errors.ts'
+import { reauthenticate } from '../plugins/reauthenticate.ts'
+import { isAllowedOrigin } from '../src/changes/socket-origin.ts'
+
+const MAX_SUBSCRIPTIONS = 50
+
+/** The credentials of an `auth` message ({email, password}, {apikey} or {token}), checked now and for every later event. */
+async function messageCredentials (app: FastifyInstance, data: Record<string, unknown>, ip: string): Promise<CallerSource> {
+  const { passwords, sessions } = app.credentials
+  const text = (value: unknown): value is string => typeof value === 'string' && value !== ''
+  let resolve: (() => Promise<Caller>) | undefined
+  if (text(data.apikey)) resolve = () => sessions.callerForApiKey(data.apikey as string)
+  else if (text(data.token)) resolve = () => sessions.callerForToken(data.token as string)
+  else if (text(data.email) && text(data.password)) resolve = () => passwords.callerFor(data.email as string, data.password as string, ip)
+  if (!resolve) throw new QuireError('AUTH_FAILED', 'Unable to authenticate')
+  return { caller: await resolve(), resolve }
+}
+
+export default async function websocketRoutes (app: FastifyInstance): Promise<void> {
+  const replies = new WeakMap<FastifyRequest, FastifyReply>()
+
+  app.get('/websocket', {
+    websocket: true,
+    schema: { summary: 'JXP\'s WebSocket protocol: subscribe to a model\'s changes (see docs/changes.md)', hide: true },
+    onRequest: async (request) => {
+      if (!isAllowedOrigin(request.headers.origin, request.headers.host, app.config.corsOrigins)) {
+        throw new QuireError('FORBIDDEN', 'WebSocket connections from this origin are not allowed (see CORS_ORIGINS)')
+      }
+    },
+    preHandler: async (request, reply) => { replies.set(request, reply) }
+  }, (socket, request) => {
+    const session = createJxpSocket({
+      hub: app.changes,
+      registry: app.models,
+      callers: { caller: request.caller, resolve: () => reauthenticate(app.credentials.authenticate, request, replies.get(request)!) },
+      authenticate: data => messageCredentials(app, data, request.ip),
+      send: text => new Promise((resolve, reject) => { socket.send(text, err => { if (err) reject(err); else resolve() }) }),
+      close: (code, reason) => { socket.close(code, reason) },
+      client: request.ip,
+      queueBytes: app.config.changesQueueBytes,
+      maxSubscriptions: MAX_SUBSCRIPTIONS,
+      log: msg => request.log.warn(msg)
+    })
+    socket.on('message', (data, isBinary) => { void session.receive(isBinary ? '' : String(data)) })
+    socket.on('close', () => session.closed())
+  })
+}

@@ -1,0 +1,143 @@
+// GET /websocket through a real WebSocket client (ws) on PGlite and PostgreSQL: JXP's
+// protocol (ping, auth, subscribe, unsubscribe; replies and events in JXP's shapes) with
+// JXP's bugs fixed: deletes arrive as `del`, unsubscribe works, a failed action is an error,
+// permissions hold per event, and a closed socket leaves no subscription behind.
+import t from 'tap'
+import WebSocket from 'ws'
+import { mkdtempSync, writeFileSync, copyFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ENGINES, createTestApp } from '../helpers/test-app.ts'
+import { FEED_SETTINGS, listen, send } from '../helpers/feed-app.ts'
+import { login } from '../helpers/auth-helpers.ts'
+
+const models = mkdtempSync(join(tmpdir(), 'quire-ws-models-'))
+for (const name of ['test', 'link']) copyFileSync(new URL(`../../models/${name}.json`, import.meta.url), join(models, `${name}.json`))
+writeFileSync(join(models, 'note.json'), JSON.stringify({ name: 'note', fields: { text: { type: 'string' } }, perms: { admin: 'crud', owner: 'crud', user: 'c' } }))
+
+type Message = Record<string, any>
+
+interface Client {
+  /** Sends {action, msg_id, data} and resolves with the reply to it. */
+  call: (action: string, data?: unknown) => Promise<Message>
+  /** Resolves with the event messages once `count` arrived. */
+  events: (count: number) => Promise<Message[]>
+  raw: WebSocket
+}
+
+async function connect (url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const raw = new WebSocket(url, { headers })
+  await new Promise((resolve, reject) => { raw.once('open', resolve); raw.once('error', reject) })
+  const replies = new Map<unknown, (m: Message) => void>()
+  const received: Message[] = []
+  let wake = (): void => {}
+  let next = 0
+  raw.on('message', text => {
+    const message = JSON.parse(String(text)) as Message
+    if (message.msg_id !== undefined) replies.get(message.msg_id)?.(message)
+    else { received.push(message); wake() }
+  })
+  return {
+    raw,
+    call: (action, data) => new Promise(resolve => {
+      const id = `m${++next}`
+      replies.set(id, resolve)
+      raw.send(JSON.stringify({ action, msg_id: id, data }))
+    }),
+    events: (count) => new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${received.length} of ${count} events: ${JSON.stringify(received.map(m => m.data?.event))}`)), 20_000)
+      wake = () => { if (received.length >= count) { clearTimeout(timer); resolve(received.slice(0, count)) } }
+      wake()
+    })
+  }
+}
+
+for (const engine of ENGINES) {
+  t.test(`JXP's WebSocket protocol on ${engine}`, async t => {
+    const { app, admin, createUser } = await createTestApp(t, engine, { ...FEED_SETTINGS, modelsDir: models })
+    const url = (await listen(app)).replace('http', 'ws') + '/websocket'
+    const alice = await createUser('alice@example.com', 'alice-password')
+    await createUser('bob@example.com', 'bob-password')
+
+    t.test('ping, subscribe, events, unsubscribe', async t => {
+      const ws = await connect(url)
+      t.teardown(() => ws.raw.close())
+      const pong = await ws.call('ping')
+      t.match(pong, { action: 'ping', status: 'okay', msg_id: 'm1', result: 'pong!' }, 'ping: pong!')
+      t.type(pong.client_id, 'string', 'with the connection\'s client_id')
+      t.match(await ws.call('subscribe', { model: 'test', filter: { foo: 'x' } }), { status: 'okay', result: 'Subscribed to test' }, 'subscribe, JXP filter syntax')
+      const id = (await send(app, admin, 'POST', '/api/test', { foo: 'x', password: 'hunter22' })).data._id
+      await send(app, admin, 'POST', '/api/test', { foo: 'not-x' })
+      t.match(await ws.call('subscribe', { model: 'test', id }), { status: 'okay', result: `Subscribed to test/${id}` }, 'subscribe to one document')
+      await send(app, admin, 'PUT', `/api/test/${id}`, { bar: 'b' })
+      await send(app, admin, 'DELETE', `/api/test/${id}`)
+      const events = (await ws.events(7)).map(m => m.data)
+      t.strictSame(events.map(d => [d.event, d.modelname]), [['ready', 'test'], ['post', 'test'], ['ready', 'test'], ['put', 'test'], ['put', 'test'], ['del', 'test'], ['del', 'test']],
+        'post, put, and del for a delete (JXP sent put); each subscription gets its own')
+      t.strictSame([events[1].item.foo, 'password' in events[1].item, events[5].op], ['x', false, 'soft_delete'], 'the item as a reader sees it; op tells the kind of delete')
+      t.match(await ws.call('unsubscribe', { model: 'test' }), { status: 'okay', result: 'Unsubscribed from test' }, 'unsubscribe')
+      t.match(await ws.call('unsubscribe', { model: 'test' }), { status: 'error', code: 'NOT_FOUND' }, 'twice: an error')
+      await send(app, admin, 'POST', '/api/test', { foo: 'x' })
+      await ws.call('unsubscribe', { model: 'test', id })
+      await send(app, admin, 'PUT', `/api/test/${id}`, { _deleted: false })
+      await ws.call('ping')
+      t.equal((await ws.events(7)).length, 7, 'nothing more arrives after unsubscribing')
+    })
+
+    t.test('auth, permissions per event, errors', async t => {
+      const ws = await connect(url)
+      t.teardown(() => ws.raw.close())
+      t.match(await ws.call('subscribe', { model: 'note' }), { status: 'error', code: 'AUTH_REQUIRED' }, 'anonymous: no read access, an error (JXP answered okay)')
+      t.match(await ws.call('auth', { apikey: 'qak_wrong' }), { status: 'error', message: 'Unable to authenticate' }, 'a wrong key')
+      const session = await login(app, 'alice@example.com', 'alice-password')
+      t.match(await ws.call('auth', { apikey: session.apikey }), { status: 'okay', result: 'Authed' }, 'auth with an API key')
+      t.match(await ws.call('subscribe', { model: 'note' }), { status: 'okay' }, 'then the owner-only model')
+      await send(app, 'Basic ' + Buffer.from('bob@example.com:bob-password').toString('base64'), 'POST', '/api/note', { text: 'bob' })
+      await send(app, alice.auth, 'POST', '/api/note', { text: 'alice' })
+      const events = (await ws.events(2)).map(m => m.data)
+      t.strictSame(events.map(d => [d.event, d.item?.text, d.user_id]), [['ready', undefined, undefined], ['post', 'alice', alice.id]], 'only her own note, with who wrote it')
+      for (const [message, code] of [['{oops', 'BAD_REQUEST'], ['{"action":"fly","msg_id":1}', 'BAD_REQUEST'], ['{"action":"ping"}', 'BAD_REQUEST']] as const) {
+        const reply = new Promise<Message>(resolve => ws.raw.once('message', text => resolve(JSON.parse(String(text)))))
+        ws.raw.send(message)
+        t.match(await reply, { status: 'error', code }, `${message}: an error reply`)
+      }
+      t.match(await ws.call('subscribe', { model: 'nope' }), { status: 'error', code: 'MODEL_NOT_FOUND' }, 'an unknown model')
+      t.match(await ws.call('subscribe', { model: 'test', filter: { password: 'x' } }), { status: 'error', code: 'INVALID_FIELD' }, 'a filter on a password field')
+    })
+
+    t.test('a revoked session ends its subscriptions; a closed socket leaves nothing behind', async t => {
+      const session = await login(app, 'alice@example.com', 'alice-password')
+      const ws = await connect(url)
+      await ws.call('auth', { token: session.token })
+      await ws.call('subscribe', { model: 'test' })
+      await ws.call('subscribe', { model: 'note' })
+      t.equal(app.changes.stats().streams, 2, 'two subscriptions')
+      await app.inject({ method: 'GET', url: '/login/logout', headers: { authorization: `Bearer ${session.token}` } })
+      await send(app, admin, 'POST', '/api/test', { foo: 'after-logout' })
+      const closed = (await ws.events(4)).slice(2).map(m => m.data)
+      t.strictSame(closed.map(d => [d.event, d.code]).sort(), [['closed', 'CREDENTIALS_REVOKED'], ['closed', 'CREDENTIALS_REVOKED']], 'both end, saying why')
+      const again = await connect(url)
+      await again.call('subscribe', { model: 'test' })
+      t.equal(app.changes.stats().streams, 1, 'a new one')
+      again.raw.close()
+      for (let waited = 0; app.changes.stats().streams > 0 && waited < 10_000; waited += 50) await new Promise(resolve => setTimeout(resolve, 50))
+      t.equal(app.changes.stats().streams, 0, 'closing the socket ends its subscriptions')
+      ws.raw.close()
+    })
+
+    t.test('refused upgrades: bad credentials 401, a foreign page 403; no socket, nothing held', async t => {
+      const refusal = async (headers: Record<string, string>): Promise<number | undefined> => {
+        const failed = new WebSocket(url, { headers })
+        failed.on('error', () => {})
+        const status = await new Promise<number | undefined>(resolve => failed.once('unexpected-response', (_req, res) => resolve(res.statusCode)))
+        failed.terminate()
+        return status
+      }
+      t.equal(await refusal({ authorization: 'Bearer qat_nope' }), 401, 'bad credentials')
+      t.equal(await refusal({ origin: 'https://evil.example' }), 403, 'a page of another site (browsers apply no CORS to WebSockets)')
+      const own = await connect(url, { origin: url.replace('ws:', 'http:').replace('/websocket', '') })
+      t.match(await own.call('ping'), { result: 'pong!' }, 'a page of the server\'s own origin')
+      own.raw.close()
+    })
+  })
+}
