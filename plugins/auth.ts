@@ -81,10 +81,10 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     verify: (token) => app.jwt.verify(token, { clockTimestamp: clock.now() })
   }
   const throttle = createLoginThrottle(config.loginRateLimit, clock)
-  const passwords = createPasswordChecker({ engine: app.system, secret, clock, throttle })
-  const apiKeys = createApiKeys(app.system, secret, warn)
   const cache = createCredentialCache({ maxEntries: CREDENTIAL_CACHE_ENTRIES, maxAgeMs: config.credentialCacheMs, now: () => clock.now() })
   await clearOnCredentialWrites(app, cache)
+  const passwords = createPasswordChecker({ engine: app.system, secret, throttle, cache })
+  const apiKeys = createApiKeys(app.system, secret, warn)
   const sessions = createSessionStore({ engine: app.system, clock, apiKeys, cache, tokenTtlSeconds: config.tokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds })
   const links = createLoginLinks(app.system, codec, secret, config.jwtTtlSeconds)
   const mailer = createRecoveryMailer(config, warn)

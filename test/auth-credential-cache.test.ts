@@ -1,8 +1,10 @@
 // The credential cache across processes: two apps on one database (on PostgreSQL two
 // processes' worth of apps, on PGlite the one app twice, as PGlite is one process's
 // database). A key or token that one app has remembered stops working there within one
-// request after the other app revokes it (revoke, logout, password change, user delete),
-// an admin change shows at once, and a remembered token still expires on time.
+// request after the other app revokes it (revoke, logout, password change, user delete;
+// Basic pairs too),
+// an admin change shows at once, and a remembered token still expires on time. Requests go
+// over HTTP, as a client's would: the next request reaches the other app after the answer.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../app.ts'
@@ -12,8 +14,23 @@ import { TEST_SETTINGS, advanceClock, bearer, login } from './helpers/auth-helpe
 
 type Headers = Record<string, string>
 
+const origins = new WeakMap<FastifyInstance, string>()
+
+/** The app's address, listening on loopback from the first request on. */
+async function originOf (app: FastifyInstance): Promise<string> {
+  let origin = origins.get(app)
+  if (origin === undefined) {
+    origin = await app.listen({ host: '127.0.0.1', port: 0 })
+    origins.set(app, origin)
+  }
+  return origin
+}
+
 async function status (app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Headers, payload?: object): Promise<number> {
-  return (await app.inject({ method, url, headers, ...(payload && { payload }) })).statusCode
+  const body = payload && JSON.stringify(payload)
+  const res = await fetch(await originOf(app) + url, { method, headers: { ...headers, ...(body && { 'content-type': 'application/json' }) }, body })
+  await res.arrayBuffer()
+  return res.status
 }
 
 /** A second app on the database of `first` (PostgreSQL), or `first` itself (PGlite). */
@@ -49,9 +66,11 @@ for (const engine of ENGINES) {
     const third = await login(a, 'alice@example.com', 'alice-password')
     t.equal(await status(b, 'GET', own, { apikey: third.apikey }), 200)
     t.equal(await status(b, 'GET', own, bearer(third.token)), 200)
+    t.equal(await status(b, 'GET', own, { authorization: alice.auth }), 200, 'Basic works on the other app')
     t.equal(await status(a, 'PUT', own, { authorization: admin }, { password: 'a-new-password' }), 200, 'an admin sets a new password')
     t.equal(await status(b, 'GET', own, { apikey: third.apikey }), 401, 'a new password revokes the remembered key')
     t.equal(await status(b, 'GET', own, bearer(third.token)), 401, 'and the remembered token')
+    t.equal(await status(b, 'GET', own, { authorization: alice.auth }), 401, 'and the remembered Basic pair')
 
     const bob = await createUser('bob@example.com', 'bob-password')
     const bobs = await login(a, 'bob@example.com', 'bob-password')
