@@ -19,6 +19,9 @@ import { deriveKey } from '../src/auth/secrets.ts'
 import { resolveServiceSecret } from '../src/auth/service-secret.ts'
 import { pgliteDataDir } from '../src/config.ts'
 import { createSessionStore, type SessionStore } from '../src/auth/sessions.ts'
+import { createCredentialCache, type CredentialCache } from '../src/auth/credential-cache.ts'
+import { listenForCredentialChanges } from '../src/auth/credential-notices.ts'
+import { openPostgres } from '../src/engines/postgres-client.ts'
 import { createAuthenticator, type Authenticate } from './credential-strategies.ts'
 
 declare module 'fastify' {
@@ -42,6 +45,30 @@ export interface AuthService {
   authenticate: Authenticate
 }
 
+/**
+ * Empties `cache` after every write to users or credentials: in this process, and on PostgreSQL in
+ * every process sharing the database (a connection of its own listens and announces).
+ */
+/** Credentials remembered at most (the oldest goes first). */
+const CREDENTIAL_CACHE_ENTRIES = 10_000
+
+async function clearOnCredentialWrites (app: FastifyInstance, cache: CredentialCache): Promise<void> {
+  if (app.db.kind !== 'postgres' || app.config.credentialCacheMs <= 0) {
+    app.credentialWrites.announce = async () => { cache.clear() }
+    return
+  }
+  const client = openPostgres(app.config.databaseUrl, app.config.statementTimeoutMs, { poolSize: 1 })
+  const notices = await listenForCredentialChanges(client, cache.clear)
+  app.credentialWrites.announce = async () => {
+    cache.clear()
+    await notices.announce()
+  }
+  app.addHook('onClose', async () => {
+    await notices.close()
+    await client.close()
+  })
+}
+
 async function authPlugin (app: FastifyInstance): Promise<void> {
   const { config } = app
   await app.db.syncModels([CREDENTIAL_MODEL])
@@ -54,9 +81,11 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     verify: (token) => app.jwt.verify(token, { clockTimestamp: clock.now() })
   }
   const throttle = createLoginThrottle(config.loginRateLimit, clock)
-  const passwords = createPasswordChecker({ engine: app.system, secret, clock, throttle })
+  const cache = createCredentialCache({ maxEntries: CREDENTIAL_CACHE_ENTRIES, maxAgeMs: config.credentialCacheMs, now: () => clock.now() })
+  await clearOnCredentialWrites(app, cache)
+  const passwords = createPasswordChecker({ engine: app.system, secret, throttle, cache })
   const apiKeys = createApiKeys(app.system, secret, warn)
-  const sessions = createSessionStore({ engine: app.system, clock, apiKeys, tokenTtlSeconds: config.tokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds })
+  const sessions = createSessionStore({ engine: app.system, clock, apiKeys, cache, tokenTtlSeconds: config.tokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds })
   const links = createLoginLinks(app.system, codec, secret, config.jwtTtlSeconds)
   const mailer = createRecoveryMailer(config, warn)
 

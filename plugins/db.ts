@@ -7,12 +7,20 @@ import { openStorage } from '../src/engines/open-storage.ts'
 import { withCountCache } from '../src/engines/count-cache.ts'
 import { observeEngine } from '../src/engines/observe-engine.ts'
 import { systemStore } from '../src/permissions/system-access.ts'
+import { watchWrites } from '../src/engines/write-watch.ts'
+import { USER_MODEL } from '../src/auth/user-model.ts'
+import { CREDENTIAL_MODEL } from '../src/auth/credential-model.ts'
+
+/** What a write to users or credentials must set off (the auth plugin empties credential caches). */
+export interface CredentialWrites { announce: () => Promise<void> }
 
 async function dbPlugin (app: FastifyInstance): Promise<void> {
   const { engine, models } = await openStorage(app.config, msg => app.log.info(msg))
   app.log.info(`storage: ${engine.kind}; models: ${models.all().map(m => m.name).join(', ')}`)
   const observed = app.engineObserver ? observeEngine(engine, app.engineObserver) : engine
-  const db = withCountCache(observed, app.config.countCacheMs)
+  const credentialWrites: CredentialWrites = { announce: async () => {} }
+  const db = watchWrites(withCountCache(observed, app.config.countCacheMs), [USER_MODEL.name, CREDENTIAL_MODEL.name], () => credentialWrites.announce())
+  app.decorate('credentialWrites', credentialWrites)
   app.decorate('db', db)
   app.decorate('system', systemStore(db))
   app.decorate('models', models)

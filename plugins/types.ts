@@ -5,6 +5,7 @@ import type { ModelRegistry } from '../src/models/model-registry.ts'
 import type { Caller } from '../src/auth/caller.ts'
 import type { QueryBuilder } from '../src/query/query-builder.ts'
 import type { AuthService } from './auth.ts'
+import type { CredentialWrites } from './db.ts'
 import type { DocumentContext } from '../src/documents/document-context.ts'
 import type { SystemStore } from '../src/permissions/system-access.ts'
 import type { EngineObserver } from '../src/engines/observe-engine.ts'
@@ -17,6 +18,8 @@ declare module 'fastify' {
     /** The engine for the service's own records (users, credentials): src/permissions/system-access.ts. */
     system: SystemStore
     models: ModelRegistry
+    /** Called after every write to users or credentials (plugins/db.ts); the auth plugin sets it. */
+    credentialWrites: CredentialWrites
     /** Hooks and methods of the models that have code (src/models/model-code.ts). */
     modelCode: ModelCodeRegistry
     queryBuilder: QueryBuilder

@@ -18,6 +18,7 @@ export interface Config {
   exactCountLimit: number
   /** How long an exact list count is reused (writes in this process drop it at once); 0: never. */
   countCacheMs: number
+  credentialCacheMs: number
   statementTimeoutMs: number
   /** PostgreSQL connections per process. */
   pgPoolSize: number
@@ -123,6 +124,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     maxPageSize: v.MAX_PAGE_SIZE,
     exactCountLimit: v.EXACT_COUNT_LIMIT,
     countCacheMs: v.COUNT_CACHE_MS,
+    credentialCacheMs: v.CREDENTIAL_CACHE_MS,
     statementTimeoutMs: v.STATEMENT_TIMEOUT_MS,
     pgPoolSize: v.PG_POOL_SIZE,
     expensiveQuerySlots: v.EXPENSIVE_QUERY_SLOTS,

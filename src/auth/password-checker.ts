@@ -1,36 +1,33 @@
 // Checks email/password pairs against the user model, for /login and Basic auth.
 // Failed checks are throttled per account-and-address and per address before
 // any bcrypt work (login-throttle.ts).
-// Basic auth keeps a short cache of verified pairs (keyed by a keyed hash of the
-// pair, holding the bcrypt hash they matched): a request still reads the user by
-// its indexed email but costs no bcrypt comparison, and a changed password, admin
-// flag or group list takes effect at once, on every process.
+// Basic auth remembers verified pairs in the credential cache (keyed by a keyed hash
+// of the pair): a request with a known pair costs no read and no bcrypt comparison,
+// and a changed password, admin flag or group list empties that cache at once, on
+// every process (credential-cache.ts).
 import { createHmac } from 'node:crypto'
 import bcrypt from 'bcrypt'
 import type { Doc } from '../engines/engine.ts'
 import type { SystemStore } from '../permissions/system-access.ts'
 import { callerFromUser, type Caller } from './caller.ts'
 import { USER_MODEL } from './user-model.ts'
-import type { Clock } from './clock.ts'
 import type { LoginThrottle } from './login-throttle.ts'
+import type { CredentialCache } from './credential-cache.ts'
 import { QuireError } from '../errors.ts'
-
-const CACHE_TTL_MS = 60_000
-const CACHE_MAX = 10_000
 
 export interface PasswordChecker {
   /** The user's record when email and password match; AUTH_FAILED (with the reason) or RATE_LIMITED otherwise. */
   verify: (email: string, password: string, ip: string) => Promise<Doc>
-  /** Like verify, as a Caller; no bcrypt comparison when the pair matched the same hash recently. */
+  /** Like verify, as a Caller; no read and no bcrypt comparison when the pair is remembered. */
   callerFor: (email: string, password: string, ip: string) => Promise<Caller>
 }
 
 export interface PasswordCheckerOptions {
   engine: SystemStore
   secret: string
-  clock: Clock
   /** Counts failed checks per account-and-address and per address. */
   throttle: LoginThrottle
+  cache: CredentialCache
 }
 
 /** The live user with this email (stored lower-case), password hash included. */
@@ -38,8 +35,7 @@ export async function findUserByEmail (engine: SystemStore, email: string): Prom
   return await engine.findRaw(USER_MODEL, { email: email.toLowerCase(), _deleted: false })
 }
 
-export function createPasswordChecker ({ engine, secret, clock, throttle }: PasswordCheckerOptions): PasswordChecker {
-  const cache = new Map<string, { hash: string, expires: number }>()
+export function createPasswordChecker ({ engine, secret, throttle, cache }: PasswordCheckerOptions): PasswordChecker {
   const keyOf = (email: string, password: string): string =>
     createHmac('sha256', secret).update(email.toLowerCase()).update('\0').update(password).digest('base64')
 
@@ -56,25 +52,11 @@ export function createPasswordChecker ({ engine, secret, clock, throttle }: Pass
     return user
   }
 
-  async function cachedUser (key: string, email: string): Promise<Doc | undefined> {
-    const hit = cache.get(key)
-    if (!hit || hit.expires <= clock.now()) return undefined
-    const user = await findUserByEmail(engine, email)
-    if (user && user.password === hit.hash) return user
-    cache.delete(key)
-    return undefined
-  }
-
   return {
     verify,
-    callerFor: async (email, password, ip) => {
-      const key = keyOf(email, password)
-      const known = await cachedUser(key, email)
-      if (known) return callerFromUser(known, 'basic')
+    callerFor: async (email, password, ip) => await cache.callerFor('basic', keyOf(email, password), async () => {
       const user = await verify(email, password, ip)
-      if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string)
-      cache.set(key, { hash: user.password as string, expires: clock.now() + CACHE_TTL_MS })
-      return callerFromUser(user, 'basic')
-    }
+      return { caller: callerFromUser(user, 'basic'), until: Number.POSITIVE_INFINITY }
+    })
   }
 }

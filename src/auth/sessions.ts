@@ -4,7 +4,8 @@
 // token pair; logout, a password change or deleting the user ends it. A session
 // opened with a login link stays marked as such through refreshes (its callers
 // come `via: 'jwt'`). Every lookup is one indexed query that also fetches the
-// user's current record (populate), so admin and group changes apply at once.
+// user's current record (populate), so admin and group changes apply at once; callers found are
+// remembered by the credential cache, which every such change empties (credential-cache.ts).
 import type { Doc } from '../engines/engine.ts'
 import { systemPopulate, type SystemStore } from '../permissions/system-access.ts'
 import type { Filter } from '../query/types.ts'
@@ -12,6 +13,7 @@ import { QuireError } from '../errors.ts'
 import { callerFromUser, type Caller, type Via } from './caller.ts'
 import type { ApiKeys } from './api-keys.ts'
 import type { Clock } from './clock.ts'
+import type { CredentialCache } from './credential-cache.ts'
 import { CREDENTIAL_MODEL, NO_SESSION } from './credential-model.ts'
 import { USER_MODEL } from './user-model.ts'
 import { PREFIX, digestOf, newCredential } from './secrets.ts'
@@ -43,6 +45,7 @@ export interface SessionOptions {
   engine: SystemStore
   clock: Clock
   apiKeys: ApiKeys
+  cache: CredentialCache
   tokenTtlSeconds: number
   refreshTokenTtlSeconds: number
 }
@@ -83,14 +86,19 @@ export function createSessionStore (options: SessionOptions): SessionStore {
     denied(reason)
   }
 
-  async function callerBy (field: 'token' | 'apikey', credential: string, what: string): Promise<Caller> {
+  /** The caller and, for a token, when it expires (API keys do not). */
+  async function lookUp (field: 'token' | 'apikey', credential: string, what: string): Promise<{ caller: Caller, until: number }> {
     const doc = await findWithUser({ [field]: digestOf(credential) })
     if (!doc) return denied(`Invalid ${what}`)
     if (field === 'token') await checkExpiry(doc, 'token', 'Token expired')
     if (!doc.user) return denied('The user no longer exists')
     const via: Via = field === 'apikey' ? 'apikey' : doc.link_session === true ? 'jwt' : 'bearer'
-    return callerFromUser(doc.user as Doc, via)
+    const until = field === 'token' ? Date.parse(doc.token_expires as string) : Number.POSITIVE_INFINITY
+    return { caller: callerFromUser(doc.user as Doc, via), until }
   }
+
+  const callerBy = async (field: 'token' | 'apikey', credential: string, what: string): Promise<Caller> =>
+    await options.cache.callerFor(field, credential, () => lookUp(field, credential, what))
 
   return {
     login: async (userId) => {

@@ -73,7 +73,7 @@ function wrap (sql: postgres.Sql | postgres.TransactionSql, gate: ExpensiveGate,
     query: async (text: string, values: SqlValue[] = [], options) => {
       const expensive = options?.cost !== 'simple'
       try {
-        return await run(options, connection => awaitCancellable<Row[]>(connection.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: true }), expensive))
+        return await run(options, connection => awaitCancellable<Row[]>(connection.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: options?.planForValues !== true }), expensive))
       } catch (err) { return toSqlError(err) }
     },
     exec: async (text: string) => {

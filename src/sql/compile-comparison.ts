@@ -1,9 +1,11 @@
 // SQL for MongoDB's value conditions on one field (equality and $in, null-or-missing, ranges,
 // regular expressions): the index-friendly form when the field's kind allows, else the general one.
-// General forms test the field's values and, for arrays, their elements (one level), as MongoDB does.
+// General forms test the field's values and, for arrays, their elements (one level), as MongoDB does;
+// equality to scalars uses the forms the collection's GIN index serves (src/sql/containment.ts).
 import { QuireError } from '../errors.ts'
 import { isComparableScalar, jsonTypeOf, type JsonValue } from '../validation/values.ts'
 import type { ScalarField } from './index-expression.ts'
+import { containmentDocument, equalityPath, type Containment } from './containment.ts'
 import { fieldPath, jsonpathLiteral, jsonpathString, nullOrMissingPath } from './json-path.ts'
 import { joinOr } from './sql-logic.ts'
 import type { SqlParams } from './sql-params.ts'
@@ -15,6 +17,8 @@ export interface FieldRef {
   segs: string[]
   /** Set when the schema declares a scalar kind for the field. */
   scalar?: ScalarField
+  /** Set when equality may be tested by containment (a declared field without a leading b-tree index). */
+  containment?: Containment
   params: SqlParams
 }
 
@@ -48,14 +52,18 @@ function compileNullOrMissing (field: FieldRef): string {
 }
 
 function compileScalarEquality (field: FieldRef, values: Array<string | number | boolean>): string {
-  const scalar = field.scalar
-  if (scalar && values.every(v => jsonTypeOf(v) === scalar.jsonType)) {
+  const { scalar, containment } = field
+  if (containment === undefined && scalar && values.every(v => jsonTypeOf(v) === scalar.jsonType)) {
     const bind = (value: JsonValue): string => scalar.isText ? field.params.add(value as string) : field.params.addJson(value)
     const elements = scalar.isText ? 'jsonb_array_elements_text' : 'jsonb_array_elements'
     const right = values.length === 1 ? bind(values[0]) : `ANY(ARRAY(SELECT ${elements}(${field.params.addJson(values)})))`
     return `${scalar.expr} = ${right}`
   }
-  return pathExistsWithVars(field, `${fieldPath(field.segs)} ? (@.type() != "array" && @ == $v[*])`, { v: values })
+  field.params.planForValues = true
+  if (containment !== undefined && values.length === 1) {
+    return `${field.doc} @> ${field.params.addJson(containmentDocument(field.segs, values[0], containment))}`
+  }
+  return `${field.doc} @? ${field.params.add(equalityPath(field.segs, values, containment === undefined))}::jsonpath`
 }
 
 /** Arrays and documents: equal to the field's value or to one of its elements (jsonb equality). */

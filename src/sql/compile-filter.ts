@@ -11,6 +11,7 @@ import { compileRegex, readRegex } from '../validation/regex-dialect.ts'
 import { isValueCriteria } from '../validation/check-filter.ts'
 import { isOperatorObject, toJsonValue } from '../validation/values.ts'
 import { scalarField } from './index-expression.ts'
+import type { ContainmentLookup } from './containment.ts'
 import { arrayElementsPath, jsonpathLiteral } from './json-path.ts'
 import { parseFieldPath } from '../validation/field-path.ts'
 import { joinAnd, joinOr, negate } from './sql-logic.ts'
@@ -28,19 +29,22 @@ export interface FilterContext {
    * so a lookup must not claim a scalar kind for a path that crosses an array.
    */
   kindOf?: FieldKindLookup
+  /** Paths whose equality may be tested by containment (src/sql/containment.ts); same trust as kindOf. */
+  containment?: ContainmentLookup
 }
 
 interface CompileState {
   params: SqlParams
   doc: string
   kindOf?: FieldKindLookup
+  containment?: ContainmentLookup
   /** Shared by the whole filter: subquery aliases handed out. */
   aliases: { n: number }
 }
 
 /** A boolean SQL expression that holds for the documents a checked `filter` matches ("TRUE" for {}). */
 export function compileFilter (filter: Filter, ctx: FilterContext): string {
-  return compileDocument(filter, { params: ctx.params, doc: ctx.doc, kindOf: ctx.kindOf, aliases: { n: 0 } })
+  return compileDocument(filter, { ...ctx, aliases: { n: 0 } })
 }
 
 function compileDocument (filter: Filter, state: CompileState): string {
@@ -60,7 +64,7 @@ function compileClause (key: string, value: unknown, state: CompileState): strin
 
 function fieldRef (path: string, state: CompileState): FieldRef {
   const segs = parseFieldPath(path)
-  return { doc: state.doc, segs, params: state.params, scalar: scalarField(state.doc, segs, state.kindOf?.(path)) }
+  return { doc: state.doc, segs, params: state.params, scalar: scalarField(state.doc, segs, state.kindOf?.(path)), containment: state.containment?.(path) }
 }
 
 function compileFieldCondition (field: FieldRef, value: unknown, state: CompileState): string {
@@ -118,7 +122,7 @@ function compileAll (field: FieldRef, entries: unknown[], state: CompileState): 
 function compileElemMatch (field: FieldRef, criteria: Filter, state: CompileState): string {
   const alias = `e${++state.aliases.n}`
   const elements = jsonpathLiteral(arrayElementsPath(field.segs))
-  const inner = { ...state, doc: `${alias}.v`, kindOf: undefined }
+  const inner = { ...state, doc: `${alias}.v`, kindOf: undefined, containment: undefined }
   const condition = isValueCriteria(criteria)
     ? compileOperators({ doc: `jsonb_build_object('v', ${alias}.v)`, segs: ['v'], params: state.params }, criteria, inner)
     : `jsonb_typeof(${alias}.v) = 'object' AND ${compileDocument(criteria, inner)}`

@@ -6,6 +6,7 @@ import type { Model } from '../models/model-definition.ts'
 import { fieldKindLookup } from '../models/field-kinds.ts'
 import type { Filter } from '../query/types.ts'
 import { compileFilter } from './compile-filter.ts'
+import { containmentLookup } from './containment.ts'
 import { compileSort } from './compile-sort.ts'
 import { compileProjection } from './compile-projection.ts'
 import { jsonPathExpr, quoteIdent, quoteLiteral } from './quote.ts'
@@ -13,13 +14,14 @@ import { fulltextColumn, tableName } from './schema-ddl.ts'
 import { SqlParams, type SqlValue } from './sql-params.ts'
 import { QuireError } from '../errors.ts'
 
-export interface CompiledSql { text: string, values: SqlValue[] }
+export interface CompiledSql { text: string, values: SqlValue[], planForValues?: boolean }
 
 /** WHERE condition for `filter` on alias `t`; a string `_id` goes to the primary key column instead. */
 export function compileWhere (model: Model, filter: Filter, params: SqlParams, alias = 't'): string {
-  if (typeof filter._id !== 'string') return compileFilter(filter, { params, doc: `${alias}.doc`, kindOf: fieldKindLookup(model) })
+  const ctx = { params, doc: `${alias}.doc`, kindOf: fieldKindLookup(model), containment: containmentLookup(model) }
+  if (typeof filter._id !== 'string') return compileFilter(filter, ctx)
   const { _id: id, ...rest } = filter
-  const condition = compileFilter(rest, { params, doc: `${alias}.doc`, kindOf: fieldKindLookup(model) })
+  const condition = compileFilter(rest, ctx)
   return `${alias}._id = ${params.add(id as string)} AND ${condition}`
 }
 
@@ -87,8 +89,8 @@ export function compileFind (model: Model, query: FindQuery, afterId?: string): 
   const clause = pageClause(query, order)
   const reorder = clause.startsWith('ORDER BY') ? ` ORDER BY ${order}` : ''
   const page = `SELECT (${row})::text AS d FROM (SELECT t.* FROM ${table} t WHERE ${where} ${clause}) t${reorder}`
-  if (!query.count) return { text: page, values: params.values }
+  if (!query.count) return { text: page, values: params.values, planForValues: params.planForValues }
   const text = `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${where}) c ` +
     `LEFT JOIN LATERAL (${page}) p ON true`
-  return { text, values: params.values }
+  return { text, values: params.values, planForValues: params.planForValues }
 }

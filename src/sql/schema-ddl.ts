@@ -27,7 +27,9 @@ export function tableName (model: Model | string): string {
 export interface IndexDefinition { name: string, sql: string }
 
 /**
- * The indexes a model wants, each with a name unique to its definition. A non-unique index ends
+ * The indexes a model wants, each with a name unique to its definition: the declared ones, the
+ * full-text index, and one GIN index (jsonb_path_ops) over the whole document, which serves
+ * equality on every field without an index of its own (src/sql/containment.ts). A non-unique index ends
  * with `_id`, the tiebreaker of every sort: with its fields fixed by equality, the index then
  * yields rows in page order, so a filtered list stops after `limit` rows instead of sorting every
  * match (300,000 documents, 3,000 matches: 12 ms -> 0.14 ms).
@@ -47,6 +49,8 @@ export function indexDefinitions (model: Model): IndexDefinition[] {
     const body = `INDEX %NAME% ON ${quoteIdent(table)} USING gin (${quoteIdent(fts.name)})`
     defs.push({ body, name: definitionName(INDEX_PREFIX, model, body) })
   }
+  const documents = `INDEX %NAME% ON ${quoteIdent(table)} USING gin (doc jsonb_path_ops)`
+  defs.push({ body: documents, name: definitionName(INDEX_PREFIX, model, documents) })
   return defs.map(d => ({ name: d.name, sql: `CREATE ${d.body.replace('%NAME%', quoteIdent(d.name))}` }))
 }
 

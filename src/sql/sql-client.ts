@@ -15,6 +15,12 @@ export type StatementCost = 'simple' | 'expensive'
 export interface StatementOptions {
   /** 'expensive' when not given. */
   cost?: StatementCost
+  /**
+   * Plan the statement for its values at each run (PostgreSQL: an unnamed statement) instead of
+   * letting a prepared statement settle on a generic plan: for conditions whose best plan depends
+   * on how many rows a value matches (the GIN forms of src/sql/containment.ts).
+   */
+  planForValues?: boolean
 }
 
 export interface SqlClient {

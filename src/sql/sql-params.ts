@@ -11,6 +11,8 @@ export type SqlValue = string | number | boolean | null
 
 export class SqlParams {
   readonly values: SqlValue[] = []
+  /** Set by conditions whose best plan depends on their values (see StatementOptions.planForValues). */
+  planForValues = false
 
   /** Binds a value and returns its placeholder ("$1", "$2", ...). */
   add (value: SqlValue): string {

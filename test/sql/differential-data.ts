@@ -2,6 +2,7 @@
 // Shapes stay inside what mingo evaluates like MongoDB (see docs/query-differences.md,
 // "Oracle limits"): e.g. objects in arrays always carry the fields queried for null.
 import type { FieldKind, Filter, Sort } from '../../src/query/types.ts'
+import type { Containment } from '../../src/sql/containment.ts'
 
 export type Rng = () => number
 
@@ -139,6 +140,15 @@ const SORT_PATHS = ['n', 'i', 's', 'b', 'd', 'mix', 'meta.x', 'meta.y', 'meta.z.
 /** The kind hints a model schema would declare: only fields whose values are always of that kind. */
 export function kindOf (path: string): FieldKind | undefined {
   return PATHS.find(p => p.path === path)?.kind
+}
+
+/** Arrays whose elements are always scalars (a schema's array of strings or numbers). */
+const SCALAR_ARRAYS = ['tags', 'nums', 'meta.t']
+
+/** The containment hints a model would give (src/sql/containment.ts): declared scalars without an index, arrays of scalars. */
+export function containmentOf (path: string): Containment | undefined {
+  if (kindOf(path) !== undefined) return 'value'
+  return SCALAR_ARRAYS.includes(path) ? 'element' : undefined
 }
 
 export function generateRegex (rng: Rng): RegExp {

@@ -1,7 +1,8 @@
 // Differential test of the SQL filter and sort compilers: generated filters (and sorts), compiled
 // to SQL, must select on PGlite and on a real PostgreSQL server exactly the documents mingo
 // (MongoDB semantics in memory) selects, in the same order when sorted. Every case is compiled
-// twice: without kind hints (the general jsonpath forms) and with them (the index-friendly forms).
+// three times: without kind hints (the general jsonpath forms), with them (the b-tree forms of
+// indexed fields), and with kind and containment hints (the GIN forms of fields without an index).
 import t from 'tap'
 import { Worker } from 'node:worker_threads'
 import postgres from 'postgres'
@@ -12,8 +13,9 @@ import { checkFilter } from '../../src/validation/check-filter.ts'
 import { compileSort } from '../../src/sql/compile-sort.ts'
 import { startPgCluster } from '../../src/sql/pg-cluster.ts'
 import { SqlParams, type SqlValue } from '../../src/sql/sql-params.ts'
-import { loadDocuments, selectIds, type Outcome, type Query, type Statement } from './differential-db.ts'
-import { generateCases, generateDocuments, kindOf, makeRng, type GeneratedCase } from './differential-data.ts'
+import { INDEX_SCANS, loadDocuments, selectIds, type Outcome, type Query, type Statement } from './differential-db.ts'
+import { containmentOf, generateCases, generateDocuments, kindOf, makeRng, type GeneratedCase } from './differential-data.ts'
+import type { ContainmentLookup } from '../../src/sql/containment.ts'
 
 const DOCUMENTS = 2000
 const FILTERS = 1500
@@ -21,7 +23,7 @@ const SEED = 20240601
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 type Doc = Record<string, unknown>
-interface Mode { name: string, kindOf?: FieldKindLookup }
+interface Mode { name: string, kindOf?: FieldKindLookup, containment?: ContainmentLookup }
 
 /**
  * The filter as mingo must see it: Quire stores dates as ISO strings, so a Date operand becomes
@@ -45,7 +47,7 @@ function expectedIds (docs: Doc[], c: GeneratedCase): string[] {
 
 function compileCase (c: GeneratedCase, mode: Mode): { text: string, values: SqlValue[] } {
   const params = new SqlParams()
-  const where = compileFilter(checkFilter(c.filter), { params, doc: 't.doc', kindOf: mode.kindOf })
+  const where = compileFilter(checkFilter(c.filter), { params, doc: 't.doc', kindOf: mode.kindOf, containment: mode.containment })
   const order = c.sort ? ` ORDER BY ${compileSort(c.sort, { params, doc: 't.doc', idColumn: 't._id', kindOf: mode.kindOf })}` : ''
   return { text: `SELECT t._id FROM docs t WHERE ${where}${order}`, values: params.values }
 }
@@ -96,14 +98,14 @@ t.test('SQL filters agree with mingo on PGlite and PostgreSQL', async t => {
   const cases = generateCases(FILTERS, makeRng(SEED + 1))
   const cluster = await startPgCluster()
   // JIT compilation would cost PostgreSQL 15 more than running these statements.
-  const server = postgres(cluster.url, { max: 3, onnotice: () => {}, connection: { jit: 'off' } })
+  const server = postgres(cluster.url, { max: 3, onnotice: () => {}, connection: { jit: 'off', ...INDEX_SCANS } })
   t.teardown(async () => {
     await server.end()
     await cluster.stop()
   })
   const query: Query = async (text, values) => await server.unsafe(text, values)
   await loadDocuments(query, docs)
-  const modes: Mode[] = [{ name: 'without kind hints' }, { name: 'with kind hints', kindOf }]
+  const modes: Mode[] = [{ name: 'without kind hints' }, { name: 'with kind hints', kindOf }, { name: 'with containment hints', kindOf, containment: containmentOf }]
   // A case whose SQL is the same in both modes runs once: same statement, same rows.
   const compiled = modes.map(mode => cases.map(c => {
     const sql = compileCase(c, mode)
