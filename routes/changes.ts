@@ -46,11 +46,11 @@ export default async function changeRoutes (fastify: FastifyInstance): Promise<v
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const sse = { kind: 'manual', heartbeat: false, serializer: (data: unknown) => String(data) } as const
 
-  app.get('/changes/:model', { schema: { params: ModelParams, querystring: ListQuery }, sse }, async (request, reply) => {
+  app.get('/changes/:model', { schema: { summary: 'Follow changes to {model} documents (Server-Sent Events; the list\'s filters apply)', params: ModelParams, querystring: ListQuery }, sse }, async (request, reply) => {
     await openStream(app, request, reply, request.params, request.query)
   })
 
-  app.get('/changes/:model/:id', { schema: { params: DocumentParams, querystring: ListQuery }, sse }, async (request, reply) => {
+  app.get('/changes/:model/:id', { schema: { summary: 'Follow changes to one {model} document (Server-Sent Events)', params: DocumentParams, querystring: ListQuery }, sse }, async (request, reply) => {
     await openStream(app, request, reply, request.params, request.query)
   })
 }

@@ -38,6 +38,10 @@ const SPECIFICS: Record<string, (model: Model) => Partial<Operation>> = {
     parameters: listParameters(model),
     responses: { 200: { description: 'the list as CSV (an attachment): a header row, nested fields as dotted columns', content: { 'text/csv': { schema: { type: 'string' } } } } }
   }),
+  'get /changes/{model}': model => ({
+    parameters: listParameters(model).filter(p => ['filter', 'search'].includes(p.name as string)),
+    responses: { 200: { description: 'a stream of change events (create, update, soft_delete, restore, delete) with ids for Last-Event-ID; see docs/changes.md', content: { 'text/event-stream': { schema: { type: 'string' } } } } }
+  }),
   'get /count/{model}': model => ({ parameters: listParameters(model).filter(p => ['filter', 'search', 'showDeleted'].includes(p.name as string)) }),
   'post /query/{model}': model => ({
     parameters: listParameters(model).filter(p => p.name !== 'filter' && p.name !== 'search'),
