@@ -52,6 +52,12 @@ async function connect (url: string, headers: Record<string, string> = {}): Prom
   }
 }
 
+/** Waits until the hub counts `n` open streams (a closed socket's subscriptions end when the server sees the close). */
+async function settleStreams (app: { changes: { stats: () => { streams: number } } }, n: number): Promise<number> {
+  for (let waited = 0; app.changes.stats().streams !== n && waited < 10_000; waited += 50) await new Promise(resolve => setTimeout(resolve, 50))
+  return app.changes.stats().streams
+}
+
 for (const engine of ENGINES) {
   t.test(`JXP's WebSocket protocol on ${engine}`, async t => {
     const { app, admin, createUser } = await createTestApp(t, engine, { ...FEED_SETTINGS, modelsDir: models })
@@ -68,6 +74,7 @@ for (const engine of ENGINES) {
       t.match(await ws.call('subscribe', { model: 'test', filter: { foo: 'x' } }), { status: 'okay', result: 'Subscribed to test' }, 'subscribe, JXP filter syntax')
       const id = (await send(app, admin, 'POST', '/api/test', { foo: 'x', password: 'hunter22' })).data._id
       await send(app, admin, 'POST', '/api/test', { foo: 'not-x' })
+      await ws.events(2) // the create reached the first subscription (on PostgreSQL it travels through NOTIFY) before the second starts
       t.match(await ws.call('subscribe', { model: 'test', id }), { status: 'okay', result: `Subscribed to test/${id}` }, 'subscribe to one document')
       await send(app, admin, 'PUT', `/api/test/${id}`, { bar: 'b' })
       await send(app, admin, 'DELETE', `/api/test/${id}`)
@@ -106,6 +113,7 @@ for (const engine of ENGINES) {
     })
 
     t.test('a revoked session ends its subscriptions; a closed socket leaves nothing behind', async t => {
+      t.equal(await settleStreams(app, 0), 0, 'the earlier sockets\' subscriptions are gone')
       const session = await login(app, 'alice@example.com', 'alice-password')
       const ws = await connect(url)
       await ws.call('auth', { token: session.token })
@@ -120,8 +128,7 @@ for (const engine of ENGINES) {
       await again.call('subscribe', { model: 'test' })
       t.equal(app.changes.stats().streams, 1, 'a new one')
       again.raw.close()
-      for (let waited = 0; app.changes.stats().streams > 0 && waited < 10_000; waited += 50) await new Promise(resolve => setTimeout(resolve, 50))
-      t.equal(app.changes.stats().streams, 0, 'closing the socket ends its subscriptions')
+      t.equal(await settleStreams(app, 0), 0, 'closing the socket ends its subscriptions')
       ws.raw.close()
     })
 
