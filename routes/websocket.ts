@@ -1,7 +1,8 @@
 // GET /websocket: JXP's WebSocket protocol over the change hub (src/changes/jxp-socket.ts),
 // with @fastify/websocket (plugins/websocket.ts). The upgrade request is authenticated like any request (a bad
 // credential is a 401 before the upgrade), and a browser page of another origin than the server's
-// or CORS_ORIGINS' is a 403; an `auth` message may present other credentials.
+// or CORS_ORIGINS' is a 403; an `auth` message may present other credentials. One client address
+// holds at most CHANGES_MAX_STREAMS_PER_CLIENT sockets, subscribed or not (503 TOO_MANY_STREAMS).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../src/auth/caller.ts'
 import { createJxpSocket } from '../src/changes/jxp-socket.ts'
@@ -26,6 +27,8 @@ async function messageCredentials (app: FastifyInstance, data: Record<string, un
 
 export default async function websocketRoutes (app: FastifyInstance): Promise<void> {
   const replies = new WeakMap<FastifyRequest, FastifyReply>()
+  const socketsByAddress = new Map<string, number>()
+  const perClient = app.config.changesMaxStreamsPerClient
 
   app.get('/websocket', {
     websocket: true,
@@ -34,9 +37,13 @@ export default async function websocketRoutes (app: FastifyInstance): Promise<vo
       if (!isAllowedOrigin(request.headers.origin, request.headers.host, app.config.corsOrigins)) {
         throw new QuireError('FORBIDDEN', 'WebSocket connections from this origin are not allowed (see CORS_ORIGINS)')
       }
+      if ((socketsByAddress.get(request.ip) ?? 0) >= perClient) {
+        throw new QuireError('TOO_MANY_STREAMS', `At most ${perClient} WebSocket connections per client address are open at once`)
+      }
     },
     preHandler: async (request, reply) => { replies.set(request, reply) }
   }, (socket, request) => {
+    socketsByAddress.set(request.ip, (socketsByAddress.get(request.ip) ?? 0) + 1)
     const session = createJxpSocket({
       hub: app.changes,
       registry: app.models,
@@ -50,6 +57,11 @@ export default async function websocketRoutes (app: FastifyInstance): Promise<vo
       log: msg => request.log.warn(msg)
     })
     socket.on('message', (data, isBinary) => { void session.receive(isBinary ? '' : String(data)) })
-    socket.on('close', () => session.closed())
+    socket.on('close', () => {
+      const left = (socketsByAddress.get(request.ip) ?? 1) - 1
+      if (left > 0) socketsByAddress.set(request.ip, left)
+      else socketsByAddress.delete(request.ip)
+      session.closed()
+    })
   })
 }

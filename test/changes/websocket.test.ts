@@ -147,4 +147,25 @@ for (const engine of ENGINES) {
       own.raw.close()
     })
   })
+
+  t.test(`WebSocket connections per client address are bounded on ${engine}`, async t => {
+    const { app } = await createTestApp(t, engine, { ...FEED_SETTINGS, changesMaxStreamsPerClient: 2 })
+    const url = (await listen(app)).replace('http', 'ws') + '/websocket'
+    const idle = [await connect(url), await connect(url)]
+    const third = new WebSocket(url)
+    third.on('error', () => {})
+    const status = await new Promise<number | undefined>(resolve => third.once('unexpected-response', (_req, res) => resolve(res.statusCode)))
+    third.terminate()
+    t.equal(status, 503, 'a third idle socket from the same address is refused (TOO_MANY_STREAMS)')
+    idle[0].raw.close()
+    await new Promise(resolve => idle[0].raw.once('close', resolve))
+    let again: Client | undefined
+    for (let tries = 0; tries < 50 && again === undefined; tries++) {
+      again = await connect(url).catch(async () => { await new Promise(resolve => setTimeout(resolve, 100)); return undefined })
+    }
+    t.ok(again, 'a closed socket frees its place')
+    t.match(await again!.call('ping'), { result: 'pong!' })
+    again!.raw.close()
+    idle[1].raw.close()
+  })
 }
