@@ -2,6 +2,7 @@
 // authenticated by the app's auth plugin like any API request and served by a server built for
 // its caller, so no session is kept (nothing for a client to pile up) and a revoked credential
 // stops working at once. GET and DELETE (server-initiated streams, ending sessions) are a 405.
+// The SDK writes the answer itself: the headers the app's hooks set (security, CORS) go with it.
 import type { FastifyInstance } from 'fastify'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { createMcpServer } from '../src/mcp/create-mcp-server.ts'
@@ -23,6 +24,7 @@ export default async function mcpRoutes (app: FastifyInstance): Promise<void> {
     const server = createMcpServer(app.documentContext(request), (err, message) => request.log.error({ err }, message))
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     reply.hijack()
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value)
     reply.raw.on('close', () => { void transport.close(); void server.close() })
     await server.connect(transport)
     await transport.handleRequest(request.raw, reply.raw, request.body)
