@@ -20,7 +20,7 @@ const READ_TOOLS = ['aggregate', 'count', 'describe_model', 'find', 'list_models
 
 for (const engine of ENGINES) {
   t.test(`MCP server on ${engine}`, async t => {
-    const { app, admin, createUser } = await createTestApp(t, engine, { maxEventLoopDelayMs: 0, modelsDir: models, mcpWrites: true })
+    const { app, admin, createUser } = await createTestApp(t, engine, { maxEventLoopDelayMs: 0, modelsDir: models, mcpWrites: true, corsOrigins: ['https://front.example'] })
     const base = await listen(app)
     await createUser('alice@example.com', 'alice-password')
     await createUser('bob@example.com', 'bob-password')
@@ -98,9 +98,10 @@ for (const engine of ENGINES) {
       const call = (id: number): object => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'count', arguments: { model: 'test' } } })
       const batch = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(Array.from({ length: MCP_MAX_BATCH + 1 }, (_, i) => call(i))) })
       t.equal(batch.status, 400, `a batch of more than ${MCP_MAX_BATCH} messages: 400, no tool runs`)
-      const answered = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(call(1)) })
+      const answered = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'https://front.example' }, body: JSON.stringify(call(1)) })
       t.equal(answered.status, 200, 'a call the transport answers itself')
       t.equal(answered.headers.get('x-content-type-options'), 'nosniff', 'with the security headers every other answer has')
+      t.equal(answered.headers.get('access-control-allow-origin'), 'https://front.example', 'and CORS\'s, for a front end of an allowed origin')
     })
   })
 
