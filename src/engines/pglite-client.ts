@@ -40,16 +40,17 @@ export async function openPglite (dataDir: string | undefined, given: Partial<Pg
   const limits = { simple: [options.statementTimeoutMs], expensive: [options.statementTimeoutMs, options.expensiveTimeoutMs] }
 
   /**
-   * Statements of a request run under the watchdog (a limit of 0 is none), expensive ones within
-   * their budget counted from `askedAt` (waiting for the gate and the worker included); the
-   * service's own (start-up, CLI) do not.
+   * Statements of a request run under the watchdog (a limit of 0 is none), expensive ones by a
+   * deadline counted from `askedAt` (waiting for the gate and the worker included); the service's
+   * own (start-up, CLI) do not.
    */
   function statement (body: RequestBody, cost: StatementCost, tx?: TxHandle, askedAt = performance.now()): Statement {
     const scope = currentRequestScope()
     const budget = Math.min(...limits[cost].filter(ms => ms > 0))
     const limited = scope && budget !== Infinity
+    // An expensive statement is answered within STATEMENT_TIMEOUT_MS of being asked, waiting included.
     // Simple statements keep their whole budget: a worker's restart must not turn reads into 503s.
-    const deadline = limited && cost === 'expensive' ? askedAt + budget : undefined
+    const deadline = scope && cost === 'expensive' && options.statementTimeoutMs > 0 ? askedAt + options.statementTimeoutMs : undefined
     return { body, cost, tx, signal: scope?.signal, budgetMs: limited ? budget : undefined, deadline }
   }
 

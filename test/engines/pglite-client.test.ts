@@ -50,13 +50,13 @@ t.test('a request\'s statement past its budget fails with 57014; the worker is r
   t.match(logs.join('\n'), /replaced because a statement ran past its 300 ms budget/)
 })
 
-t.test('an expensive statement that waited its budget away is answered 503, not run', async t => {
-  const { client, logs } = await sharedClient()
+t.test('an expensive statement that waited its statement timeout away is answered 503, not run', async t => {
+  const { client, logs } = await openClient(t, { statementTimeoutMs: 300 })
   const first = inRequest(() => client.query(ENDLESS))
   const second = inRequest(() => client.query(ENDLESS)).then(() => ({ code: 'answered', restarted: false }),
     (err: { code?: string }) => ({ code: err.code, restarted: logs.some(line => /ran past its/.test(line)) }))
   await t.rejects(first, { code: '57014' }, 'the first runs its 300 ms')
-  t.same(await second, { code: 'UNAVAILABLE', restarted: false }, 'the second waited those 300 ms for its turn: it is answered 503 then, not after the worker\'s restart')
+  t.same(await second, { code: 'UNAVAILABLE', restarted: false }, 'the second waited its 300 ms STATEMENT_TIMEOUT_MS for its turn: it is answered 503 then, not after the worker\'s restart')
   await client.query('SELECT 1 AS one', [], { cost: 'simple' })
   t.equal(logs.filter(line => /ran past its/.test(line)).length, 1, 'only the first was run and cut short (seen once the new worker serves)')
 })
