@@ -1,6 +1,6 @@
 // What the benchmark prints and keeps: progress lines, the results table
-// (ratios against the baseline) and bench/results/latest.json.
-import { mkdirSync, writeFileSync } from 'node:fs'
+// (ratios against the baseline, the previous run's req/s) and bench/results/latest.json.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 export interface ResultRow {
@@ -18,8 +18,10 @@ export interface ResultRow {
   serverCpuMicros?: number
   /** CPU time the PostgreSQL backends spent per request, in microseconds (PostgreSQL only). */
   databaseCpuMicros?: number
-  /** reqPerSec divided by the baseline's. */
+  /** reqPerSec divided by its yardstick's (the baseline scenario it is compared with). */
   ratio?: number
+  /** reqPerSec of the same scenario and engine in the previous run (bench/results/latest.json before this run). */
+  previousReqPerSec?: number
   requests?: number
   non2xx?: number
   errors?: number
@@ -47,10 +49,25 @@ export function showProgress (label: string, done: number, total: number): void 
   }
 }
 
-/** Fills each row's ratio from the baseline row (the same for every engine). */
-export function addRatios (rows: ResultRow[]): void {
-  const baseline = rows.find(r => r.engine === 'baseline' && r.status === 'ok')?.reqPerSec
-  for (const row of rows) if (baseline && row.reqPerSec !== undefined) row.ratio = row.reqPerSec / baseline
+/** Fills each row's ratio from its yardstick's row (the same for every engine); a baseline row is its own yardstick. */
+export function addRatios (rows: ResultRow[], yardstickOf: (scenario: string) => string): void {
+  for (const row of rows) {
+    const name = row.engine === 'baseline' ? row.scenario : yardstickOf(row.scenario)
+    const baseline = rows.find(r => r.engine === 'baseline' && r.scenario === name && r.status === 'ok')?.reqPerSec
+    if (baseline && row.reqPerSec !== undefined) row.ratio = row.reqPerSec / baseline
+  }
+}
+
+/** Fills each row's previousReqPerSec from the last run's results, when there are any. */
+export function addPrevious (rows: ResultRow[], file = 'latest.json'): void {
+  let previous: ResultRow[]
+  try {
+    previous = (JSON.parse(readFileSync(`${RESULTS_DIR}${file}`, 'utf8')) as { rows?: ResultRow[] }).rows ?? []
+  } catch { return }
+  for (const row of rows) {
+    const before = previous.find(p => p.scenario === row.scenario && p.engine === row.engine && (p.status === 'ok' || p.status === 'errors'))
+    if (before?.reqPerSec !== undefined) row.previousReqPerSec = before.reqPerSec
+  }
 }
 
 function statusText (row: ResultRow): string {
@@ -66,6 +83,7 @@ function cells (row: ResultRow): string[] {
     row.scenario,
     row.engine,
     measured && row.reqPerSec !== undefined ? row.reqPerSec.toFixed(0) : '-',
+    row.previousReqPerSec !== undefined ? row.previousReqPerSec.toFixed(0) : '-',
     measured && row.p99Ms !== undefined ? row.p99Ms.toFixed(1) : '-',
     measured && row.serverCpuMicros !== undefined ? row.serverCpuMicros.toFixed(0) : '-',
     measured && row.databaseCpuMicros !== undefined ? row.databaseCpuMicros.toFixed(0) : '-',
@@ -75,10 +93,10 @@ function cells (row: ResultRow): string[] {
 }
 
 export function formatTable (rows: ResultRow[]): string {
-  const header = ['scenario', 'engine', 'req/s', 'p99 ms', 'server CPU us/req', 'db CPU us/req', 'x baseline', 'status']
+  const header = ['scenario', 'engine', 'req/s', 'previous', 'p99 ms', 'server CPU us/req', 'db CPU us/req', 'x baseline', 'status']
   const body = rows.map(cells)
   const widths = header.map((h, i) => Math.max(h.length, ...body.map(r => r[i].length)))
-  const numeric = [false, false, true, true, true, true, true, false]
+  const numeric = [false, false, true, true, true, true, true, true, false]
   const line = (r: string[]): string => r.map((c, i) => numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])).join(' | ').trimEnd()
   return [line(header), widths.map(w => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n')
 }

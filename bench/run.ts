@@ -14,9 +14,9 @@ import { createDatabaseCpuMeter } from './database-cpu.ts'
 import type { CpuMeter } from './load.ts'
 import { generateSeedData, type SeedData } from './seed-data.ts'
 import { seedDatabase, MODELS_DIR } from './seed-database.ts'
-import { selectScenarios, type Scenario } from './scenarios.ts'
+import { selectScenarios, yardstickOf, type Scenario } from './scenarios.ts'
 import { runScenarios } from './run-scenarios.ts'
-import { addRatios, describeFeedCost, describeGoal, formatTable, log, writeResults, type ResultRow } from './report.ts'
+import { addPrevious, addRatios, describeFeedCost, describeGoal, formatTable, log, writeResults, type ResultRow } from './report.ts'
 import { measureStartup, type StartupResult } from './startup.ts'
 
 interface Database {
@@ -96,7 +96,8 @@ async function main (): Promise<void> {
     startup = await measureStartup(options.startupRuns)
   }
   const rows = await benchAll(options)
-  addRatios(rows)
+  addRatios(rows, yardstickOf)
+  addPrevious(rows)
   const seconds = (Date.now() - started) / 1000
   if (rows.length) log(`results:\n${formatTable(rows)}\n`)
   const goal = describeGoal(rows)

@@ -20,6 +20,8 @@ export interface Scenario {
   target: 'baseline' | 'quire'
   /** Change-feed subscribers (SSE on /changes/test) held open while the load runs. */
   subscribers?: number
+  /** The baseline scenario its ratio is taken against (`baseline`, a read, unless said). */
+  yardstick?: string
   build: (ctx: ScenarioContext) => LoadSpec | Promise<LoadSpec>
 }
 
@@ -67,10 +69,12 @@ export const SCENARIOS: Scenario[] = [
     target: 'quire',
     build: ctx => ({ method: 'POST', paths: ['/aggregate/test'], headers: { authorization: ctx.basicAuth }, body: JSON.stringify(AGGREGATE_PIPELINE) })
   },
-  // Last: it grows the test collection that the scenarios above read.
+  // Last: they grow the test collection that the scenarios above read.
+  { name: 'baseline-create', target: 'baseline', build: () => ({ method: 'POST', paths: ['/baseline'], body: JSON.stringify(NEW_DOCUMENT) }) },
   {
     name: 'create',
     target: 'quire',
+    yardstick: 'baseline-create',
     build: createSpec
   },
   // The same writes with FEED_SUBSCRIBERS change-feed subscribers: events delivered per second,
@@ -78,10 +82,16 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'create-watched',
     target: 'quire',
+    yardstick: 'baseline-create',
     subscribers: FEED_SUBSCRIBERS,
     build: createSpec
   }
 ]
+
+/** The baseline scenario a scenario's ratio is taken against. */
+export function yardstickOf (scenario: string): string {
+  return SCENARIOS.find(s => s.name === scenario)?.yardstick ?? 'baseline'
+}
 
 /** The scenarios named in `names` (all when undefined); an unknown name is an error. */
 export function selectScenarios (names: string[] | undefined): Scenario[] {

@@ -16,42 +16,42 @@ t.test('remembered until cleared, aged out or pushed out', async t => {
   let now = 1000
   const cache = createCredentialCache({ maxEntries: 2, maxAgeMs: 500, now: () => now })
   const key = counted()
-  await cache.callerFor('apikey', 'k1', key.resolve)
-  t.same(await cache.callerFor('apikey', 'k1', key.resolve), ALICE)
+  await cache.callerFor('apikey:k1', key.resolve)
+  t.same(await cache.callerFor('apikey:k1', key.resolve), ALICE)
   t.equal(key.calls(), 1, 'the second request costs no lookup')
   cache.clear()
-  await cache.callerFor('apikey', 'k1', key.resolve)
+  await cache.callerFor('apikey:k1', key.resolve)
   t.equal(key.calls(), 2, 'after a clear the credential is looked up again')
   now += 501
-  await cache.callerFor('apikey', 'k1', key.resolve)
+  await cache.callerFor('apikey:k1', key.resolve)
   t.equal(key.calls(), 3, 'an entry older than maxAgeMs is looked up again')
   const token = counted(now + 10)
-  await cache.callerFor('token', 't1', token.resolve)
+  await cache.callerFor('token:t1', token.resolve)
   now += 11
-  await cache.callerFor('token', 't1', token.resolve)
+  await cache.callerFor('token:t1', token.resolve)
   t.equal(token.calls(), 2, 'a token is remembered no longer than it lives')
-  await cache.callerFor('apikey', 'k2', counted().resolve)
-  await cache.callerFor('apikey', 'k3', counted().resolve)
-  await cache.callerFor('apikey', 'k1', key.resolve)
+  await cache.callerFor('apikey:k2', counted().resolve)
+  await cache.callerFor('apikey:k3', counted().resolve)
+  await cache.callerFor('apikey:k1', key.resolve)
   t.equal(key.calls(), 4, 'the oldest entry made room for newer ones')
 })
 
 t.test('a lookup overtaken by a clear is not remembered', async t => {
   const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, now: Date.now })
   let calls = 0
-  await cache.callerFor('apikey', 'k', async () => {
+  await cache.callerFor('apikey:k', async () => {
     calls++
     cache.clear() // a revocation committed while the lookup ran
     return { caller: ALICE, until: Number.POSITIVE_INFINITY }
   })
-  await cache.callerFor('apikey', 'k', async () => { calls++; return { caller: ALICE, until: Number.POSITIVE_INFINITY } })
+  await cache.callerFor('apikey:k', async () => { calls++; return { caller: ALICE, until: Number.POSITIVE_INFINITY } })
   t.equal(calls, 2, 'the next request looks the credential up again')
 })
 
 t.test('maxAgeMs 0 turns the cache off', async t => {
   const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 0, now: Date.now })
   const key = counted()
-  await cache.callerFor('apikey', 'k', key.resolve)
-  await cache.callerFor('apikey', 'k', key.resolve)
+  await cache.callerFor('apikey:k', key.resolve)
+  await cache.callerFor('apikey:k', key.resolve)
   t.equal(key.calls(), 2)
 })

@@ -1,13 +1,15 @@
 // Remembers, for a short while, which caller an API key or bearer token stands for, so that a
-// request with a known credential costs no database read. Keyed by the credential's digest (no
-// secret is kept); bounded in size and age; emptied at once by `clear` (any write to users or
+// request with a known credential costs no database read. Keyed by the credential's digest, which
+// the caller computes once for its own lookup too (no secret is kept); bounded in size and age; emptied at once by `clear` (any write to users or
 // credentials, in this process or, through notices, in another: src/auth/credential-notices.ts).
 import type { Caller } from './caller.ts'
-import { digestOf } from './secrets.ts'
 
 export interface CredentialCache {
-  /** The caller `credential` (of `kind`) stands for: remembered, or resolved by `resolve` and remembered until `until` at most. */
-  callerFor: (kind: string, credential: string, resolve: () => Promise<{ caller: Caller, until: number }>) => Promise<Caller>
+  /**
+   * The caller the credential named by `key` (its kind and a digest of it: never the credential
+   * itself) stands for: remembered, or resolved by `resolve` and remembered until `until` at most.
+   */
+  callerFor: (key: string, resolve: () => Promise<{ caller: Caller, until: number }>) => Promise<Caller>
   /** Forgets every credential (one was revoked, a user or their groups changed). */
   clear: () => void
 }
@@ -31,9 +33,8 @@ export function createCredentialCache (options: CredentialCacheOptions): Credent
   }
 
   return {
-    callerFor: async (kind, credential, resolve) => {
+    callerFor: async (key, resolve) => {
       if (options.maxAgeMs <= 0) return (await resolve()).caller
-      const key = `${kind}:${digestOf(credential)}`
       const hit = entries.get(key)
       if (hit !== undefined && hit.until > options.now()) return hit.caller
       if (hit !== undefined) entries.delete(key)

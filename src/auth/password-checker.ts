@@ -54,7 +54,7 @@ export function createPasswordChecker ({ engine, secret, throttle, cache }: Pass
 
   return {
     verify,
-    callerFor: async (email, password, ip) => await cache.callerFor('basic', keyOf(email, password), async () => {
+    callerFor: async (email, password, ip) => await cache.callerFor(`basic:${keyOf(email, password)}`, async () => {
       const user = await verify(email, password, ip)
       return { caller: callerFromUser(user, 'basic'), until: Number.POSITIVE_INFINITY }
     })

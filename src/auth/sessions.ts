@@ -87,8 +87,8 @@ export function createSessionStore (options: SessionOptions): SessionStore {
   }
 
   /** The caller and, for a token, when it expires (API keys do not). */
-  async function lookUp (field: 'token' | 'apikey', credential: string, what: string): Promise<{ caller: Caller, until: number }> {
-    const doc = await findWithUser({ [field]: digestOf(credential) })
+  async function lookUp (field: 'token' | 'apikey', digest: string, what: string): Promise<{ caller: Caller, until: number }> {
+    const doc = await findWithUser({ [field]: digest })
     if (!doc) return denied(`Invalid ${what}`)
     if (field === 'token') await checkExpiry(doc, 'token', 'Token expired')
     if (!doc.user) return denied('The user no longer exists')
@@ -97,8 +97,10 @@ export function createSessionStore (options: SessionOptions): SessionStore {
     return { caller: callerFromUser(doc.user as Doc, via), until }
   }
 
-  const callerBy = async (field: 'token' | 'apikey', credential: string, what: string): Promise<Caller> =>
-    await options.cache.callerFor(field, credential, () => lookUp(field, credential, what))
+  async function callerBy (field: 'token' | 'apikey', credential: string, what: string): Promise<Caller> {
+    const digest = digestOf(credential)
+    return await options.cache.callerFor(`${field}:${digest}`, () => lookUp(field, digest, what))
+  }
 
   return {
     login: async (userId) => {

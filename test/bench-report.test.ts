@@ -1,0 +1,24 @@
+// The bench table's arithmetic: each row's ratio is taken against its own yardstick (create
+// against the bare insert, reads against the bare lookup), and the previous run's req/s of
+// the same scenario and engine stands beside the new figure.
+import t from 'tap'
+import { rmSync } from 'node:fs'
+import { addPrevious, addRatios, formatTable, writeResults, type ResultRow } from '../bench/report.ts'
+import { yardstickOf } from '../bench/scenarios.ts'
+
+const row = (scenario: string, engine: string, reqPerSec: number): ResultRow => ({ scenario, engine, status: 'ok', reqPerSec })
+
+t.test('ratios against each scenario\'s yardstick', async t => {
+  const rows = [row('baseline', 'baseline', 4000), row('baseline-create', 'baseline', 2000), row('get-by-id', 'postgres', 3600), row('create', 'postgres', 1700)]
+  addRatios(rows, yardstickOf)
+  t.same(rows.map(r => r.ratio), [1, 1, 0.9, 0.85])
+})
+
+t.test('the previous run beside the new one', async t => {
+  const path = writeResults({ rows: [row('create', 'postgres', 666), { ...row('list', 'postgres', 10), status: 'failed' }] }, 'test-previous.json')
+  t.teardown(() => { rmSync(path) })
+  const rows = [row('create', 'postgres', 700), row('create', 'pglite', 300), row('list', 'postgres', 50)]
+  addPrevious(rows, 'test-previous.json')
+  t.same(rows.map(r => r.previousReqPerSec), [666, undefined, undefined], 'same scenario and engine, measured runs only')
+  t.match(formatTable(rows), /create\s+\| postgres \|\s+700 \|\s+666 \|/)
+})
