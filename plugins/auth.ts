@@ -20,7 +20,7 @@ import { resolveServiceSecret } from '../src/auth/service-secret.ts'
 import { pgliteDataDir } from '../src/config.ts'
 import { createSessionStore, type SessionStore } from '../src/auth/sessions.ts'
 import { createCredentialCache, type CredentialCache } from '../src/auth/credential-cache.ts'
-import { listenForCredentialChanges } from '../src/auth/credential-notices.ts'
+import { listenForCredentialChanges } from '../src/engines/credential-notices.ts'
 import { openPostgres } from '../src/engines/postgres-client.ts'
 import { createAuthenticator, type Authenticate } from './credential-strategies.ts'
 

@@ -30,8 +30,8 @@ export interface ChangeHubOptions {
 export interface ChangeHub {
   /** Starts a subscription; throws (4xx, 503) before anything was sent when it cannot. */
   subscribe: (request: SubscribeRequest) => Promise<void>
-  /** Open subscriptions, and what waits for them in memory: queues and buffers (bytes, about). */
-  stats: () => { streams: number, queuedBytes: number }
+  /** Open subscriptions, and what waits for them in memory: queues and buffers (bytes, about), in all and for the one holding most. */
+  stats: () => { streams: number, queuedBytes: number, largestQueuedBytes: number }
   /** Ends every subscription (SHUTDOWN) and stops following. */
   close: () => Promise<void>
 }
@@ -153,7 +153,10 @@ export function createChangeHub (options: ChangeHubOptions): ChangeHub {
         throw err
       }
     },
-    stats: () => ({ streams: subs.size, queuedBytes: [...subs].reduce((sum, sub) => sum + sub.request.sink.queuedBytes + (sub.behind?.bytes ?? 0), 0) }),
+    stats: () => {
+      const held = [...subs].map(sub => sub.request.sink.queuedBytes + (sub.behind?.bytes ?? 0))
+      return { streams: subs.size, queuedBytes: held.reduce((sum, bytes) => sum + bytes, 0), largestQueuedBytes: Math.max(0, ...held) }
+    },
     close: async () => {
       clearInterval(heartbeat)
       clearTimeout(stopTimer)
