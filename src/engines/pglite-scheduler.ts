@@ -40,8 +40,16 @@ interface Job extends Statement {
   reject: (err: unknown) => void
   waitTimer?: NodeJS.Timeout
   onAbort?: () => void
+  /** How many simple statements ran ahead of it while it was the oldest one waiting. */
+  overtaken?: number
 }
 
+/**
+ * How many simple statements may run ahead of the oldest waiting one: then it runs. A steady
+ * stream of simple statements (writes under load) would otherwise starve everything else, the
+ * change feed's sequencer included.
+ */
+const MAX_OVERTAKES = 16
 /** How long close() lets a running statement and PGlite's own shutdown take before it terminates the worker. */
 const CLOSE_GRACE_MS = 5000
 /** How long a replacement worker may take to start (reopening a data directory takes about 1 s). */
@@ -144,12 +152,18 @@ export class PgliteScheduler {
     else if (!this.openTx && this.grewTooBig(this.connection)) this.recycle(this.connection.memory)
   }
 
-  /** An open transaction's statements only; otherwise simple statements first, then the oldest. */
+  /** An open transaction's statements only; otherwise simple statements first (at most MAX_OVERTAKES ahead of the oldest), then the oldest. */
   private nextJob (): Job | undefined {
-    const at = this.openTx
-      ? this.queue.findIndex(job => job.tx === this.openTx && job.body.op !== 'begin')
-      : Math.max(this.queue.findIndex(job => job.cost === 'simple' && !job.tx), 0)
-    return at === -1 || this.queue.length === 0 ? undefined : this.queue.splice(at, 1)[0]
+    if (this.queue.length === 0) return undefined
+    if (this.openTx) {
+      const at = this.queue.findIndex(job => job.tx === this.openTx && job.body.op !== 'begin')
+      return at === -1 ? undefined : this.queue.splice(at, 1)[0]
+    }
+    const oldest = this.queue[0]
+    const simple = this.queue.findIndex(job => job.cost === 'simple' && !job.tx)
+    if (simple <= 0 || (oldest.overtaken ?? 0) >= MAX_OVERTAKES) return this.queue.shift()
+    oldest.overtaken = (oldest.overtaken ?? 0) + 1
+    return this.queue.splice(simple, 1)[0]
   }
 
   private dispatch (job: Job, connection: PgliteConnection): void {

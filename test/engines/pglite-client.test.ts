@@ -111,6 +111,18 @@ t.test('simple statements run before expensive ones that were queued first', asy
   t.same(order, ['slow ended', 'simple', 'expensive'])
 })
 
+t.test('a steady stream of simple statements does not starve an expensive one', async t => {
+  const { client } = await openClient(t, { expensiveTimeoutMs: 10_000 })
+  const order: string[] = []
+  // The worker is busy; the expensive statement waits in its queue, then simple ones keep arriving.
+  const slow = inRequest(() => client.query('SELECT count(*) AS n FROM generate_series(1, 1000000)', [], { cost: 'simple' }))
+  const expensive = inRequest(() => client.query("SELECT 'expensive' AS k")).then(() => order.push('expensive'))
+  const simple = Array.from({ length: 40 }, (_, i) => inRequest(() => client.query('SELECT $1::int AS k', [i], { cost: 'simple' })).then(() => order.push(`simple ${i}`)))
+  await Promise.all([slow, expensive, ...simple])
+  const at = order.indexOf('expensive')
+  t.ok(at > 0 && at <= 16, `simple statements ran first, but at most 16 of them overtook it (it ran after ${at})`)
+})
+
 t.test('an idle worker whose memory grew past the threshold is replaced', async t => {
   const { client, logs } = await openClient(t, { recycleBytes: 1 })
   await client.query("SELECT length(jsonb_agg(md5(g::text))::text) AS n FROM generate_series(1, 300000) g")
