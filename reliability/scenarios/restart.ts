@@ -17,7 +17,8 @@ const MARGIN_MS = 1000
 
 const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
-export interface ReadySample { at: number, status: number }
+/** A /ready probe: when it was sent and how long it took (ms since the load started). */
+export interface ReadySample { at: number, ms: number, status: number }
 
 function readinessProbe (send: (req: HttpRequest) => Promise<{ status: number }>, since: number): { stop: () => Promise<ReadySample[]> } {
   const samples: ReadySample[] = []
@@ -25,7 +26,8 @@ function readinessProbe (send: (req: HttpRequest) => Promise<{ status: number }>
   const loop = (async () => {
     while (running) {
       const at = performance.now() - since
-      samples.push({ at, status: (await send({ method: 'GET', path: '/ready' })).status })
+      const { status } = await send({ method: 'GET', path: '/ready' })
+      samples.push({ at, ms: performance.now() - since - at, status })
       await sleep(200)
     }
   })()
@@ -69,11 +71,11 @@ export async function runRestart (suite: Suite): Promise<ScenarioResult> {
   const readiness = await ready.stop()
   const exitedDuring = crashed
   await server.stop()
-  return judgeRestart(suite.options, samples, readiness, { downAt, stoppedAt, backAt, crashed: exitedDuring, started })
+  return judgeRestart(suite.options, samples, readiness, { downAt, stoppedAt, startAt, backAt, crashed: exitedDuring, started })
 }
 
-/** ms since the load started: the stop asked, the postmaster gone, the server accepting again. */
-export interface Timeline { downAt: number, stoppedAt: number, backAt: number, crashed: boolean, started: number }
+/** ms since the load started: the stop asked, the postmaster gone, the start asked, the server accepting again. */
+export interface Timeline { downAt: number, stoppedAt: number, startAt: number, backAt: number, crashed: boolean, started: number }
 
 export function judgeRestart (options: Pick<Suite['options'], 'statementTimeoutMs' | 'downSeconds'>, samples: Sample[], readiness: ReadySample[], t: Timeline): ScenarioResult {
   const limitMs = options.statementTimeoutMs + MARGIN_MS
@@ -88,7 +90,9 @@ export function judgeRestart (options: Pick<Suite['options'], 'statementTimeoutM
   const recoveryMs = lastFailure - t.backAt
   const okAfter = samples.filter(s => s.at >= t.backAt + RECOVERY_MS && !failed(s)).length
   const before = readiness.filter(r => r.at < t.downAt)
-  const during = readiness.filter(r => r.at >= t.stoppedAt && r.at < t.backAt)
+  // Down for sure: probes sent after the postmaster exited and answered before its start was asked
+  // (a probe still waiting to reconnect then may reach the database coming back, rightly ready).
+  const during = readiness.filter(r => r.at >= t.stoppedAt && r.at + r.ms <= t.startAt)
   const after = readiness.filter(r => r.at >= t.backAt + RECOVERY_MS)
   const readyWorks = before.length > 0 && before.every(r => r.status === 200)
   const readyOk = readyWorks && during.length > 0 && during.every(r => r.status === 503) && after.length > 0 && after.every(r => r.status === 200)
