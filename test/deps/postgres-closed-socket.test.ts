@@ -3,7 +3,7 @@
 // ending the process (porsager/postgres#1208, #1154); with only a null guard, its queries hung
 // forever, and releasing it put a socketless connection back into the pool. Such queries now fail
 // at once with a connection error (Quire answers 503) and the pool reconnects.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import postgres from 'postgres'
 import { databaseUrl } from '../helpers/test-app.ts'
 import { isDatabaseUnavailable } from '../../src/engines/database-unavailable.ts'
@@ -15,13 +15,19 @@ async function outcomeOf (query: Promise<unknown>): Promise<string> {
   return await query.then(() => 'answered', (err: unknown) => isDatabaseUnavailable(err) ? 'unavailable' : `other error: ${String(err)}`)
 }
 
-t.test('queries on a reserved connection whose backend died are refused, not fatal', { timeout: TEST_TIMEOUT_MS }, async t => {
+/** A pool with one reserved connection, its backend's pid, and a second pool to terminate it from. */
+async function reserveConnection (t: Test): Promise<{ sql: postgres.Sql, killer: postgres.Sql, reserved: postgres.ReservedSql, pid: number }> {
   const url = await databaseUrl('postgres')
   const sql = postgres(url, { max: 2, onnotice: () => {} })
   const killer = postgres(url, { max: 1, onnotice: () => {} })
   t.teardown(async () => { await sql.end({ timeout: 1 }); await killer.end({ timeout: 1 }) })
   const reserved = await sql.reserve()
   const [{ pid }] = await reserved`SELECT pg_backend_pid() AS pid`
+  return { sql, killer, reserved, pid: pid as number }
+}
+
+t.test('queries on a reserved connection whose backend died are refused, not fatal', { timeout: TEST_TIMEOUT_MS }, async t => {
+  const { sql, killer, reserved, pid } = await reserveConnection(t)
   await killer`SELECT pg_terminate_backend(${pid})`
   const outcomes: string[] = []
   for (let i = 0; i < 3; i++) outcomes.push(await outcomeOf(reserved`SELECT 1 AS one`))
@@ -35,12 +41,7 @@ t.test('queries on a reserved connection whose backend died are refused, not fat
 })
 
 t.test('queries queued on a reserved connection settle when its backend dies', { timeout: TEST_TIMEOUT_MS }, async t => {
-  const url = await databaseUrl('postgres')
-  const sql = postgres(url, { max: 2, onnotice: () => {} })
-  const killer = postgres(url, { max: 1, onnotice: () => {} })
-  t.teardown(async () => { await sql.end({ timeout: 1 }); await killer.end({ timeout: 1 }) })
-  const reserved = await sql.reserve()
-  const [{ pid }] = await reserved`SELECT pg_backend_pid() AS pid`
+  const { sql, killer, reserved, pid } = await reserveConnection(t)
   const slow = outcomeOf(reserved`SELECT pg_sleep(5)`)
   const queued = [1, 2, 3].map(n => outcomeOf(reserved`SELECT ${n}::int AS n`))
   await killer`SELECT pg_terminate_backend(${pid})`
