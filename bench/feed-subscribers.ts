@@ -9,14 +9,21 @@ export interface Subscribers {
   close: () => Promise<void>
 }
 
-/** Reads one stream to its end, counting `event: create` lines. */
+const CREATE_LINE = Buffer.from('\nevent: create\n')
+
+/**
+ * Reads one stream to its end, counting `event: create` lines in the raw bytes (no decoding: the
+ * subscribers share the machine with the server under test, and what they spend is not the feed's
+ * cost). A chunk keeps the previous one's tail, so that a line split between two is still seen.
+ */
 async function countEvents (body: ReadableStream<Uint8Array>, add: (n: number) => void): Promise<void> {
-  const decoder = new TextDecoder()
-  let rest = ''
+  let tail = Buffer.alloc(0)
   for await (const chunk of body) {
-    const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n')
-    rest = lines.pop() ?? ''
-    add(lines.filter(line => line === 'event: create').length)
+    const bytes = Buffer.concat([tail, chunk])
+    let n = 0
+    for (let at = bytes.indexOf(CREATE_LINE); at !== -1; at = bytes.indexOf(CREATE_LINE, at + CREATE_LINE.length)) n++
+    add(n)
+    tail = bytes.subarray(Math.max(0, bytes.length - CREATE_LINE.length + 1))
   }
 }
 
