@@ -2,7 +2,7 @@
 // answer of GET /health, on a fresh PGlite data directory and on a restart of the same one.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from '../src/free-port.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,14 +15,6 @@ const GIVE_UP_MS = 60_000
 export const STARTUP_GOALS = { fresh: 3000, restart: 2000 }
 
 export interface StartupResult { freshMs: number[], restartMs: number[] }
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise(resolve => server.close(resolve))
-  return port
-}
 
 async function answers (url: string): Promise<boolean> {
   try {

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import { EnvSchema } from '../src/config-schema.ts'
 import { serverAddresses } from '../src/engines/probe-database.ts'
-import { REPO_ROOT, freePort, runCli } from './helpers/run-cli.ts'
+import { REPO_ROOT, runCli } from './helpers/run-cli.ts'
+import { freePort } from '../src/free-port.ts'
 
 t.test('defaults', async t => {
   const config = loadConfig({})

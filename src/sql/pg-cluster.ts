@@ -3,7 +3,7 @@
 // as root, since initdb refuses root), listening on loopback only.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync, chownSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from '../free-port.ts'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 
@@ -21,17 +21,6 @@ export function findPgBinDir (): string | undefined {
   const versions = readdirSync(root).filter(v => existsSync(join(root, v, 'bin', 'initdb')))
   versions.sort((a, b) => Number(b) - Number(a))
   return versions[0] ? join(root, versions[0], 'bin') : undefined
-}
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
 }
 
 function lookupPostgresUser (): { uid: number, gid: number } {

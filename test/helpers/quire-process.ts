@@ -2,23 +2,12 @@
 // tsx), for the tests where several processes share one database; stopped with SIGTERM
 // when the test ends.
 import { spawn } from 'node:child_process'
-import { createServer } from 'node:net'
+import { freePort } from '../../src/free-port.ts'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 const START_TIMEOUT_MS = 60_000
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** Starts `quire serve` with `env` (DATABASE_URL, MODELS_DIR, ...); its base URL once /health answers. */
 export async function startQuireProcess (t: Test, env: Record<string, string>): Promise<string> {

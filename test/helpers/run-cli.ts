@@ -1,7 +1,7 @@
 // Runs the `quire` command line (src/cli.ts, through tsx) in a child process, as an operator
 // would: a command to completion (runCli), or `quire serve` listening on a free port (startServer).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
+import { freePort } from '../../src/free-port.ts'
 import { fileURLToPath } from 'node:url'
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -27,15 +27,6 @@ export function runCli (args: string[], env: Record<string, string>): Promise<Cl
     child.once('error', reject)
     child.once('close', code => resolve({ code, stdout, stderr }))
   })
-}
-
-/** A TCP port that nothing listens on (taken, then released). */
-export async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise(resolve => server.close(resolve))
-  return port
 }
 
 export interface ServerProcess {
