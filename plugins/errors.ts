@@ -6,6 +6,9 @@ import type { FastifyError, FastifyInstance } from 'fastify'
 import { QuireError, errorBody } from '../src/errors.ts'
 import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../src/engines/database-unavailable.ts'
 
+/** When a client told the database is busy (its statement could not get a turn in time) may try again. */
+const BUSY_RETRY_AFTER_SECONDS = '1'
+
 function toQuireError (err: FastifyError): QuireError | undefined {
   if (err instanceof QuireError) return err
   if (err.validation) {
@@ -34,6 +37,7 @@ async function errorsPlugin (app: FastifyInstance): Promise<void> {
     const known = toQuireError(err)
     if (known) {
       if (known.code === 'RATE_LIMITED' && known.details) reply.header('retry-after', String((known.details as { retryAfter: number }).retryAfter))
+      else if (known.status === 503) reply.header('retry-after', BUSY_RETRY_AFTER_SECONDS)
       return reply.code(known.status).send(errorBody(known))
     }
     request.log.error({ err }, 'unexpected error')

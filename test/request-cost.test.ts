@@ -128,3 +128,14 @@ t.test('simple reads keep flowing while expensive statements hold their slots on
   }
   for (const res of await Promise.all(slow)) t.match(res.json(), { code: 'QUERY_TIMEOUT' }, 'cancelled')
 })
+
+t.test('an expensive request that cannot get its turn in time is answered 503 with Retry-After on pglite', async t => {
+  const { app, admin } = await createTestApp(t, 'pglite', { statementTimeoutMs: 1000, pgliteExpensiveTimeoutMs: 1000 })
+  await insertSlowDocs(t, app, admin, 1)
+  const another = { ...SLOW_QUERY, payload: { query: { 'yack.s': { $regex: '(?=a*y)' } } } } // not shared with the first
+  const [first, second] = await Promise.all([app.inject(SLOW_QUERY), sleep(100).then(() => app.inject(another))])
+  t.match(first.json(), { code: 'QUERY_TIMEOUT' }, 'the first held the worker for its whole budget')
+  t.equal(second.statusCode, 503)
+  t.match(second.json(), { code: 'UNAVAILABLE' })
+  t.equal(second.headers['retry-after'], '1', 'a client is told when to retry')
+})

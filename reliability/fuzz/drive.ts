@@ -14,7 +14,12 @@ export interface PhaseStats {
   serverErrors: string[]
   noReply: string[]
   acceptedWrites: string[]
-  /** serverErrors: 5xx except load shedding; shed: 503 OVERLOADED (the event loop lagged, see plugins/under-pressure.ts). */
+  /**
+   * serverErrors: 5xx except load shedding; shed: a 503 with Retry-After that says the server is
+   * busy: OVERLOADED (the event loop lagged, see plugins/under-pressure.ts) or UNAVAILABLE (a
+   * statement could not get its turn within STATEMENT_TIMEOUT_MS; the database is never down
+   * during the fuzz).
+   */
   counts: { serverErrors: number, shed: number, noReply: number, acceptedWrites: number }
   /** Per request family: how many, and their total and largest time in ms. */
   families: Record<string, { n: number, totalMs: number, maxMs: number }>
@@ -27,6 +32,13 @@ export interface PhaseStats {
 const REPLY_TIMEOUT_MS = 15_000
 const STALLED_AFTER = 40
 const KEEP = 25
+
+const SHED_CODES = new Set(['OVERLOADED', 'UNAVAILABLE'])
+
+/** A 503 that tells the client to come back (load shedding), as opposed to a failure. */
+function isShed (reply: HttpReply): boolean {
+  return reply.status === 503 && reply.headers['retry-after'] !== undefined && SHED_CODES.has(jsonOf(reply)?.code)
+}
 
 export function describe (req: FuzzRequest, reply: HttpReply): string {
   const headers = Object.entries(req.headers ?? {}).filter(([k]) => k !== 'content-type').map(([k, v]) => `${k}: ${v.slice(0, 80)}`).join('; ')
@@ -77,7 +89,7 @@ export async function drivePhase (server: QuireServer, o: DriveOptions): Promise
         continue
       }
       stalled = 0
-      if (reply.status === 503 && jsonOf(reply)?.code === 'OVERLOADED') stats.counts.shed++
+      if (isShed(reply)) stats.counts.shed++
       else if (reply.status >= 500) { stats.counts.serverErrors++; keep(stats.serverErrors, describe(req, reply)) }
       if (req.write && reply.status >= 200 && reply.status < 300) {
         stats.counts.acceptedWrites++

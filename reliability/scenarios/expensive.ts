@@ -3,10 +3,13 @@
 // the largest collection, pages past the end. Ten clients send them without
 // pause; each must be answered (a result, a 4xx or a 503) within
 // STATEMENT_TIMEOUT_MS plus a margin, and meanwhile other clients' reads by id
-// must keep their normal latency (measured alone first).
+// must keep their normal latency (measured alone first). PGlite runs one
+// statement at a time: there the reads' median must keep its normal latency and
+// every read must be answered within the expensive requests' own bound (a read
+// waits at most for the expensive statement in progress, see docs/reliability.md).
 import { log } from '../../bench/report.ts'
 import type { EngineName } from '../options.ts'
-import { check, resultOf, type ScenarioResult } from '../report.ts'
+import { check, resultOf, type Check, type ScenarioResult } from '../report.ts'
 import { percentile, startSteadyLoad, type LabeledRequest, type Sample } from '../steady-load.ts'
 import type { Suite } from '../stack.ts'
 
@@ -68,10 +71,30 @@ export async function runExpensive (suite: Suite, engine: EngineName): Promise<S
 
 interface Measured { alone: Sample[], during: Sample[], after: Sample[], hard: Sample[] }
 
+const ms = (samples: Sample[], q: number): number => Math.round(percentile(samples.map(s => s.ms), q))
+
+/** Several connections: reads by id keep their normal latency, during the expensive load and after it. */
+function readChecks (m: Measured, normal: number, allowed: number): Check[] {
+  return [
+    check('reads by id p99', ms(m.during, 99) <= allowed, `${ms(m.during, 99)} ms (alone ${normal} ms, allowed ${allowed} ms)`),
+    check('reads by id after', ms(m.after, 99) <= allowed, `p99 ${ms(m.after, 99)} ms`)
+  ]
+}
+
+/** One worker (PGlite): the median read keeps its normal latency; none waits longer than the expensive requests' bound. */
+function oneWorkerReadChecks (m: Measured, limitMs: number): Check[] {
+  const normal = ms(m.alone, 50)
+  const allowed = Math.max(normal * LATENCY_FACTOR, normal + LATENCY_SLACK_MS)
+  const during = [...m.during, ...m.after]
+  return [
+    check('reads by id p50', ms(during, 50) <= allowed, `${ms(during, 50)} ms (alone ${normal} ms, allowed ${allowed} ms)`),
+    check('reads by id max', ms(during, 100) <= limitMs, `${ms(during, 100)} ms (p99 ${ms(during, 99)} ms, one worker: allowed ${limitMs} ms)`)
+  ]
+}
+
 function judge (engine: EngineName, started: number, timeoutMs: number, m: Measured): ScenarioResult {
   const limitMs = timeoutMs + MARGIN_MS
-  const p = (samples: Sample[], q: number): number => Math.round(percentile(samples.map(s => s.ms), q))
-  const normal = p(m.alone, 99)
+  const normal = ms(m.alone, 99)
   const allowed = Math.max(normal * LATENCY_FACTOR, normal + LATENCY_SLACK_MS)
   const late = m.hard.filter(s => s.ms > limitMs || s.status === 0)
   const serverErrors = m.hard.filter(s => s.status >= 500 && s.status !== 503)
@@ -84,19 +107,18 @@ function judge (engine: EngineName, started: number, timeoutMs: number, m: Measu
     check('expensive requests', m.hard.length > 0, m.hard.length),
     check(`answered within ${limitMs} ms`, late.length === 0, `${m.hard.length - late.length}/${m.hard.length} (max ${Math.round(Math.max(0, ...m.hard.map(s => s.ms)))} ms)`),
     check('5xx other than 503', serverErrors.length === 0, serverErrors.length),
-    check('reads by id p99', p(m.during, 99) <= allowed, `${p(m.during, 99)} ms (alone ${normal} ms, allowed ${allowed} ms)`),
-    check('reads by id failed', simpleFailed.length === 0, simpleFailed.length),
-    check('reads by id after', p(m.after, 99) <= allowed, `p99 ${p(m.after, 99)} ms`)
+    ...engine === 'pglite' ? oneWorkerReadChecks(m, limitMs) : readChecks(m, normal, allowed),
+    check('reads by id failed', simpleFailed.length === 0, simpleFailed.length)
   ]
   const figures = {
     expensiveRequests: m.hard.length,
     expensiveMaxMs: Math.round(Math.max(0, ...m.hard.map(s => s.ms))),
     readsAlone: m.alone.length,
-    readsAloneP50Ms: p(m.alone, 50),
+    readsAloneP50Ms: ms(m.alone, 50),
     readsAloneP99Ms: normal,
     readsDuring: m.during.length,
-    readsDuringP50Ms: p(m.during, 50),
-    readsDuringP99Ms: p(m.during, 99),
+    readsDuringP50Ms: ms(m.during, 50),
+    readsDuringP99Ms: ms(m.during, 99),
     perKind: perKind.join('; ')
   }
   const failures = [

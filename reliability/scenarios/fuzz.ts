@@ -2,8 +2,9 @@
 // two phases on the seeded store. The hostile phase (80%) sends reads of every
 // kind and writes that must be refused; a digest of every table before and
 // after proves that refused requests changed nothing. The valid phase (20%)
-// adds writes that should succeed. Throughout: no 5xx, no crash, every request
-// answered, and the health probe answering.
+// adds writes that should succeed. Throughout: no 5xx (load shedding, a 503
+// with Retry-After, is counted apart and must stay under 1%), no crash, every
+// request answered, and the health probe answering.
 import { log } from '../../bench/report.ts'
 import { USER_MODEL } from '../../src/auth/user-model.ts'
 import { loadModels } from '../../src/models/load-models.ts'
@@ -18,6 +19,8 @@ import { createChoice } from '../fuzz/random-choice.ts'
 import { createRequestGenerator, type FuzzMode, type FuzzTarget } from '../fuzz/requests.ts'
 
 const HOSTILE_SHARE = 0.8
+/** Load shedding (503 with Retry-After while the database is busy) is not a failure, but it must stay rare. */
+const MAX_SHED_SHARE = 0.01
 
 async function phase (suite: Suite, engine: EngineName, url: string, target: FuzzTarget, mode: FuzzMode, count: number, seed: number): Promise<{ stats: PhaseStats, probe: ProbeSummary }> {
   const server = await suite.startQuire(`fuzz-${engine}-${mode}`, url)
@@ -93,6 +96,7 @@ function judge (engine: EngineName, started: number, hostile: { stats: PhaseStat
   const checks = [
     check('requests', stopped.length === 0, `${sent}${stopped.length ? ` (stopped: ${stopped.join('; ')})` : ''}`),
     check('5xx', serverErrors === 0, serverErrors),
+    check('shed with 503 + Retry-After', shed <= sent * MAX_SHED_SHARE, `${shed} (at most ${Math.floor(sent * MAX_SHED_SHARE)})`),
     check('no reply', noReply === 0, noReply),
     check('crashes', crashes === 0, crashes),
     check('refused writes accepted', hostile.stats.counts.acceptedWrites === 0, hostile.stats.counts.acceptedWrites),
@@ -106,7 +110,7 @@ function judge (engine: EngineName, started: number, hostile: { stats: PhaseStat
     hostile: hostile.stats.sent,
     valid: valid.stats.sent,
     requestsPerSecond: Math.round(sent / (hostile.stats.seconds + valid.stats.seconds)),
-    shedWith503Overloaded: shed,
+    shedWith503RetryAfter: shed,
     statuses: Object.entries(statuses).sort().map(([s, n]) => `${s}:${n}`).join(' '),
     validWritesAccepted: valid.stats.counts.acceptedWrites,
     maxMs: Math.round(Math.max(hostile.stats.maxMs, valid.stats.maxMs)),

@@ -21,6 +21,30 @@ const FD_SLACK = 10
 
 interface Window { requests: number, reqPerSec: number, p99Ms: number, non2xx: number, errors: number, rssMb: number, fds: number, connections?: number }
 
+/** Examples of failed requests (first ones kept): a non-2xx reply with its request and body, or a request error. */
+const MAX_EXAMPLES = 20
+interface Failures { examples: string[], add: (example: string) => void }
+
+function collectFailures (): Failures {
+  const examples: string[] = []
+  return { examples, add: example => { if (examples.length < MAX_EXAMPLES) examples.push(`${new Date().toISOString()} ${example}`) } }
+}
+
+/** Adds to each request an onResponse that keeps a non-2xx reply as an example (method, path, status, start of the body). */
+function recordingFailures (requests: autocannon.Request[], failures: Failures): autocannon.Request[] {
+  return requests.map(r => ({
+    ...r,
+    onResponse: (status: number, body: string, context: { path?: string }) => {
+      if (status < 200 || status > 299) failures.add(`${r.method} ${context.path ?? r.path} -> ${status} ${body.slice(0, 300)}`)
+    },
+    setupRequest: (req: autocannon.Request, context: { path?: string }) => {
+      const next = typeof r.setupRequest === 'function' ? r.setupRequest(req, context) : req
+      if (next) context.path = next.path
+      return next
+    }
+  }))
+}
+
 function processFigures (pid: number): { rssMb: number, fds: number } {
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
   return { rssMb: Math.round(rssKb / 1024), fds: readdirSync(`/proc/${pid}/fd`).length }
@@ -49,10 +73,13 @@ async function databaseConnections (url: string): Promise<() => Promise<number |
 }
 
 /** Runs one window of load; memory and descriptors are sampled every second and their medians kept (GC makes single samples noisy). */
-async function runWindow (server: QuireServer, requests: autocannon.Request[], seconds: number, connections: () => Promise<number | undefined>): Promise<Window> {
+async function runWindow (server: QuireServer, requests: autocannon.Request[], seconds: number, connections: () => Promise<number | undefined>, failures: Failures): Promise<Window> {
   const samples: Array<{ rssMb: number, fds: number }> = []
   const sampler = setInterval(() => samples.push(processFigures(server.pid)), 1000)
-  const result = await autocannon({ url: server.url, connections: CONNECTIONS, duration: seconds, requests })
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({ url: server.url, connections: CONNECTIONS, duration: seconds, requests }, (err, done) => err ? reject(err) : resolve(done))
+    instance.on('reqError', (err: Error) => failures.add(`request error: ${err.message}`))
+  })
   clearInterval(sampler)
   const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
   return {
@@ -73,22 +100,23 @@ export async function runSoak (suite: Suite, engine: EngineName): Promise<Scenar
   const server = await suite.startQuire(`soak-${engine}`, url)
   const { testIds } = await suite.seeded()
   const { apikey } = await suite.login(server, suite.user)
-  const requests = mixedRequests(testIds, apikey)
+  const failures = collectFailures()
+  const requests = recordingFailures(mixedRequests(testIds, apikey), failures)
   const windowSeconds = suite.options.quick ? 10 : 30
   const count = Math.max(3, Math.round(suite.options.soakSeconds / windowSeconds))
   const warmup = Math.max(1, Math.round(count / 10))
   const connections = await databaseConnections(url)
   const windows: Window[] = []
   for (let i = 0; i < count; i++) {
-    windows.push(await runWindow(server, requests, windowSeconds, connections))
+    windows.push(await runWindow(server, requests, windowSeconds, connections, failures))
     const w = windows[i]
     log(`soak ${engine} ${i + 1}/${count}${i < warmup ? ' (warm-up)' : ''}: ${w.reqPerSec} req/s, p99 ${w.p99Ms} ms, RSS ${w.rssMb} MB, ${w.fds} fds${w.connections !== undefined ? `, ${w.connections} db connections` : ''}, non-2xx ${w.non2xx}, errors ${w.errors}`)
   }
   await server.stop()
-  return judge(engine, started, windows.slice(warmup), windows)
+  return judge(engine, started, windows.slice(warmup), windows, failures.examples)
 }
 
-function judge (engine: EngineName, started: number, measured: Window[], all: Window[]): ScenarioResult {
+function judge (engine: EngineName, started: number, measured: Window[], all: Window[], failures: string[]): ScenarioResult {
   const first = measured[0]
   const last = measured[measured.length - 1]
   const rssGrowth = (last.rssMb - first.rssMb) / first.rssMb
@@ -110,5 +138,5 @@ function judge (engine: EngineName, started: number, measured: Window[], all: Wi
     fds: all.map(w => w.fds).join(' '),
     dbConnections: all.map(w => w.connections ?? '-').join(' ')
   }
-  return resultOf('soak', engine, started, checks, figures)
+  return resultOf('soak', engine, started, checks, figures, failures)
 }

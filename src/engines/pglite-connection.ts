@@ -1,14 +1,26 @@
 // One PGlite worker thread (pglite-worker.ts) on a data directory: starts it, sends it one
 // request at a time and matches the reply, terminates it. The scheduler replaces broken ones.
 import { Worker } from 'node:worker_threads'
-import type { WorkerReply, WorkerRequest } from './pglite-worker.ts'
+import { readFile } from 'node:fs/promises'
+import type { WorkerData, WorkerReply, WorkerRequest } from './pglite-worker.ts'
+
+let compiled: Promise<WebAssembly.Module> | undefined
+
+/**
+ * PGlite's WebAssembly, compiled once per process and handed to every worker: each worker would
+ * otherwise compile it again, about half of a replacement worker's start (0.55 -> 0.3 s measured).
+ */
+function compiledPglite (): Promise<WebAssembly.Module> {
+  compiled ??= readFile(new URL(import.meta.resolve('@electric-sql/pglite/pglite.wasm'))).then(bytes => WebAssembly.compile(bytes))
+  return compiled
+}
 
 /**
  * The worker thread running pglite-worker: the compiled file beside this one (dist/), or, when
  * this file runs as TypeScript (tests, `npm run dev`), its source loaded through tsx's API, as
  * workers do not inherit tsx's loader.
  */
-function startWorker (workerData: { dataDir?: string }): Worker {
+function startWorker (workerData: WorkerData): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData })
   const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})` +
     `.then(tsx => tsx.tsImport(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`
@@ -33,7 +45,7 @@ export interface PgliteConnection {
  * when given); `onExit` hears of a death not asked for.
  */
 export async function startConnection (dataDir: string, onExit: (err: Error) => void, startTimeoutMs?: number): Promise<PgliteConnection> {
-  const worker = startWorker({ dataDir })
+  const worker = startWorker({ dataDir, wasmModule: await compiledPglite() })
   const pending = new Map<number, { resolve: (reply: WorkerReply) => void, reject: (err: Error) => void }>()
   let memory = 0
   let nextId = 1

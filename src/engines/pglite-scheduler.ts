@@ -28,7 +28,7 @@ export interface Statement {
 
 export interface SchedulerOptions {
   dataDir: string
-  /** The longest a request's statement waits for its turn before it is answered 503. */
+  /** The longest a request's statement waits for its turn before it is answered 503 (Infinity: no limit). */
   maxWaitMs: number
   /** An idle worker whose WebAssembly memory is larger than this is replaced by a fresh one. */
   recycleBytes: number
@@ -57,11 +57,19 @@ const RESTART_TIMEOUT_MS = 60_000
 
 const unavailable = (message: string): QuireError => new QuireError('UNAVAILABLE', message)
 
-/** The watchdog's budget of a statement about to run: its own, or what is left before its deadline. */
+/**
+ * A statement with a deadline is not started with less than this share of its budget left: it
+ * would most likely overrun, and the worker's replacement stalls every other statement for about
+ * a second. It is answered 503 at once instead.
+ */
+const MIN_BUDGET_SHARE = 0.25
+
+/** The watchdog's budget of a statement about to run: its own, or what is left before its deadline; 0 when too little is left. */
 function budgetLeft (job: Statement): number | undefined {
   if (job.deadline === undefined) return job.budgetMs
   const left = job.deadline - performance.now()
-  return job.budgetMs === undefined ? left : Math.min(job.budgetMs, left)
+  if (job.budgetMs === undefined) return left
+  return left < job.budgetMs * MIN_BUDGET_SHARE ? 0 : Math.min(job.budgetMs, left)
 }
 const delay = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms).unref())
 
@@ -122,6 +130,8 @@ export class PgliteScheduler {
   private armWait (job: Job): void {
     clearTimeout(job.waitTimer)
     const waitMs = Math.min(this.options.maxWaitMs, job.deadline === undefined ? Infinity : job.deadline - performance.now())
+    // No timer without a limit: setTimeout would turn a delay past 2^31 - 1 ms into 1 ms.
+    if (!Number.isFinite(waitMs)) return
     job.waitTimer = setTimeout(() => {
       if (!this.replacing || job.deadline !== undefined) this.drop(job, unavailable('The database is busy: retry shortly'))
     }, Math.max(0, waitMs))

@@ -6,6 +6,12 @@ import { join } from 'node:path'
 import { PGlite, type Transaction } from '@electric-sql/pglite'
 import { readTemplate } from './pglite-template.ts'
 
+export interface WorkerData {
+  dataDir?: string
+  /** PGlite's WebAssembly, compiled by the parent (pglite-connection.ts). */
+  wasmModule: WebAssembly.Module
+}
+
 export type WorkerRequest =
   | { id: number, op: 'query', text: string, values: unknown[], tx?: number }
   | { id: number, op: 'exec', text: string, tx?: number }
@@ -25,10 +31,10 @@ interface PgliteModule { _PostgresMainLoopOnce: () => void, HEAPU8: Uint8Array }
 const ORDINARY_EXITS = new Set([99, 100])
 
 const port = parentPort!
-const dataDir: string | undefined = workerData.dataDir
+const { dataDir, wasmModule } = workerData as WorkerData
 /** A database without a data directory yet starts from the built template (no initdb) when there is one. */
 const isNew = !dataDir || !existsSync(join(dataDir, 'PG_VERSION'))
-const db = await PGlite.create({ dataDir, loadDataDir: isNew ? readTemplate() : undefined })
+const db = await PGlite.create({ dataDir, wasmModule, loadDataDir: isNew ? readTemplate() : undefined })
 const mod = (db as unknown as { mod: PgliteModule }).mod
 let crash: Error | undefined
 

@@ -113,6 +113,6 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
     // JIT compiles these short jsonb statements for tens of ms each (measured ~13x their run time).
     connection: { statement_timeout: statementTimeoutMs, application_name: 'quire', jit: 'off' }
   })
-  const gate = createExpensiveGate({ slots, perClient, maxWaitMs: statementTimeoutMs || Number.MAX_SAFE_INTEGER, maxWaiting: MAX_WAITING })
+  const gate = createExpensiveGate({ slots, perClient, maxWaitMs: statementTimeoutMs || Infinity, maxWaiting: MAX_WAITING })
   return wrap(sql, gate, statementTimeoutMs, false)
 }
