@@ -37,7 +37,7 @@ async function errorsPlugin (app: FastifyInstance): Promise<void> {
     const known = toQuireError(err)
     if (known) {
       if (known.code === 'RATE_LIMITED' && known.details) reply.header('retry-after', String((known.details as { retryAfter: number }).retryAfter))
-      else if (known.status === 503) reply.header('retry-after', BUSY_RETRY_AFTER_SECONDS)
+      else if (known.status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', BUSY_RETRY_AFTER_SECONDS)
       return reply.code(known.status).send(errorBody(known))
     }
     request.log.error({ err }, 'unexpected error')
