@@ -16,8 +16,8 @@ export interface GateOptions {
 }
 
 export interface ExpensiveGate {
-  /** Runs `work` once a slot is free for the current request's client (or the service itself), waiting at most maxWaitMs (and `waitMs` when given). */
-  run: <T>(work: () => Promise<T>, waitMs?: number) => Promise<T>
+  /** Runs `work` once a slot is free for the current request's client (or the service itself). */
+  run: <T>(work: () => Promise<T>) => Promise<T>
 }
 
 interface Waiter { client: string, admit: () => void }
@@ -40,13 +40,13 @@ class Slots implements ExpensiveGate {
 
   constructor (private readonly options: GateOptions) {}
 
-  async run<T> (work: () => Promise<T>, waitMs = this.options.maxWaitMs): Promise<T> {
+  async run<T> (work: () => Promise<T>): Promise<T> {
     const scope = currentRequestScope()
     const client = scope?.client ?? SERVICE
     if (scope?.signal.aborted) throw scope.signal.reason
     // Waiters left while a slot is free are all held back by their own client's share.
     if (this.canRun(client)) this.take(client)
-    else await this.wait(client, Math.min(waitMs, this.options.maxWaitMs), scope?.signal)
+    else await this.wait(client, scope?.signal)
     try { return await work() } finally { this.release(client) }
   }
 
@@ -84,7 +84,7 @@ class Slots implements ExpensiveGate {
     best.admit()
   }
 
-  private wait (client: string, waitMs: number, signal?: AbortSignal): Promise<void> {
+  private wait (client: string, signal?: AbortSignal): Promise<void> {
     if (this.waiting.length >= this.options.maxWaiting) return Promise.reject(busyError())
     return new Promise((resolve, reject) => {
       const settle = (err?: unknown): void => {
@@ -98,7 +98,8 @@ class Slots implements ExpensiveGate {
       const onAbort = (): void => settle(signal!.reason)
       const waiter: Waiter = { client, admit: () => settle() }
       // No timer without a limit: setTimeout would turn a delay past 2^31 - 1 ms into 1 ms.
-      const timer = Number.isFinite(waitMs) ? setTimeout(() => settle(busyError()), Math.max(0, waitMs)) : undefined
+      const waitMs = this.options.maxWaitMs
+      const timer = Number.isFinite(waitMs) ? setTimeout(() => settle(busyError()), waitMs) : undefined
       signal?.addEventListener('abort', onAbort, { once: true })
       this.waiting.push(waiter)
     })

@@ -7,7 +7,7 @@ import { PgliteScheduler, type Statement, type TxHandle } from './pglite-schedul
 import type { RequestBody } from './pglite-connection.ts'
 import { createScratchDir, removeScratchDir } from './pglite-scratch-dir.ts'
 import { createExpensiveGate, type GateOptions } from './expensive-gate.ts'
-import { currentRequestScope, type RequestScope } from './request-scope.ts'
+import { currentRequestScope } from './request-scope.ts'
 
 export interface PgliteOptions {
   /** A request's statement runs at most this long (0: no limit); the worker is replaced when it overruns. */
@@ -39,39 +39,26 @@ export async function openPglite (dataDir: string | undefined, given: Partial<Pg
 
   const limits = { simple: [options.statementTimeoutMs], expensive: [options.statementTimeoutMs, options.expensiveTimeoutMs] }
 
-  /** Per request, when its expensive statements outside a transaction must be answered. */
-  const requestDeadlines = new WeakMap<RequestScope, number>()
-
   /**
-   * When an expensive statement must be answered: STATEMENT_TIMEOUT_MS after the request's first
-   * one was asked (a list asks for a count and a page: together they get the timeout, not each),
-   * or, in a transaction, after this one was asked. None for simple statements (a worker's restart
-   * must not turn reads into 503s) nor for the service's own work.
+   * Statements of a request run under the watchdog (a limit of 0 is none), expensive ones by a
+   * deadline counted from `askedAt` (waiting for the gate and the worker included); the service's
+   * own (start-up, CLI) do not.
    */
-  function deadlineOf (cost: StatementCost, tx?: TxHandle): number | undefined {
-    const scope = currentRequestScope()
-    if (!scope || cost !== 'expensive' || options.statementTimeoutMs <= 0) return undefined
-    const fresh = performance.now() + options.statementTimeoutMs
-    if (tx) return fresh
-    const deadline = requestDeadlines.get(scope) ?? fresh
-    requestDeadlines.set(scope, deadline)
-    return deadline
-  }
-
-  /** A request's statement runs under the watchdog (a limit of 0 is none) and by its deadline; the service's own (start-up, CLI) do not. */
-  function statement (body: RequestBody, cost: StatementCost, tx?: TxHandle, deadline = deadlineOf(cost, tx)): Statement {
+  function statement (body: RequestBody, cost: StatementCost, tx?: TxHandle, askedAt = performance.now()): Statement {
     const scope = currentRequestScope()
     const budget = Math.min(...limits[cost].filter(ms => ms > 0))
     const limited = scope && budget !== Infinity
+    // An expensive statement is answered within STATEMENT_TIMEOUT_MS of being asked, waiting included.
+    // Simple statements keep their whole budget: a worker's restart must not turn reads into 503s.
+    const deadline = scope && cost === 'expensive' && options.statementTimeoutMs > 0 ? askedAt + options.statementTimeoutMs : undefined
     return { body, cost, tx, signal: scope?.signal, budgetMs: limited ? budget : undefined, deadline }
   }
 
   function clientFor (tx?: TxHandle): SqlClient {
     const send = async (body: RequestBody, cost: StatementCost = 'expensive') => {
-      const deadline = deadlineOf(cost, tx)
-      const run = () => scheduler.run(statement(body, cost, tx, deadline))
-      if (tx || cost === 'simple') return await run()
-      return await gate.run(run, deadline === undefined ? undefined : deadline - performance.now())
+      const askedAt = performance.now()
+      const run = () => scheduler.run(statement(body, cost, tx, askedAt))
+      return tx || cost === 'simple' ? await run() : await gate.run(run)
     }
     return {
       kind: 'pglite',
