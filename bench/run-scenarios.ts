@@ -47,9 +47,12 @@ async function runScenario (scenario: Scenario, engine: string, ctx: ScenarioCon
     if (!scenario.subscribers) return { ...row, ...await runLoad(ctx.baseUrl, spec, settings, meters) }
     const subscribers = await openSubscribers(ctx.baseUrl, await ctx.apiKey(), scenario.subscribers)
     try {
-      const [before, started] = [subscribers.events, performance.now()]
+      const [before, started] = [await subscribers.counts(), performance.now()]
       const load = await runLoad(ctx.baseUrl, spec, settings, meters)
-      return { ...row, ...load, eventsPerSec: (subscribers.events - before) * 1000 / (performance.now() - started) }
+      const after = await subscribers.counts()
+      const seconds = (performance.now() - started) / 1000
+      log(`  the subscribers' process used ${((after.cpuMicros - before.cpuMicros) / 1e6).toFixed(1)} s of CPU in ${seconds.toFixed(1)} s`)
+      return { ...row, ...load, eventsPerSec: (after.events - before.events) / seconds }
     } finally {
       await subscribers.close()
     }

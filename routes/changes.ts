@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { fastifySSE } from '@fastify/sse'
 import { DocumentParams, ListQuery, ModelParams } from '../schemas/common.ts'
 import { parseFeedParams, withDocumentId } from '../src/changes/feed-params.ts'
-import { createSseSink } from '../src/changes/sse-sink.ts'
+import { createSseSink, type SseWriter } from '../src/changes/sse-sink.ts'
 import { reauthenticate } from '../plugins/reauthenticate.ts'
 import { checkId } from '../src/documents/read-documents.ts'
 import type { QueryParams } from '../src/query/parse-list-params.ts'
@@ -20,12 +20,31 @@ function lastEventId (request: FastifyRequest, query: QueryParams): { after?: st
   return { after, rest }
 }
 
+/**
+ * Writes encoded SSE frames straight to the response (the headers through @fastify/sse first):
+ * resolves at once while the socket takes them, else on 'drain'; rejects once the client is gone.
+ */
+function responseWriter (reply: FastifyReply): SseWriter {
+  const { raw } = reply
+  return {
+    write: chunk => new Promise((resolve, reject) => {
+      if (!reply.sse.isConnected || raw.destroyed) { reject(new Error('The SSE connection is closed')); return }
+      reply.sse.sendHeaders()
+      if (raw.write(chunk)) { resolve(); return }
+      const settle = (): void => { raw.off('drain', settle); raw.off('close', settle); raw.destroyed ? reject(new Error('The SSE connection closed')) : resolve() }
+      raw.on('drain', settle)
+      raw.on('close', settle)
+    }),
+    end: () => reply.sse.close()
+  }
+}
+
 async function openStream (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, params: { model: string, id?: string }, query: QueryParams): Promise<void> {
   const model = app.models.get(params.model)
   if (params.id !== undefined) checkId(params.id)
   const { after, rest } = lastEventId(request, query)
   const feed = parseFeedParams(model, rest)
-  const sink = createSseSink({ send: frame => reply.sse.send({ ...frame, data: frame.data }), end: () => reply.sse.close() }, app.config.changesQueueBytes)
+  const sink = createSseSink(responseWriter(reply), app.config.changesQueueBytes)
   reply.sse.onClose(() => sink.close())
   await app.changes.subscribe({
     model,

@@ -1,5 +1,6 @@
 // A bounded queue of frames in front of a slow writer (a socket): frames are
-// written one at a time, each after the previous one was accepted. When the queued
+// written one at a time, each after the previous one was accepted (or, with `coalesce`,
+// whatever queued meanwhile as one frame: one socket write per burst). When the queued
 // bytes would pass the bound, the outbox overflows: it drops what it holds and stops,
 // so a client that does not read costs at most `maxBytes` of memory.
 
@@ -20,6 +21,8 @@ export interface OutboxOptions<T> {
   sizeOf: (frame: T) => number
   /** Writes one frame; resolves when the transport can take the next one. */
   write: (frame: T) => Promise<void>
+  /** Joins the frames waiting when the writer is free into one, written at once (optional: else one at a time). */
+  coalesce?: (frames: T[]) => T
   /** Called once, when a frame did not fit. */
   onOverflow: () => void
   /** Called when `write` fails (the client went away). */
@@ -46,11 +49,23 @@ export function createOutbox<T> (options: OutboxOptions<T>): Outbox<T> {
     settleWaiters()
   }
 
+  /** The next frame to write: the first waiting, or all of them joined. */
+  function take (): T {
+    if (!options.coalesce || queue.length === 1) {
+      const { frame, size } = queue.shift()!
+      bytes -= size
+      return frame
+    }
+    const frames = queue.map(item => item.frame)
+    queue = []
+    bytes = 0
+    return options.coalesce(frames)
+  }
+
   async function pump (): Promise<void> {
     writing = true
     while (queue.length > 0 && !stopped) {
-      const { frame, size } = queue.shift()!
-      bytes -= size
+      const frame = take()
       try {
         await options.write(frame)
       } catch (err) {

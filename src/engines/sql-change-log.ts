@@ -8,7 +8,7 @@ import { CHANGE_STATE, CHANGE_TABLE } from '../sql/change-capture-ddl.ts'
 import type { ChangeLog, ChangeLogRetention, StoredChange } from './change-log.ts'
 import { CHANGE_CHANNEL, CHANGE_COLUMNS, changeOfRow, hasUnsequenced, sequenceAll, type ChangeNotice } from './sql-change-sequencer.ts'
 import { createFollower, type Follower } from './sql-change-follower.ts'
-import { outsideRequestScope } from './request-scope.ts'
+import { createPacedRounds } from './paced-rounds.ts'
 
 export interface SqlChangeLog extends ChangeLog {
   /** A statement of this process may have written: number what it captured (when someone follows). */
@@ -18,6 +18,8 @@ export interface SqlChangeLog extends ChangeLog {
 }
 
 const POLL_MS = 100
+/** While writes keep coming, rounds of numbering (a transaction and a NOTIFY each) start at most this often. */
+const NUMBERING_PAUSE_MS = 10
 const PRUNE_LOCK = 726354102
 const POSITION = /^(0|[1-9][0-9]{0,17})$/
 
@@ -36,8 +38,6 @@ RETURNING (SELECT count(*) FROM gone) AS n`
 export function createSqlChangeLog (client: SqlClient, log: (msg: string) => void): SqlChangeLog {
   const followers = new Set<Follower>()
   const announce = client.listen !== undefined
-  let sequencing: Promise<void> | undefined
-  let again = false
   let poll: NodeJS.Timeout | undefined
   let unlisten: (() => Promise<void>) | undefined
 
@@ -54,18 +54,14 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
     if (!announce) for (const follower of followers) follower.offer(changes)
   }
 
-  /** Numbers what is waiting, once at a time per process (shared: outside any request); a request while it runs makes it run again. */
-  function requestSequencing (): Promise<void> {
-    if (sequencing) { again = true; return sequencing }
-    sequencing = outsideRequestScope(async () => {
-      do {
-        again = false
-        const result = await sequenceAll(client, announce, deliverLocally)
-        if (result === 'busy' && await hasUnsequenced(client)) { again = true; await new Promise(resolve => setTimeout(resolve, 20)) }
-      } while (again)
-    }).catch(err => log(`numbering the change log failed: ${(err as Error).message}`)).finally(() => { sequencing = undefined })
-    return sequencing
-  }
+  /** Numbers what is waiting, one round at a time per process; a round that finds another process numbering waits for it. */
+  const numbering = createPacedRounds({
+    round: async () => await sequenceAll(client, announce, deliverLocally) === 'done' || !await hasUnsequenced(client),
+    pauseMs: NUMBERING_PAUSE_MS,
+    retryMs: 20,
+    log: msg => log(`numbering the change log failed: ${msg}`)
+  })
+  const requestSequencing = numbering.request
 
   async function startFollowing (): Promise<void> {
     if (client.listen) {
@@ -123,7 +119,7 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
     close: async () => {
       followers.clear()
       await stopFollowing()
-      await sequencing
+      await numbering.idle()
     }
   }
 }

@@ -33,31 +33,47 @@ export function changeOfRow (row: Row): StoredChange {
   }
 }
 
+/** The payload announcing positions `from` to `to`, which listeners read from the log. */
+const rangeNotice = (from: string, to: string): string => JSON.stringify({ from, to })
+
 /** The payload announcing `changes`: inline when it fits, else their range. */
 export function noticeOf (changes: StoredChange[]): string {
   const inline = JSON.stringify({ changes })
   if (Buffer.byteLength(inline) <= MAX_PAYLOAD_BYTES) return inline
-  return JSON.stringify({ from: changes[0].pos, to: changes[changes.length - 1].pos })
+  return rangeNotice(changes[0].pos, changes[changes.length - 1].pos)
 }
 
+/**
+ * Numbers a batch; returns its documents only when their stored size stays within $1 (about, so
+ * that a batch too large to announce inline does not travel back to be parsed for nothing).
+ */
 const NUMBER_BATCH = `WITH batch AS (
     SELECT id, row_number() OVER (ORDER BY id) AS n FROM ${CHANGE_TABLE} WHERE pos IS NULL ORDER BY id LIMIT ${BATCH}),
-  st AS (UPDATE ${CHANGE_STATE} SET head = head + (SELECT count(*) FROM batch) WHERE EXISTS (SELECT 1 FROM batch) RETURNING head - (SELECT count(*) FROM batch) AS base)
-UPDATE ${CHANGE_TABLE} c SET pos = st.base + batch.n FROM batch, st WHERE c.id = batch.id
-RETURNING ${CHANGE_COLUMNS}`
+  st AS (UPDATE ${CHANGE_STATE} SET head = head + (SELECT count(*) FROM batch) WHERE EXISTS (SELECT 1 FROM batch) RETURNING head - (SELECT count(*) FROM batch) AS base),
+  numbered AS (UPDATE ${CHANGE_TABLE} c SET pos = st.base + batch.n FROM batch, st WHERE c.id = batch.id RETURNING c.*),
+  whole AS (SELECT coalesce(sum(pg_column_size(doc)), 0) <= $1::bigint AS docs FROM numbered)
+SELECT c.pos::text AS pos, c.at, c.model, c.op, c.doc_id, c.actor, CASE WHEN whole.docs THEN c.doc::text END AS doc, whole.docs
+FROM numbered c, whole ORDER BY c.pos`
+
+/** A numbered batch: how many changes, and the changes themselves when their documents were read. */
+export interface NumberedBatch { count: number, changes?: StoredChange[] }
 
 /**
  * Numbers one batch of committed, unnumbered changes (in capture order) and announces it when
- * `announce` (PostgreSQL). Returns the batch (sorted by position), or 'busy' when another
+ * `announce` (PostgreSQL: there, a batch too large to announce inline is not read back, as no one
+ * in this process needs it: listeners read the log). Returns the batch, or 'busy' when another
  * sequencer holds the lock.
  */
-export async function sequenceBatch (client: SqlClient, announce: boolean): Promise<StoredChange[] | 'busy'> {
+export async function sequenceBatch (client: SqlClient, announce: boolean): Promise<NumberedBatch | 'busy'> {
   return await client.transaction(async tx => {
     const [lock] = await tx.query(`SELECT pg_try_advisory_xact_lock(${SEQUENCER_LOCK}) AS got`)
     if (lock.got !== true) return 'busy'
-    const changes = (await tx.query(NUMBER_BATCH)).map(changeOfRow).sort((a, b) => Number(a.pos) - Number(b.pos))
-    if (announce && changes.length > 0) await tx.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, noticeOf(changes)])
-    return changes
+    const rows = await tx.query(NUMBER_BATCH, [announce ? MAX_PAYLOAD_BYTES : Number.MAX_SAFE_INTEGER])
+    if (rows.length === 0) return { count: 0, changes: [] }
+    const changes = rows[0].docs === true ? rows.map(changeOfRow) : undefined
+    const notice = changes ? noticeOf(changes) : rangeNotice(String(rows[0].pos), String(rows[rows.length - 1].pos))
+    if (announce) await tx.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, notice])
+    return { count: rows.length, changes }
   })
 }
 
@@ -72,7 +88,7 @@ export async function sequenceAll (client: SqlClient, announce: boolean, onBatch
   for (;;) {
     const batch = await sequenceBatch(client, announce)
     if (batch === 'busy') return 'busy'
-    if (batch.length > 0) onBatch(batch)
-    if (batch.length < BATCH) return 'done'
+    if (batch.changes && batch.count > 0) onBatch(batch.changes)
+    if (batch.count < BATCH) return 'done'
   }
 }

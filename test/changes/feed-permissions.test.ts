@@ -75,6 +75,16 @@ for (const engine of ENGINES) {
       t.equal(aliceNotes.events.length, 5, 'and alice saw nothing of carol\'s')
     })
 
+    t.test('filters on nested fields and on several fields match the whole document', async t => {
+      const nested = await open('/changes/test?filter[yack.n]=$gt:5&filter[bar]=b')
+      await nested.waitFor(1)
+      for (const [foo, yack, bar] of [['small', { n: 1 }, 'b'], ['other-bar', { n: 9 }, 'c'], ['match', { s: 's', n: 9 }, 'b']] as const) {
+        await send(app, carol.auth, 'POST', '/api/test', { foo, yack, bar })
+      }
+      const [, event] = await nested.waitFor(2)
+      t.strictSame([event.json.data.foo, event.json.data.yack, event.json.data.bar], ['match', { s: 's', n: 9 }, 'b'], 'only the document matching both, sent whole')
+    })
+
     t.test('anonymous readers, group readers, and no password field', async t => {
       const anonymous = await open('/changes/test')
       const memos = await open('/changes/memo', { authorization: bob.auth })

@@ -49,3 +49,28 @@ t.test('a failed write stops the outbox', async t => {
   t.equal(errors.length, 1, 'reported once')
   t.notOk(outbox.push('z'), 'stopped')
 })
+
+t.test('with coalesce, what waits while a write runs goes as one frame, in order', async t => {
+  const written: string[] = []
+  let release: () => void = () => {}
+  const outbox = createOutbox<string>({
+    maxBytes: 100,
+    sizeOf: frame => frame.length,
+    write: async frame => { written.push(frame); await new Promise<void>(resolve => { release = resolve }) },
+    coalesce: frames => frames.join('|'),
+    onOverflow: () => t.fail('no overflow'),
+    onError: () => t.fail('no write fails here')
+  })
+  for (const frame of ['a', 'b', 'c', 'd']) outbox.push(frame)
+  t.equal(outbox.queuedBytes, 3, 'the first is being written; three wait')
+  release()
+  await new Promise(resolve => setImmediate(resolve))
+  t.strictSame(written, ['a', 'b|c|d'], 'the three that waited, joined into one write')
+  t.equal(outbox.queuedBytes, 0, 'nothing waits')
+  outbox.push('e')
+  release()
+  await new Promise(resolve => setImmediate(resolve))
+  release()
+  await outbox.drained()
+  t.strictSame(written, ['a', 'b|c|d', 'e'], 'a lone frame goes as it is')
+})
