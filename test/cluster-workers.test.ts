@@ -1,0 +1,109 @@
+// `quire serve` with WORKERS=2 on PostgreSQL: both workers serve requests (the pid in each
+// request's log line), the login throttle and the login endpoints' request buckets are one
+// budget for all workers (the primary keeps the counters), a worker that dies is replaced,
+// SIGTERM to the primary stops every worker; PGlite refuses WORKERS=2 with one line.
+import t from 'tap'
+import { request } from 'node:http'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { databaseUrl } from './helpers/test-app.ts'
+import { REPO_ROOT, runCli, startServer, type ServerProcess } from './helpers/run-cli.ts'
+
+const LIMIT = 3
+
+interface Reply { status: number, body: string }
+
+/** One request on a connection of its own (the cluster hands connections to workers in turn). */
+function send (url: string, method: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, agent: false }, res => {
+      let text = ''
+      res.on('data', chunk => { text += chunk })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+const logLines = (server: ServerProcess): Array<Record<string, any>> =>
+  server.lines.flatMap(line => { try { return [JSON.parse(line)] } catch { return [] } })
+
+/** Pids of the workers whose log says they are listening. */
+const listening = (server: ServerProcess): Set<number> =>
+  new Set(logLines(server).filter(l => String(l.msg).startsWith('Server listening')).map(l => l.pid as number))
+
+/** Pids that answered the requests to `url` seen in the log since line `from`. */
+function answeredBy (server: ServerProcess, from: number, url: string): Set<number> {
+  return new Set(server.lines.slice(from).flatMap(line => { try { return [JSON.parse(line)] } catch { return [] } })
+    .filter(l => l.msg === 'incoming request' && l.req?.url === url).map(l => l.pid as number))
+}
+
+async function until (what: string, ok: () => boolean, ms = 60_000): Promise<void> {
+  for (const started = Date.now(); !ok();) {
+    if (Date.now() - started > ms) throw new Error(`timed out waiting until ${what}`)
+    await sleep(50)
+  }
+}
+
+const alive = (pid: number): boolean => { try { process.kill(pid, 0); return true } catch { return false } }
+
+t.test('PGlite refuses WORKERS=2 with one line', async t => {
+  const result = await runCli(['serve'], { DATABASE_URL: 'pglite://memory', WORKERS: '2', PORT: '0', MODELS_DIR: join(REPO_ROOT, 'models') })
+  t.equal(result.code, 1)
+  t.equal(result.stderr, 'quire: WORKERS=2: PGlite is one process\'s database (a second process must not open its data directory); set WORKERS=1, or use PostgreSQL or MongoDB (DATABASE_URL) for several processes\n')
+})
+
+t.test('two workers on PostgreSQL', async t => {
+  const server = await startServer({
+    DATABASE_URL: await databaseUrl('postgres'), MODELS_DIR: join(REPO_ROOT, 'models'), WORKERS: '2', LOG_FORMAT: 'json',
+    LOGIN_RATE_LIMIT: String(LIMIT), MAX_EVENT_LOOP_DELAY_MS: '0', BCRYPT_ROUNDS: '4', QUIRE_SECRET: 'a-secret-for-the-cluster-test-0123456789'
+  })
+  t.teardown(() => { server.child.kill('SIGKILL') })
+  await until('both workers listen', () => listening(server).size === 2)
+  const workers = listening(server)
+
+  t.test('both workers answer', async t => {
+    const from = server.lines.length
+    for (let i = 0; i < 6; i++) t.equal((await send(`${server.url}/ready`, 'GET')).status, 200)
+    await until('the requests are logged', () => answeredBy(server, from, '/ready').size === 2, 5000).catch(() => {})
+    t.same([...answeredBy(server, from, '/ready')].sort(), [...workers].sort(), 'each worker answered some of the requests')
+  })
+
+  t.test('wrong passwords spread over the workers share one budget', async t => {
+    const from = server.lines.length
+    const basic = `Basic ${Buffer.from('nobody@example.com:guess').toString('base64')}`
+    for (let i = 0; i < LIMIT; i++) t.equal((await send(`${server.url}/api/test`, 'GET', { authorization: basic })).status, 401)
+    const over = await send(`${server.url}/api/test`, 'GET', { authorization: basic })
+    t.equal(over.status, 429, 'the next one waits, whichever worker takes it')
+    t.match(JSON.parse(over.body).message, /Too many failed logins to this account from your address/)
+    t.equal(answeredBy(server, from, '/api/test').size, 2, 'both workers took part')
+  })
+
+  t.test('the /login request bucket is one for all workers', async t => {
+    const login = JSON.stringify({ email: 'someone@example.com', password: 'whatever' })
+    const headers = { 'content-type': 'application/json' }
+    for (let i = 0; i < LIMIT; i++) t.not((await send(`${server.url}/login`, 'POST', headers, login)).status, 429)
+    const over = await send(`${server.url}/login`, 'POST', headers, login)
+    t.equal(over.status, 429)
+    t.match(JSON.parse(over.body).message, /Too many requests to \/login from your address/)
+  })
+
+  t.test('a worker that dies is replaced', async t => {
+    const [victim] = workers
+    process.kill(victim, 'SIGKILL')
+    await until('another worker listens', () => listening(server).size === 3)
+    t.ok(logLines(server).some(l => l.level === 50 && l.msg === `worker ${victim} exited (signal SIGKILL): starting another`), 'the primary logs it')
+    t.equal((await send(`${server.url}/ready`, 'GET')).status, 200)
+  })
+
+  t.test('SIGTERM to the primary stops every worker', async t => {
+    const pids = [...listening(server)].filter(alive)
+    t.equal(pids.length, 2)
+    server.child.kill('SIGTERM')
+    t.equal(await server.exited, 0, 'the primary exits cleanly')
+    t.same(pids.filter(alive), [], 'no worker is left')
+    t.ok(logLines(server).some(l => l.msg === 'all workers stopped'))
+    t.equal(logLines(server).filter(l => l.msg === 'closed').length, 2, 'each worker closed gracefully')
+  })
+})
