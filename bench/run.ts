@@ -16,7 +16,7 @@ import { generateSeedData, type SeedData } from './seed-data.ts'
 import { seedDatabase, MODELS_DIR } from './seed-database.ts'
 import { selectScenarios, yardstickOf, type Scenario } from './scenarios.ts'
 import { runScenarios } from './run-scenarios.ts'
-import { addPrevious, addRatios, describeFeedCost, describeGoal, formatTable, log, writeResults, type ResultRow } from './report.ts'
+import { addPrevious, addRatios, describeFeedCost, describeGoal, describeScaling, formatTable, log, writeResults, type ResultRow } from './report.ts'
 import { measureStartup, type StartupResult } from './startup.ts'
 
 interface Database {
@@ -49,7 +49,7 @@ async function preparePglite (data: SeedData): Promise<Database> {
   return { url }
 }
 
-interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[] }
+interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[], env?: Record<string, string> }
 
 /** Runs a plan's scenarios against its server, started (and restarted when needed) in a child process. */
 async function benchServer (plan: ServerPlan, testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
@@ -57,7 +57,7 @@ async function benchServer (plan: ServerPlan, testIds: string[], options: BenchO
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, plan.name)}`] : []
   const start = async (): Promise<ChildServer> => {
     log(`starting the ${plan.name} server`)
-    const server = await startChildServer(plan.name, plan.script, { DATABASE_URL: plan.database.url }, nodeArgs)
+    const server = await startChildServer(plan.name, plan.script, { DATABASE_URL: plan.database.url, ...plan.env }, nodeArgs)
     onCleanup(() => server.stop())
     return server
   }
@@ -79,7 +79,19 @@ async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
   if (!quire.length) return rows
   for (const engine of options.engines) {
     const database = engine === 'postgres' ? pg! : await preparePglite(data)
-    rows.push(...await benchServer({ name: engine, script: './serve.ts', database, scenarios: quire }, testIds, options))
+    rows.push(...await benchServer({ name: engine, script: './serve.ts', database, scenarios: quire.filter(s => !s.workers) }, testIds, options))
+    rows.push(...await benchWorkers(engine, database, quire.filter(s => s.workers), testIds, options))
+  }
+  return rows
+}
+
+/** The scenarios served by several worker processes, one server per worker count; PGlite refuses them. */
+async function benchWorkers (engine: string, database: Database, scenarios: Scenario[], testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
+  if (engine === 'pglite') return scenarios.map(s => ({ scenario: s.name, engine, status: 'skipped', note: 'PGlite is one process\'s database (WORKERS=1)' }))
+  const rows: ResultRow[] = []
+  for (const workers of new Set(scenarios.map(s => s.workers!))) {
+    const plan = { name: engine, script: './serve.ts', database, scenarios: scenarios.filter(s => s.workers === workers), env: { WORKERS: String(workers) } }
+    rows.push(...await benchServer(plan, testIds, options))
   }
   return rows
 }
@@ -102,7 +114,7 @@ async function main (): Promise<void> {
   if (rows.length) log(`results:\n${formatTable(rows)}\n`)
   const goal = describeGoal(rows)
   if (goal) log(goal)
-  for (const line of describeFeedCost(rows)) log(line)
+  for (const line of [...describeFeedCost(rows), ...describeScaling(rows)]) log(line)
   const path = writeResults({
     finishedAt: new Date().toISOString(),
     runtimeSeconds: Math.round(seconds),
