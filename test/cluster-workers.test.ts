@@ -1,5 +1,5 @@
 // `quire serve` with WORKERS=2 on PostgreSQL: both workers serve requests (the pid in each
-// request's log line), the login throttle and the login endpoints' request buckets are one
+// request's log line), a write through one drops every worker's cached list count, the login throttle and the login endpoints' request buckets are one
 // budget for all workers (the primary keeps the counters), a worker that dies is replaced,
 // SIGTERM to the primary stops every worker; PGlite refuses WORKERS=2 with one line.
 import t from 'tap'
@@ -55,10 +55,13 @@ t.test('PGlite refuses WORKERS=2 with one line', async t => {
 })
 
 t.test('two workers on PostgreSQL', async t => {
-  const server = await startServer({
-    DATABASE_URL: await databaseUrl('postgres'), MODELS_DIR: join(REPO_ROOT, 'models'), WORKERS: '2', LOG_FORMAT: 'json',
+  const env = {
+    DATABASE_URL: await databaseUrl('postgres'), MODELS_DIR: join(REPO_ROOT, 'models'), WORKERS: '2', LOG_FORMAT: 'json', COUNT_CACHE_MS: '600000',
     LOGIN_RATE_LIMIT: String(LIMIT), MAX_EVENT_LOOP_DELAY_MS: '0', BCRYPT_ROUNDS: '4', QUIRE_SECRET: 'a-secret-for-the-cluster-test-0123456789'
-  })
+  }
+  const created = await runCli(['admin', 'create', '--email', 'admin@example.com', '--password', 'admin-password'], env)
+  t.equal(created.code, 0, created.stderr)
+  const server = await startServer(env)
   t.teardown(() => { server.child.kill('SIGKILL') })
   await until('both workers listen', () => listening(server).size === 2)
   const workers = listening(server)
@@ -68,6 +71,16 @@ t.test('two workers on PostgreSQL', async t => {
     for (let i = 0; i < 6; i++) t.equal((await send(`${server.url}/ready`, 'GET')).status, 200)
     await until('the requests are logged', () => answeredBy(server, from, '/ready').size === 2, 5000).catch(() => {})
     t.same([...answeredBy(server, from, '/ready')].sort(), [...workers].sort(), 'each worker answered some of the requests')
+  })
+
+  t.test('a write through one worker shows in the list count of every worker at once', async t => {
+    const count = async (): Promise<number> => JSON.parse((await send(`${server.url}/api/link?limit=1`, 'GET')).body).count
+    const from = server.lines.length
+    t.same([await count(), await count(), await count(), await count()], [0, 0, 0, 0], 'both workers cache the count (COUNT_CACHE_MS=600000)')
+    const admin = `Basic ${Buffer.from('admin@example.com:admin-password').toString('base64')}`
+    t.equal((await send(`${server.url}/api/link`, 'POST', { authorization: admin, 'content-type': 'application/json' }, JSON.stringify({ name: 'new' }))).status, 200)
+    t.same([await count(), await count(), await count(), await count()], [1, 1, 1, 1], 'the next reads count it, whichever worker answers')
+    t.equal(answeredBy(server, from, '/api/link?limit=1').size, 2, 'both workers answered')
   })
 
   t.test('wrong passwords spread over the workers share one budget', async t => {

@@ -1,7 +1,7 @@
 // `quire serve` with WORKERS > 1: the primary forks the workers (node:cluster; they share the
-// port), keeps the rate-limit counters for all of them (counter-channel.ts), replaces a worker
-// that dies while serving, and on SIGTERM or SIGINT asks every worker to close gracefully and
-// exits once they have. A worker that dies before it ever listened is a start-up failure (its
+// port), keeps the rate-limit counters for all of them (counter-channel.ts), passes count-cache
+// news between them (count-channel.ts), replaces a worker that dies while serving, and on
+// SIGTERM or SIGINT asks every worker to close gracefully and exits once they have. A worker that dies before it ever listened is a start-up failure (its
 // own error is already on stderr): the primary stops the others and exits 1, rather than loop.
 import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
@@ -9,6 +9,7 @@ import type { Config } from '../config.ts'
 import { StartupError } from '../startup-error.ts'
 import { createCounterTable } from '../auth/window-counters.ts'
 import { answerCounterQuestions } from './counter-channel.ts'
+import { relayCountChanges } from './count-channel.ts'
 
 /** How long past SHUTDOWN_TIMEOUT_MS the primary waits for a worker before killing it. */
 const KILL_MARGIN_MS = 2000
@@ -29,6 +30,7 @@ export function runPrimary (config: Config, log: Logger): void {
   function fork (): void {
     const worker = cluster.fork()
     answerCounterQuestions(worker, table)
+    relayCountChanges(worker)
     worker.once('listening', () => { listened.add(worker) })
   }
 
