@@ -1,5 +1,6 @@
 // `quire serve` with WORKERS=2 on PostgreSQL: both workers serve requests (the pid in each
-// request's log line), a write through one drops every worker's cached list count, the login throttle and the login endpoints' request buckets are one
+// request's log line), a write through one drops every worker's cached list count, a password
+// change empties every worker's credential cache, the login throttle and the login endpoints' request buckets are one
 // budget for all workers (the primary keeps the counters), a worker that dies is replaced,
 // SIGTERM to the primary stops every worker; PGlite refuses WORKERS=2 with one line.
 import t from 'tap'
@@ -81,6 +82,20 @@ t.test('two workers on PostgreSQL', async t => {
     t.equal((await send(`${server.url}/api/link`, 'POST', { authorization: admin, 'content-type': 'application/json' }, JSON.stringify({ name: 'new' }))).status, 200)
     t.same([await count(), await count(), await count(), await count()], [1, 1, 1, 1], 'the next reads count it, whichever worker answers')
     t.equal(answeredBy(server, from, '/api/link?limit=1').size, 2, 'both workers answered')
+  })
+
+  t.test('a password change empties the credential cache of every worker at once', async t => {
+    const admin = `Basic ${Buffer.from('admin@example.com:admin-password').toString('base64')}`
+    const from = server.lines.length
+    const me = JSON.parse((await send(`${server.url}/api/user?filter[email]=admin@example.com`, 'GET', { authorization: admin })).body).data[0]
+    for (let i = 0; i < 3; i++) t.equal((await send(`${server.url}/api/link`, 'GET', { authorization: admin })).status, 200, 'the pair is cached')
+    const changed = await send(`${server.url}/api/user/${me._id as string}`, 'PUT', { authorization: admin, 'content-type': 'application/json' }, JSON.stringify({ password: 'another-password' }))
+    t.equal(changed.status, 200, changed.body)
+    const after = server.lines.length
+    t.same([(await send(`${server.url}/api/link`, 'GET', { authorization: admin })).status, (await send(`${server.url}/api/link`, 'GET', { authorization: admin })).status], [401, 401],
+      'the old password is refused on the next request, whichever worker answers')
+    t.equal(answeredBy(server, from, '/api/link').size, 2, 'both workers had cached it')
+    t.equal(answeredBy(server, after, '/api/link').size, 2, 'both workers refused it')
   })
 
   t.test('wrong passwords spread over the workers share one budget', async t => {
