@@ -19,8 +19,8 @@ function nextMessage<T> (worker: Worker, pick: (msg: Record<string, unknown>) =>
 }
 
 /** Forks `count` workers (each runs this script as a worker and serves), then serves the bench as their primary. */
-export async function serveAsPrimary (count: number, answerCounters: (worker: Worker) => void): Promise<void> {
-  const workers = Array.from({ length: count }, () => cluster.fork())
+export async function serveAsPrimary (count: number, workerEnv: Record<string, string>, answerCounters: (worker: Worker) => void): Promise<void> {
+  const workers = Array.from({ length: count }, () => cluster.fork(workerEnv))
   workers.forEach(answerCounters)
   const ports = await Promise.all(workers.map(w => nextMessage(w, msg => msg.port as number | undefined)))
   const workersCpu = async (): Promise<number> => {

@@ -15,9 +15,10 @@ const config = loadConfig(process.env)
 if (config.workers > 1 && cluster.isPrimary) {
   const { answerCounterQuestions } = await import(built('src/cluster/counter-channel.js')) as typeof import('../src/cluster/counter-channel.ts')
   const { createCounterTable } = await import(built('src/auth/window-counters.js')) as typeof import('../src/auth/window-counters.ts')
+  const { WORKER_ENV } = await import(built('src/cluster/cluster-role.js')) as typeof import('../src/cluster/cluster-role.ts')
   const { relayCountChanges } = await import(built('src/cluster/count-channel.js')) as typeof import('../src/cluster/count-channel.ts')
   const table = createCounterTable(Date.now)
-  await serveAsPrimary(config.workers, worker => { answerCounterQuestions(worker, table); relayCountChanges(worker) })
+  await serveAsPrimary(config.workers, WORKER_ENV, worker => { answerCounterQuestions(worker, table); relayCountChanges(worker) })
 } else {
   const app = await buildApp({ config, logger: process.env.LOG_LEVEL ? { level: config.logLevel } : false })
   await app.listen({ host: '127.0.0.1', port: 0 })

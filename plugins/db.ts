@@ -1,7 +1,6 @@
 // Decorates the instance with `db` (the storage engine chosen by DATABASE_URL)
 // (and `system`, its door for the service's own records) and `models` (the loaded
 // models), and syncs their storage on start.
-import cluster from 'node:cluster'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { openStorage } from '../src/engines/open-storage.ts'
@@ -12,6 +11,7 @@ import { watchWrites } from '../src/engines/write-watch.ts'
 import { USER_MODEL } from '../src/auth/user-model.ts'
 import { CREDENTIAL_MODEL } from '../src/auth/credential-model.ts'
 import { countPeersInCluster } from '../src/cluster/count-channel.ts'
+import { isQuireWorker } from '../src/cluster/cluster-role.ts'
 
 /** What a write to users or credentials must set off (the auth plugin empties credential caches). */
 export interface CredentialWrites { announce: () => Promise<void> }
@@ -21,7 +21,7 @@ async function dbPlugin (app: FastifyInstance): Promise<void> {
   app.log.info(`storage: ${engine.kind}; models: ${models.all().map(m => m.name).join(', ')}`)
   const observed = app.engineObserver ? observeEngine(engine, app.engineObserver) : engine
   const credentialWrites: CredentialWrites = { announce: async () => {} }
-  const counted = withCountCache(observed, app.config.countCacheMs, Date.now, cluster.isWorker ? countPeersInCluster() : undefined)
+  const counted = withCountCache(observed, app.config.countCacheMs, Date.now, isQuireWorker() ? countPeersInCluster() : undefined)
   const db = watchWrites(counted, [USER_MODEL.name, CREDENTIAL_MODEL.name], () => credentialWrites.announce())
   app.decorate('credentialWrites', credentialWrites)
   app.decorate('db', db)

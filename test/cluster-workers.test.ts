@@ -2,9 +2,12 @@
 // request's log line), a write through one drops every worker's cached list count, a password
 // change empties every worker's credential cache, the login throttle and the login endpoints' request buckets are one
 // budget for all workers (the primary keeps the counters), a worker that dies is replaced,
-// SIGTERM to the primary stops every worker; PGlite refuses WORKERS=2 with one line.
+// SIGTERM to the primary stops every worker; PGlite refuses WORKERS=2 with one line; a worker of
+// another supervisor's node:cluster (PM2) keeps its limits in its own process.
 import t from 'tap'
 import { request } from 'node:http'
+import { spawn } from 'node:child_process'
+import { freePort } from '../src/free-port.ts'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { databaseUrl } from './helpers/test-app.ts'
@@ -53,6 +56,26 @@ t.test('PGlite refuses WORKERS=2 with one line', async t => {
   const result = await runCli(['serve'], { DATABASE_URL: 'pglite://memory', WORKERS: '2', PORT: '0', MODELS_DIR: join(REPO_ROOT, 'models') })
   t.equal(result.code, 1)
   t.equal(result.stderr, 'quire: WORKERS=2: PGlite is one process\'s database (a second process must not open its data directory); set WORKERS=1, or use PostgreSQL or MongoDB (DATABASE_URL) for several processes\n')
+})
+
+t.test('a node:cluster worker that another supervisor forked (PM2\'s cluster mode) runs alone', async t => {
+  const port = await freePort()
+  // A stand-in for the other supervisor: a plain node:cluster primary forking `quire serve` once.
+  const primary = `const cluster = require('node:cluster'); cluster.setupPrimary({ exec: 'src/cli.ts', args: ['serve'], execArgv: ['--import', 'tsx'] }); ` +
+    'const w = cluster.fork(); process.on(\'SIGTERM\', () => { w.process.kill(\'SIGTERM\'); w.on(\'exit\', () => process.exit(0)) })'
+  const child = spawn(process.execPath, ['-e', primary], {
+    cwd: REPO_ROOT, stdio: 'ignore',
+    env: { PATH: process.env.PATH, DATABASE_URL: 'pglite://memory', MODELS_DIR: join(REPO_ROOT, 'models'), PORT: String(port), HOST: '127.0.0.1', LOGIN_RATE_LIMIT: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }
+  })
+  t.teardown(() => { child.kill('SIGTERM') })
+  const url = `http://127.0.0.1:${port}`
+  for (const started = Date.now(); !await fetch(`${url}/health`).then(r => r.ok, () => false);) {
+    if (Date.now() - started > 60_000 || child.exitCode !== null) throw new Error('the worker did not start')
+    await sleep(100)
+  }
+  const basic = { authorization: `Basic ${Buffer.from('nobody@example.com:guess').toString('base64')}` }
+  t.same([(await send(`${url}/api/test`, 'GET', basic)).status, (await send(`${url}/api/test`, 'GET', basic)).status], [401, 429],
+    'its rate limits count in the process (no question to a primary that would never answer)')
 })
 
 t.test('two workers on PostgreSQL', async t => {

@@ -2,8 +2,8 @@
 // login endpoints' request buckets, wrong current passwords). They live in this process, or,
 // in a worker of `quire serve` with WORKERS > 1, in the cluster primary, which every worker
 // asks over the cluster's IPC channel (src/cluster/counter-channel.ts): N workers, one budget.
-import cluster from 'node:cluster'
 import { askPrimaryCounters } from '../cluster/counter-channel.ts'
+import { isQuireWorker } from '../cluster/cluster-role.ts'
 
 /** Keys kept at most; past that, expired windows go first, then the oldest key. */
 const MAX_KEYS = 50_000
@@ -60,7 +60,7 @@ let inWorker: WindowCounters | undefined
  * every worker, on the primary's clock), else a table of this process on the clock `now`.
  */
 export function countersFor (now: () => number): WindowCounters {
-  if (cluster.isWorker) return (inWorker ??= askPrimaryCounters())
+  if (isQuireWorker()) return (inWorker ??= askPrimaryCounters())
   const table = createCounterTable(now)
   return { add: async (key, windowMs, by) => table.add(key, windowMs, by), reset: async (key) => { table.reset(key) } }
 }

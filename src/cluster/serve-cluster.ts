@@ -10,6 +10,7 @@ import { StartupError } from '../startup-error.ts'
 import { createCounterTable } from '../auth/window-counters.ts'
 import { answerCounterQuestions } from './counter-channel.ts'
 import { relayCountChanges } from './count-channel.ts'
+import { WORKER_ENV } from './cluster-role.ts'
 
 /** How long past SHUTDOWN_TIMEOUT_MS the primary waits for a worker before killing it. */
 const KILL_MARGIN_MS = 2000
@@ -28,7 +29,7 @@ export function runPrimary (config: Config, log: Logger): void {
   let stopping = false
 
   function fork (): void {
-    const worker = cluster.fork()
+    const worker = cluster.fork(WORKER_ENV)
     answerCounterQuestions(worker, table)
     relayCountChanges(worker)
     worker.once('listening', () => { listened.add(worker) })

@@ -9,6 +9,7 @@ import { pino } from 'pino'
 import type { Command } from 'commander'
 import type { FastifyServerOptions } from 'fastify'
 import { loadConfig, type Config } from '../config.ts'
+import { isQuireWorker } from '../cluster/cluster-role.ts'
 
 /** JSON lines for log collectors; pino-pretty (readable, in colour on a terminal) when asked or on a terminal. */
 async function loggerOptions (config: Config): Promise<FastifyServerOptions['logger']> {
@@ -27,15 +28,16 @@ async function serve (): Promise<void> {
     const options = await loggerOptions(config) as { level: string, stream?: NodeJS.WritableStream }
     return runPrimary(config, pino({ level: options.level }, options.stream ?? process.stdout))
   }
-  await serveOne(cluster.isWorker ? workerConfig(config) : config)
+  await serveOne(isQuireWorker() ? workerConfig(config) : config)
 }
 
 async function serveOne (config: Config): Promise<void> {
   const { buildApp } = await import('../../app.ts')
   const app = await buildApp({ config, logger: await loggerOptions(config) })
   // A worker is stopped by the primary's SIGTERM; a terminal's Ctrl-C reaches the primary too, which passes it on.
-  if (cluster.isWorker) process.on('SIGINT', () => {})
-  closeWithGrace({ delay: config.shutdownTimeoutMs, skip: cluster.isWorker ? ['SIGINT'] : [], logger: { error: (message: unknown) => app.log.error(message) } }, async ({ signal, err }) => {
+  const worker = isQuireWorker()
+  if (worker) process.on('SIGINT', () => {})
+  closeWithGrace({ delay: config.shutdownTimeoutMs, skip: worker ? ['SIGINT'] : [], logger: { error: (message: unknown) => app.log.error(message) } }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'uncaught error: closing')
     else app.log.info(`${signal ?? 'exit'}: closing; in-flight requests have ${config.shutdownTimeoutMs} ms to finish`)
     await app.close()
