@@ -9,6 +9,8 @@ import { request } from 'node:http'
 import { spawn } from 'node:child_process'
 import { freePort } from '../src/free-port.ts'
 import { join } from 'node:path'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { databaseUrl } from './helpers/test-app.ts'
 import { REPO_ROOT, runCli, startServer, type ServerProcess } from './helpers/run-cli.ts'
@@ -56,6 +58,16 @@ t.test('PGlite refuses WORKERS=2 with one line', async t => {
   const result = await runCli(['serve'], { DATABASE_URL: 'pglite://memory', WORKERS: '2', PORT: '0', MODELS_DIR: join(REPO_ROOT, 'models') })
   t.equal(result.code, 1)
   t.equal(result.stderr, 'quire: WORKERS=2: PGlite is one process\'s database (a second process must not open its data directory); set WORKERS=1, or use PostgreSQL or MongoDB (DATABASE_URL) for several processes\n')
+})
+
+t.test('a worker that cannot start stops the cluster with exit code 1', async t => {
+  const models = mkdtempSync(join(tmpdir(), 'quire-cluster-models-'))
+  t.teardown(() => rmSync(models, { recursive: true, force: true }))
+  writeFileSync(join(models, 'broken.json'), '{ not json')
+  const result = await runCli(['serve'], { DATABASE_URL: await databaseUrl('postgres'), MODELS_DIR: models, WORKERS: '2', PORT: '0', LOG_FORMAT: 'json' })
+  t.equal(result.code, 1)
+  t.match(result.stderr, /broken\.json/, 'the worker says why')
+  t.match(result.stdout, /exited \(code 1\) before it listened: stopping/, 'the primary says it stops rather than start it again')
 })
 
 t.test('a node:cluster worker that another supervisor forked (PM2\'s cluster mode) runs alone', async t => {

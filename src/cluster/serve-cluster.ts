@@ -1,8 +1,9 @@
 // `quire serve` with WORKERS > 1: the primary forks the workers (node:cluster; they share the
 // port), keeps the rate-limit counters for all of them (counter-channel.ts), passes count-cache
 // news between them (count-channel.ts), replaces a worker that dies while serving, and on
-// SIGTERM or SIGINT asks every worker to close gracefully and exits once they have. A worker that dies before it ever listened is a start-up failure (its
-// own error is already on stderr): the primary stops the others and exits 1, rather than loop.
+// SIGTERM or SIGINT asks every worker to close gracefully and exits once they have. A worker
+// that dies before it ever listened is a start-up failure (its own error is already on stderr):
+// the primary stops the others and exits 1, rather than start it again and again.
 import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
