@@ -79,21 +79,31 @@ async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
   if (!quire.length) return rows
   for (const engine of options.engines) {
     const database = engine === 'postgres' ? pg! : await preparePglite(data)
-    rows.push(...await benchServer({ name: engine, script: './serve.ts', database, scenarios: quire.filter(s => !s.workers) }, testIds, options))
-    rows.push(...await benchWorkers(engine, database, quire.filter(s => s.workers), testIds, options))
+    for (const group of groupByWorkers(quire)) rows.push(...await benchGroup(engine, database, group, testIds, options))
   }
   return rows
 }
 
-/** The scenarios served by several worker processes, one server per worker count; PGlite refuses them. */
-async function benchWorkers (engine: string, database: Database, scenarios: Scenario[], testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
-  if (engine === 'pglite') return scenarios.map(s => ({ scenario: s.name, engine, status: 'skipped', note: 'PGlite is one process\'s database (WORKERS=1)' }))
-  const rows: ResultRow[] = []
-  for (const workers of new Set(scenarios.map(s => s.workers!))) {
-    const plan = { name: engine, script: './serve.ts', database, scenarios: scenarios.filter(s => s.workers === workers), env: { WORKERS: String(workers) } }
-    rows.push(...await benchServer(plan, testIds, options))
+/**
+ * Runs of consecutive scenarios with the same worker count, in the scenarios' order: those with
+ * several workers run where they are listed, before the writes grow the collection and the
+ * change log that a newly started server would first catch up with.
+ */
+function groupByWorkers (scenarios: Scenario[]): Scenario[][] {
+  const groups: Scenario[][] = []
+  for (const scenario of scenarios) {
+    const last = groups.at(-1)
+    if (last && (last[0].workers ?? 1) === (scenario.workers ?? 1)) last.push(scenario)
+    else groups.push([scenario])
   }
-  return rows
+  return groups
+}
+
+/** One server (WORKERS as the group says) for a group of scenarios; PGlite refuses several workers. */
+async function benchGroup (engine: string, database: Database, scenarios: Scenario[], testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
+  const workers = scenarios[0].workers ?? 1
+  if (workers > 1 && engine === 'pglite') return scenarios.map(s => ({ scenario: s.name, engine, status: 'skipped', note: 'PGlite is one process\'s database (WORKERS=1)' }))
+  return await benchServer({ name: engine, script: './serve.ts', database, scenarios, env: workers > 1 ? { WORKERS: String(workers) } : {} }, testIds, options)
 }
 
 async function main (): Promise<void> {
