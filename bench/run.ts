@@ -18,6 +18,7 @@ import { selectScenarios, yardstickOf, type Scenario } from './scenarios.ts'
 import { runScenarios } from './run-scenarios.ts'
 import { addPrevious, addRatios, describeFeedCost, describeGoal, describeScaling, formatTable, log, writeResults, type ResultRow } from './report.ts'
 import { measureStartup, type StartupResult } from './startup.ts'
+import { waitForChangeLog } from './change-log-settled.ts'
 
 interface Database {
   url: string
@@ -49,7 +50,7 @@ async function preparePglite (data: SeedData): Promise<Database> {
   return { url }
 }
 
-interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[], env?: Record<string, string> }
+interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[], env?: Record<string, string>, settle?: () => Promise<void> }
 
 /** Runs a plan's scenarios against its server, started (and restarted when needed) in a child process. */
 async function benchServer (plan: ServerPlan, testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
@@ -59,6 +60,7 @@ async function benchServer (plan: ServerPlan, testIds: string[], options: BenchO
     log(`starting the ${plan.name} server`)
     const server = await startChildServer(plan.name, plan.script, { DATABASE_URL: plan.database.url, ...plan.env }, nodeArgs)
     onCleanup(() => server.stop())
+    await plan.settle?.()
     return server
   }
   return await runScenarios(plan.scenarios, { name: plan.name, start, databaseCpu: plan.database.cpuMeter }, testIds, options)
@@ -103,7 +105,8 @@ function groupByWorkers (scenarios: Scenario[]): Scenario[][] {
 async function benchGroup (engine: string, database: Database, scenarios: Scenario[], testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
   const workers = scenarios[0].workers ?? 1
   if (workers > 1 && engine === 'pglite') return scenarios.map(s => ({ scenario: s.name, engine, status: 'skipped', note: 'PGlite is one process\'s database (WORKERS=1)' }))
-  return await benchServer({ name: engine, script: './serve.ts', database, scenarios, env: workers > 1 ? { WORKERS: String(workers) } : {} }, testIds, options)
+  const settle = engine === 'postgres' ? () => waitForChangeLog(database.url) : undefined
+  return await benchServer({ name: engine, script: './serve.ts', database, scenarios, env: workers > 1 ? { WORKERS: String(workers) } : {}, settle }, testIds, options)
 }
 
 async function main (): Promise<void> {
