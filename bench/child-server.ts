@@ -77,8 +77,17 @@ export async function startChildServer (name: string, script: string, env: Recor
   }
 }
 
-/** Reports the port to the parent, answers its CPU-time questions, and exits when told to or when the parent goes away. */
-export function serveUntilStopped (port: number, close: () => Promise<void>): void {
+/** CPU time (user + system, all threads) this process has used, in microseconds. */
+export function ownCpuMicros (): number {
+  const { user, system } = process.cpuUsage()
+  return user + system
+}
+
+/**
+ * Reports the port to the parent, answers its CPU-time questions (this process's, or what
+ * `cpuMicros` counts, e.g. a cluster's), and exits when told to or when the parent goes away.
+ */
+export function serveUntilStopped (port: number, close: () => Promise<void>, cpuMicros: () => Promise<number> = async () => ownCpuMicros()): void {
   let closing = false
   const shutdown = (): void => {
     if (closing) return
@@ -89,8 +98,7 @@ export function serveUntilStopped (port: number, close: () => Promise<void>): vo
   process.on('disconnect', shutdown)
   process.on('message', (msg: { type?: string }) => {
     if (msg.type !== 'cpu') return
-    const { user, system } = process.cpuUsage()
-    process.send?.({ cpuMicros: user + system })
+    cpuMicros().then(micros => process.send?.({ cpuMicros: micros }), () => {})
   })
   process.send?.({ port })
 }

@@ -133,3 +133,13 @@ export function writeResults (run: Record<string, unknown>, file = 'latest.json'
   writeFileSync(path, `${JSON.stringify(run, null, 2)}\n`)
   return path
 }
+
+/** One line per engine that ran get-by-id with 1 and with 2 workers: throughput of each and the scaling. */
+export function describeScaling (rows: ResultRow[]): string[] {
+  return rows.filter(r => r.scenario === 'get-by-id-2-workers' && r.reqPerSec !== undefined).flatMap(two => {
+    const one = rows.find(r => r.scenario === 'get-by-id' && r.engine === two.engine && r.reqPerSec !== undefined)
+    if (!one) return []
+    return [`workers on ${two.engine}: get-by-id ${one.reqPerSec!.toFixed(0)} req/s with 1 worker, ${two.reqPerSec!.toFixed(0)} req/s with 2: ` +
+      `x${(two.reqPerSec! / one.reqPerSec!).toFixed(2)}${one.status === 'ok' && two.status === 'ok' ? '' : ' (with errors)'}`]
+  })
+}

@@ -16,8 +16,9 @@ import { generateSeedData, type SeedData } from './seed-data.ts'
 import { seedDatabase, MODELS_DIR } from './seed-database.ts'
 import { selectScenarios, yardstickOf, type Scenario } from './scenarios.ts'
 import { runScenarios } from './run-scenarios.ts'
-import { addPrevious, addRatios, describeFeedCost, describeGoal, formatTable, log, writeResults, type ResultRow } from './report.ts'
+import { addPrevious, addRatios, describeFeedCost, describeGoal, describeScaling, formatTable, log, writeResults, type ResultRow } from './report.ts'
 import { measureStartup, type StartupResult } from './startup.ts'
+import { waitForChangeLog } from './change-log-settled.ts'
 
 interface Database {
   url: string
@@ -49,7 +50,7 @@ async function preparePglite (data: SeedData): Promise<Database> {
   return { url }
 }
 
-interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[] }
+interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[], env?: Record<string, string>, settle?: () => Promise<void> }
 
 /** Runs a plan's scenarios against its server, started (and restarted when needed) in a child process. */
 async function benchServer (plan: ServerPlan, testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
@@ -57,8 +58,9 @@ async function benchServer (plan: ServerPlan, testIds: string[], options: BenchO
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, plan.name)}`] : []
   const start = async (): Promise<ChildServer> => {
     log(`starting the ${plan.name} server`)
-    const server = await startChildServer(plan.name, plan.script, { DATABASE_URL: plan.database.url }, nodeArgs)
+    const server = await startChildServer(plan.name, plan.script, { DATABASE_URL: plan.database.url, ...plan.env }, nodeArgs)
     onCleanup(() => server.stop())
+    await plan.settle?.()
     return server
   }
   return await runScenarios(plan.scenarios, { name: plan.name, start, databaseCpu: plan.database.cpuMeter }, testIds, options)
@@ -79,9 +81,32 @@ async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
   if (!quire.length) return rows
   for (const engine of options.engines) {
     const database = engine === 'postgres' ? pg! : await preparePglite(data)
-    rows.push(...await benchServer({ name: engine, script: './serve.ts', database, scenarios: quire }, testIds, options))
+    for (const group of groupByWorkers(quire)) rows.push(...await benchGroup(engine, database, group, testIds, options))
   }
   return rows
+}
+
+/**
+ * Runs of consecutive scenarios with the same worker count, in the scenarios' order: those with
+ * several workers run where they are listed, before the writes grow the collection and the
+ * change log that a newly started server would first catch up with.
+ */
+function groupByWorkers (scenarios: Scenario[]): Scenario[][] {
+  const groups: Scenario[][] = []
+  for (const scenario of scenarios) {
+    const last = groups.at(-1)
+    if (last && (last[0].workers ?? 1) === (scenario.workers ?? 1)) last.push(scenario)
+    else groups.push([scenario])
+  }
+  return groups
+}
+
+/** One server (WORKERS as the group says) for a group of scenarios; PGlite refuses several workers. */
+async function benchGroup (engine: string, database: Database, scenarios: Scenario[], testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
+  const workers = scenarios[0].workers ?? 1
+  if (workers > 1 && engine === 'pglite') return scenarios.map(s => ({ scenario: s.name, engine, status: 'skipped', note: 'PGlite is one process\'s database (WORKERS=1)' }))
+  const settle = engine === 'postgres' ? () => waitForChangeLog(database.url) : undefined
+  return await benchServer({ name: engine, script: './serve.ts', database, scenarios, env: workers > 1 ? { WORKERS: String(workers) } : {}, settle }, testIds, options)
 }
 
 async function main (): Promise<void> {
@@ -102,7 +127,7 @@ async function main (): Promise<void> {
   if (rows.length) log(`results:\n${formatTable(rows)}\n`)
   const goal = describeGoal(rows)
   if (goal) log(goal)
-  for (const line of describeFeedCost(rows)) log(line)
+  for (const line of [...describeFeedCost(rows), ...describeScaling(rows)]) log(line)
   const path = writeResults({
     finishedAt: new Date().toISOString(),
     runtimeSeconds: Math.round(seconds),

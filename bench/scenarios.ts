@@ -2,7 +2,7 @@
 // data. Add one by appending to SCENARIOS; a scenario whose feature is missing
 // throws SkipScenario and shows as skipped instead of failing the run.
 import type { LoadSpec } from './load.ts'
-import { FOO_VALUES, TOPICS } from './seed-data.ts'
+import { FOO_VALUES, SHMACK_NUMBERS, TOPICS } from './seed-data.ts'
 
 export interface ScenarioContext {
   baseUrl: string
@@ -20,6 +20,8 @@ export interface Scenario {
   target: 'baseline' | 'quire'
   /** Change-feed subscribers (SSE on /changes/test) held open while the load runs. */
   subscribers?: number
+  /** Quire server processes (WORKERS; PostgreSQL only): 1 unless said. */
+  workers?: number
   /** The baseline scenario its ratio is taken against (`baseline`, a read, unless said). */
   yardstick?: string
   build: (ctx: ScenarioContext) => LoadSpec | Promise<LoadSpec>
@@ -57,7 +59,11 @@ function expectBigCount (body: string): string | undefined {
 export const SCENARIOS: Scenario[] = [
   { name: 'baseline', target: 'baseline', build: ctx => getEach(ctx.testIds.map(id => `/baseline/${id}`)) },
   { name: 'get-by-id', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`)) },
+  // The same reads as get-by-id, served by two worker processes: the scaling over one.
+  { name: 'get-by-id-2-workers', target: 'quire', workers: 2, build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`)) },
   { name: 'list', target: 'quire', build: () => getEach(['/api/test?limit=10']) },
+  // An array field without an index of its own; 1 in SHMACK_NUMBERS documents holds "3".
+  { name: 'list-shmack', target: 'quire', build: () => getEach(['/api/test?filter[shmack]=3&limit=10']) },
   { name: 'list-filtered', target: 'quire', build: () => getEach(range(FOO_VALUES, i => `/api/test?filter[foo]=foo-${i}&limit=10`)) },
   { name: 'search', target: 'quire', build: () => getEach(range(TOPICS, i => `/api/test?search=topic${i}&limit=10`)) },
   { name: 'populate', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}?populate=link`)) },

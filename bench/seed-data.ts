@@ -9,6 +9,8 @@ import type { Caller } from '../src/auth/caller.ts'
 export const BENCH_USER = { email: 'bench@example.com', password: 'bench-password' }
 /** Distinct values of `foo` (each matches testDocs / FOO_VALUES documents). */
 export const FOO_VALUES = 100
+/** Distinct numbers in `shmack` (after its three words): `filter[shmack]=3` matches testDocs / SHMACK_NUMBERS documents. */
+export const SHMACK_NUMBERS = 20
 /** Distinct search topics in `fulltext` (each matches testDocs / TOPICS documents). */
 export const TOPICS = 50
 
@@ -44,7 +46,7 @@ function testBody (i: number, random: () => number, linkIds: string[]): Doc {
   return {
     foo: `foo-${i % FOO_VALUES}`,
     bar: `bar-${Math.floor(random() * 1e9).toString(36)}`,
-    shmack: [sentence(random, 1), sentence(random, 1), sentence(random, 1)],
+    shmack: [sentence(random, 1), sentence(random, 1), sentence(random, 1), String(i % SHMACK_NUMBERS)],
     yack: { s: `group-${i % 10}`, n: Math.floor(random() * 1000) },
     fulltext: `topic${i % TOPICS} ${sentence(random, 110)}`,
     link_id: pick(),

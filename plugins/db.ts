@@ -10,6 +10,8 @@ import { systemStore } from '../src/permissions/system-access.ts'
 import { watchWrites } from '../src/engines/write-watch.ts'
 import { USER_MODEL } from '../src/auth/user-model.ts'
 import { CREDENTIAL_MODEL } from '../src/auth/credential-model.ts'
+import { countPeersInCluster } from '../src/cluster/count-channel.ts'
+import { isQuireWorker } from '../src/cluster/cluster-role.ts'
 
 /** What a write to users or credentials must set off (the auth plugin empties credential caches). */
 export interface CredentialWrites { announce: () => Promise<void> }
@@ -19,7 +21,8 @@ async function dbPlugin (app: FastifyInstance): Promise<void> {
   app.log.info(`storage: ${engine.kind}; models: ${models.all().map(m => m.name).join(', ')}`)
   const observed = app.engineObserver ? observeEngine(engine, app.engineObserver) : engine
   const credentialWrites: CredentialWrites = { announce: async () => {} }
-  const db = watchWrites(withCountCache(observed, app.config.countCacheMs), [USER_MODEL.name, CREDENTIAL_MODEL.name], () => credentialWrites.announce())
+  const counted = withCountCache(observed, app.config.countCacheMs, Date.now, isQuireWorker() ? countPeersInCluster() : undefined)
+  const db = watchWrites(counted, [USER_MODEL.name, CREDENTIAL_MODEL.name], () => credentialWrites.announce())
   app.decorate('credentialWrites', credentialWrites)
   app.decorate('db', db)
   app.decorate('system', systemStore(db))

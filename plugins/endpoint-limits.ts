@@ -1,11 +1,14 @@
 // Request limits of the login endpoints (@fastify/rate-limit): each endpoint
 // counts requests per client address (IPv6 by its /64) in a bucket of its own,
 // so that a burst on one (say /login) never throttles another (/refresh).
-// Routes opt in with `config: { rateLimit: app.endpointLimit('login') }`.
+// Routes opt in with `config: { rateLimit: app.endpointLimit('login') }`. The buckets are
+// window counters (src/auth/window-counters.ts): with WORKERS > 1 the cluster primary keeps
+// them, so N workers do not give a client N times the budget.
 import fp from 'fastify-plugin'
-import rateLimit, { type RateLimitOptions } from '@fastify/rate-limit'
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor, type RateLimitOptions } from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import { QuireError } from '../src/errors.ts'
+import { countersFor, type WindowCounters } from '../src/auth/window-counters.ts'
 
 /** Requests per address and minute, as multiples of LOGIN_RATE_LIMIT. */
 export const ENDPOINT_LIMITS = {
@@ -27,9 +30,28 @@ declare module 'fastify' {
   }
 }
 
+type RouteLimit = { routeInfo?: { method?: string | string[], url?: string } }
+
+/** A @fastify/rate-limit store on window counters; each route's child counts under its own name. */
+function counterStore (counters: WindowCounters, name = ''): FastifyRateLimitStore {
+  return {
+    incr: (key, callback, timeWindow) => {
+      counters.add(`endpoint ${name}\n${key}`, timeWindow, 1)
+        .then(({ count, ttl }) => callback(null, { current: count, ttl }), (err: Error) => callback(err))
+    },
+    child: (options) => {
+      const route = (options as RouteLimit).routeInfo
+      return counterStore(counters, `${String(route?.method)} ${route?.url ?? ''}`)
+    }
+  }
+}
+
 async function endpointLimitsPlugin (app: FastifyInstance): Promise<void> {
+  const store = counterStore(countersFor(Date.now))
   await app.register(rateLimit, {
     global: false,
+    // The plugin calls `new store(options)`: a constructor that returns an object gives that object.
+    store: function CounterStore () { return store } as unknown as FastifyRateLimitStoreCtor,
     timeWindow: 60_000,
     errorResponseBuilder: (request, context) => {
       const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000))

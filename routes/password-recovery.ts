@@ -25,7 +25,7 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
 
   app.post('/login/recover', { config: { rateLimit: app.endpointLimit('recover') }, schema: { summary: 'Email a password reset link', body: EmailBody, response: { 200: OkMessage } } }, async (request) => {
     const user = await userWithEmail(request.body.email)
-    auth.throttle.recoveryMail(user.email as string)
+    await auth.throttle.recoveryMail(user.email as string)
     try {
       await auth.mailer.send(user.email as string, auth.links.mint(user, 'reset'))
     } catch (err) {

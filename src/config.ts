@@ -1,6 +1,7 @@
 // The service configuration, read from environment variables checked against their schema
 // (src/config-schema.ts; documented in the README's configuration table).
 import { join } from 'node:path'
+import { availableParallelism } from 'node:os'
 import proxyAddr from 'proxy-addr'
 import { ConfigError, readEnv } from './read-env.ts'
 
@@ -22,6 +23,8 @@ export interface Config {
   statementTimeoutMs: number
   /** PostgreSQL connections per process. */
   pgPoolSize: number
+  /** `quire serve` processes on one port (src/cluster/); each has its own pool and caches. */
+  workers: number
   /** Expensive statements (lists, counts, aggregations, bulk writes) at once on PostgreSQL; 0: half the pool. */
   expensiveQuerySlots: number
   /** Expensive statements at once for one client address on PostgreSQL; 0: all slots but one. */
@@ -97,6 +100,11 @@ export function pgliteDataDir (databaseUrl: string): string | undefined {
   return path && path !== 'memory' ? path : undefined
 }
 
+/** WORKERS when unset: every core in production on a database server, else one process. */
+function defaultWorkers (env: NodeJS.ProcessEnv, databaseUrl: string): number {
+  return env.NODE_ENV === 'production' && !databaseUrl.startsWith('pglite://') ? availableParallelism() : 1
+}
+
 /** A comma-separated list, trimmed; empty when unset. */
 function listFrom (text: string | undefined): string[] {
   return text === undefined ? [] : text.split(',').map(item => item.trim())
@@ -115,10 +123,11 @@ export function trustProxyFrom (text: string | undefined): boolean | string[] {
 /** The configuration from `env`; throws a ConfigError (one line naming the variable) on a mistake. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const v = readEnv(env)
+  const databaseUrl = v.DATABASE_URL ?? pgliteUrlFor(v.DATA_DIR ?? join(process.cwd(), 'data'))
   return {
     port: v.PORT,
     host: v.HOST,
-    databaseUrl: v.DATABASE_URL ?? pgliteUrlFor(v.DATA_DIR ?? join(process.cwd(), 'data')),
+    databaseUrl,
     modelsDir: v.MODELS_DIR ?? join(process.cwd(), 'models'),
     defaultPageSize: v.DEFAULT_PAGE_SIZE,
     maxPageSize: v.MAX_PAGE_SIZE,
@@ -127,6 +136,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     credentialCacheMs: v.CREDENTIAL_CACHE_MS,
     statementTimeoutMs: v.STATEMENT_TIMEOUT_MS,
     pgPoolSize: v.PG_POOL_SIZE,
+    workers: v.WORKERS ?? defaultWorkers(env, databaseUrl),
     expensiveQuerySlots: v.EXPENSIVE_QUERY_SLOTS,
     expensiveQuerySlotsPerClient: v.EXPENSIVE_QUERY_SLOTS_PER_CLIENT,
     pgliteExpensiveTimeoutMs: v.PGLITE_EXPENSIVE_TIMEOUT_MS,

@@ -25,9 +25,12 @@ function oneTypoFrom (name: string): string | undefined {
 /** The variables of `quire mcp` (src/commands/mcp-command.ts), a client: a server started where they are set ignores them. */
 const CLIENT_VARIABLES = new Set(['QUIRE_URL', 'QUIRE_API_KEY', 'QUIRE_TOKEN'])
 
+/** Set by `quire serve`'s primary on its workers (src/cluster/cluster-role.ts), not by operators. */
+const INTERNAL_VARIABLES = new Set(['QUIRE_CLUSTER_WORKER'])
+
 /** Why a variable that is not a Quire setting is refused, or undefined when it is none of ours. */
 function unknownReason (name: string): string | undefined {
-  if (CLIENT_VARIABLES.has(name)) return undefined
+  if (CLIENT_VARIABLES.has(name) || INTERNAL_VARIABLES.has(name)) return undefined
   const meant = MISSPELLINGS[name] ?? BY_SQUASHED.get(squash(name)) ?? oneTypoFrom(name)
   if (meant) return `${name} is not a Quire setting: did you mean ${meant}?`
   if (name.startsWith('QUIRE_')) return `${name} is not a Quire setting (see the README's configuration table)`

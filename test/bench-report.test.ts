@@ -1,9 +1,9 @@
 // The bench table's arithmetic: each row's ratio is taken against its own yardstick (create
 // against the bare insert, reads against the bare lookup), and the previous run's req/s of
-// the same scenario and engine stands beside the new figure.
+// the same scenario and engine stands beside the new figure; 2 workers are compared with 1.
 import t from 'tap'
 import { rmSync } from 'node:fs'
-import { addPrevious, addRatios, formatTable, writeResults, type ResultRow } from '../bench/report.ts'
+import { addPrevious, addRatios, describeScaling, formatTable, writeResults, type ResultRow } from '../bench/report.ts'
 import { yardstickOf } from '../bench/scenarios.ts'
 
 const row = (scenario: string, engine: string, reqPerSec: number): ResultRow => ({ scenario, engine, status: 'ok', reqPerSec })
@@ -21,4 +21,10 @@ t.test('the previous run beside the new one', async t => {
   addPrevious(rows, 'test-previous.json')
   t.same(rows.map(r => r.previousReqPerSec), [666, undefined, undefined], 'same scenario and engine, measured runs only')
   t.match(formatTable(rows), /create\s+\| postgres \|\s+700 \|\s+666 \|/)
+})
+
+t.test('the scaling from one worker to two', async t => {
+  const rows = [row('get-by-id', 'postgres', 3000), row('get-by-id-2-workers', 'postgres', 4500), row('get-by-id', 'pglite', 900),
+    { scenario: 'get-by-id-2-workers', engine: 'pglite', status: 'skipped' as const }]
+  t.same(describeScaling(rows), ['workers on postgres: get-by-id 3000 req/s with 1 worker, 4500 req/s with 2: x1.50'], 'one line, for the engine that ran both')
 })

@@ -6,6 +6,7 @@
 import { normalizeIP } from '@fastify/rate-limit'
 import type { Clock } from './clock.ts'
 import { createRateLimiter } from './rate-limiter.ts'
+import { countersFor } from './window-counters.ts'
 
 const WINDOW_MS = 15 * 60_000
 /** An address may fail this many times the per-pair budget, over all accounts. */
@@ -13,13 +14,13 @@ export const ADDRESS_BUDGET_FACTOR = 5
 
 export interface LoginThrottle {
   /** Throws RATE_LIMITED when `ip` may not check a password of `email` now. */
-  check: (email: string, ip: string) => void
+  check: (email: string, ip: string) => Promise<void>
   /** Counts a failed password check of `email` from `ip`. */
-  failed: (email: string, ip: string) => void
+  failed: (email: string, ip: string) => Promise<void>
   /** Forgets the pair's failures after the right password. */
-  succeeded: (email: string, ip: string) => void
+  succeeded: (email: string, ip: string) => Promise<void>
   /** Counts one recovery email to `email`; throws RATE_LIMITED when the account had its share. */
-  recoveryMail: (email: string) => void
+  recoveryMail: (email: string) => Promise<void>
 }
 
 /** The key a client's address is counted under: IPv4 as is, IPv6 by its /64 (one subscriber's block). */
@@ -27,27 +28,30 @@ export function addressKey (ip: string): string {
   try { return normalizeIP(ip) } catch { return ip }
 }
 
-/** `limit` failures per pair and ADDRESS_BUDGET_FACTOR times as many per address in 15 minutes; 0: no limits. */
+/**
+ * `limit` failures per pair and ADDRESS_BUDGET_FACTOR times as many per address in 15 minutes
+ * (0: no limits), counted on `clock`, or by the cluster primary for every worker.
+ */
 export function createLoginThrottle (limit: number, clock: Clock): LoginThrottle {
-  const pairs = createRateLimiter(limit, WINDOW_MS, clock, 'Too many failed logins to this account from your address')
-  const addresses = createRateLimiter(limit * ADDRESS_BUDGET_FACTOR, WINDOW_MS, clock, 'Too many failed logins from your address')
-  const mails = createRateLimiter(limit, WINDOW_MS, clock, 'Recovery emails were sent to this account recently: use the latest one, or')
+  const counters = countersFor(() => clock.now())
+  const pairs = createRateLimiter(counters, 'login-pair', limit, WINDOW_MS, 'Too many failed logins to this account from your address')
+  const addresses = createRateLimiter(counters, 'login-address', limit * ADDRESS_BUDGET_FACTOR, WINDOW_MS, 'Too many failed logins from your address')
+  const mails = createRateLimiter(counters, 'recovery-mail', limit, WINDOW_MS, 'Recovery emails were sent to this account recently: use the latest one, or')
   const pairKey = (email: string, ip: string): string => `${email.toLowerCase()}\n${addressKey(ip)}`
 
   return {
-    check: (email, ip) => {
-      addresses.check(addressKey(ip))
-      pairs.check(pairKey(email, ip))
+    check: async (email, ip) => {
+      await addresses.check(addressKey(ip))
+      await pairs.check(pairKey(email, ip))
     },
-    failed: (email, ip) => {
-      addresses.record(addressKey(ip))
-      pairs.record(pairKey(email, ip))
+    failed: async (email, ip) => {
+      await Promise.all([addresses.record(addressKey(ip)), pairs.record(pairKey(email, ip))])
     },
-    succeeded: (email, ip) => { pairs.reset(pairKey(email, ip)) },
-    recoveryMail: (email) => {
+    succeeded: async (email, ip) => { await pairs.reset(pairKey(email, ip)) },
+    recoveryMail: async (email) => {
       const account = email.toLowerCase()
-      mails.check(account)
-      mails.record(account)
+      await mails.check(account)
+      await mails.record(account)
     }
   }
 }

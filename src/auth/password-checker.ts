@@ -40,15 +40,15 @@ export function createPasswordChecker ({ engine, secret, throttle, cache }: Pass
     createHmac('sha256', secret).update(email.toLowerCase()).update('\0').update(password).digest('base64')
 
   async function verify (email: string, password: string, ip: string): Promise<Doc> {
-    const fail = (reason: string): never => {
-      throttle.failed(email, ip)
+    const fail = async (reason: string): Promise<never> => {
+      await throttle.failed(email, ip)
       throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
     }
-    throttle.check(email, ip)
+    await throttle.check(email, ip)
     const user = await findUserByEmail(engine, email)
-    if (!user) return fail(`Incorrect email: ${email.slice(0, 254)}`)
-    if (typeof user.password !== 'string' || !await bcrypt.compare(password, user.password)) return fail('Incorrect password')
-    throttle.succeeded(email, ip)
+    if (!user) return await fail(`Incorrect email: ${email.slice(0, 254)}`)
+    if (typeof user.password !== 'string' || !await bcrypt.compare(password, user.password)) return await fail('Incorrect password')
+    await throttle.succeeded(email, ip)
     return user
   }
 

@@ -13,8 +13,8 @@ import type { Config } from '../config.ts'
 import { QuireError } from '../errors.ts'
 import { ROLE_NAMES, refuseLoginLinks, type Caller } from './caller.ts'
 import { revokeCredentials } from './api-keys.ts'
-import { systemClock } from './clock.ts'
 import { createRateLimiter, type RateLimiter } from './rate-limiter.ts'
+import { countersFor } from './window-counters.ts'
 import { USER_MODEL } from './user-model.ts'
 
 /** Fields a non-admin may change in their own user record. */
@@ -52,15 +52,14 @@ export function applyUserRules (model: Model, caller: Caller, fields: Doc): Doc 
 /** Throws CURRENT_PASSWORD_REQUIRED unless `current` is the password of user `id`; wrong guesses are rate limited. */
 async function verifyCurrentPassword (ctx: DocumentContext, id: string, current: unknown): Promise<void> {
   let guesses = wrongGuesses.get(ctx.config)
-  if (!guesses) wrongGuesses.set(ctx.config, guesses = createRateLimiter(ctx.config.loginRateLimit, 15 * 60_000, systemClock()))
-  const account = `current-password:${id}`
-  guesses.check(account)
+  if (!guesses) wrongGuesses.set(ctx.config, guesses = createRateLimiter(countersFor(Date.now), 'current-password', ctx.config.loginRateLimit, 15 * 60_000))
+  await guesses.check(id)
   if (typeof current !== 'string' || current === '') {
     throw new QuireError('CURRENT_PASSWORD_REQUIRED', 'Changing your password needs your current password: send it as current_password')
   }
   const user = await ctx.system.findRaw(USER_MODEL, { _id: id, _deleted: false })
   if (typeof user?.password !== 'string' || !await bcrypt.compare(current, user.password)) {
-    guesses.record(account)
+    await guesses.record(id)
     throw new QuireError('CURRENT_PASSWORD_REQUIRED', 'current_password is not your current password')
   }
 }

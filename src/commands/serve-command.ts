@@ -1,10 +1,15 @@
 // `quire serve`: builds the app and listens; on SIGTERM or SIGINT it stops accepting
 // connections, lets in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), then closes the
 // database (close-with-grace). An uncaught error closes the same way, then exits 1.
+// With WORKERS > 1 this process becomes the cluster primary and each worker does the above
+// (src/cluster/serve-cluster.ts).
+import cluster from 'node:cluster'
 import closeWithGrace from 'close-with-grace'
+import { pino } from 'pino'
 import type { Command } from 'commander'
 import type { FastifyServerOptions } from 'fastify'
 import { loadConfig, type Config } from '../config.ts'
+import { isQuireWorker } from '../cluster/cluster-role.ts'
 
 /** JSON lines for log collectors; pino-pretty (readable, in colour on a terminal) when asked or on a terminal. */
 async function loggerOptions (config: Config): Promise<FastifyServerOptions['logger']> {
@@ -17,9 +22,22 @@ async function loggerOptions (config: Config): Promise<FastifyServerOptions['log
 
 async function serve (): Promise<void> {
   const config = loadConfig()
+  const { checkWorkers, runPrimary, workerConfig } = await import('../cluster/serve-cluster.ts')
+  checkWorkers(config)
+  if (config.workers > 1 && cluster.isPrimary) {
+    const options = await loggerOptions(config) as { level: string, stream?: NodeJS.WritableStream }
+    return runPrimary(config, pino({ level: options.level }, options.stream ?? process.stdout))
+  }
+  await serveOne(isQuireWorker() ? workerConfig(config) : config)
+}
+
+async function serveOne (config: Config): Promise<void> {
   const { buildApp } = await import('../../app.ts')
   const app = await buildApp({ config, logger: await loggerOptions(config) })
-  closeWithGrace({ delay: config.shutdownTimeoutMs, logger: { error: (message: unknown) => app.log.error(message) } }, async ({ signal, err }) => {
+  // A worker is stopped by the primary's SIGTERM; a terminal's Ctrl-C reaches the primary too, which passes it on.
+  const worker = isQuireWorker()
+  if (worker) process.on('SIGINT', () => {})
+  closeWithGrace({ delay: config.shutdownTimeoutMs, skip: worker ? ['SIGINT'] : [], logger: { error: (message: unknown) => app.log.error(message) } }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'uncaught error: closing')
     else app.log.info(`${signal ?? 'exit'}: closing; in-flight requests have ${config.shutdownTimeoutMs} ms to finish`)
     await app.close()

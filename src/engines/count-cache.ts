@@ -1,7 +1,8 @@
 // Wraps an Engine so that exact counts of lists are reused for a short time:
 // counting is O(matching rows), the page itself is not. Concurrent reads that
 // miss share one count. Any write this process makes to a model drops that
-// model's counts at once; other processes' writes show within the time to live
+// model's counts at once, and so do the writes of `peers` (the other workers of a cluster,
+// src/cluster/count-channel.ts); other processes' writes show within the time to live
 // (COUNT_CACHE_MS). A shared count is cancelled only when every reader waiting for it left.
 import type { Authorized, Engine, FindQuery } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
@@ -12,11 +13,24 @@ const MAX_ENTRIES = 10_000
 
 interface Entry { count: Promise<number>, at: number, generation: number, readers: SharedWork, settled: boolean }
 
-export function withCountCache (engine: Engine, ttlMs: number, now: () => number = Date.now): Engine {
+/** Other processes' count caches: told of this one's writes, and telling it of theirs. */
+export interface CountPeers {
+  tell: (models: string[]) => void
+  hear: (listener: (models: string[]) => void) => void
+}
+
+export function withCountCache (engine: Engine, ttlMs: number, now: () => number = Date.now, peers?: CountPeers): Engine {
   if (ttlMs <= 0) return engine
   const counts = new Map<string, Entry>()
   const generations = new Map<string, number>()
   const generationOf = (model: Model): number => generations.get(model.name) ?? 0
+  const forget = (names: string[]): void => { for (const name of names) generations.set(name, (generations.get(name) ?? 0) + 1) }
+  const changed = (models: Model[]): void => {
+    const names = models.map(m => m.name)
+    forget(names)
+    peers?.tell(names)
+  }
+  peers?.hear(forget)
   // "No search" and an empty search are different queries: the key tells them apart.
   const keyOf = (model: Model, filter: Filter, search?: string): string => JSON.stringify([model.name, search ?? null, filter])
 
@@ -34,7 +48,7 @@ export function withCountCache (engine: Engine, ttlMs: number, now: () => number
   }
   function written<A extends unknown[], R> (write: (model: Model, ...args: A) => Promise<R>) {
     return async (model: Model, ...args: A): Promise<R> => {
-      try { return await write(model, ...args) } finally { generations.set(model.name, generationOf(model) + 1) }
+      try { return await write(model, ...args) } finally { changed([model]) }
     }
   }
 
@@ -60,9 +74,7 @@ export function withCountCache (engine: Engine, ttlMs: number, now: () => number
     insertMany: written(engine.insertMany),
     // A delete may cascade into the models that link to this one: their counts change too.
     deleteOne: async (model, plan) => {
-      try { return await engine.deleteOne(model, plan) } finally {
-        for (const changed of [model, ...plan.referrers.map(r => r.model)]) generations.set(changed.name, generationOf(changed) + 1)
-      }
+      try { return await engine.deleteOne(model, plan) } finally { changed([model, ...plan.referrers.map(r => r.model)]) }
     }
   }
 }
