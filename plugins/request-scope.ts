@@ -14,7 +14,7 @@ async function requestScopePlugin (app: FastifyInstance): Promise<void> {
     response.once('close', () => {
       if (!response.writableEnded) controller.abort(new QuireError('CLIENT_CLOSED'))
     })
-    const scope: RequestScope = { signal: controller.signal, client: request.ip }
+    const scope: RequestScope = { signal: controller.signal, client: request.ip, startedAt: performance.now(), answering: () => response.headersSent }
     scopes.set(request, scope)
     runInRequestScope(scope, done)
   })

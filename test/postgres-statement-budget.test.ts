@@ -1,7 +1,8 @@
 // An expensive statement that waited for a slot gets only what is left of STATEMENT_TIMEOUT_MS,
 // so that its answer comes within the limit, waiting included (the reliability suite's expensive
 // scenario saw 400 QUERY_TIMEOUT after 3.9 s with a 2 s limit: a 2 s wait, then 2 s more). The
-// connection's own limit is back afterwards. PostgreSQL only (PGlite has its own watchdog).
+// connection's own limit is back afterwards; with under a quarter left it is not started (503). PostgreSQL
+// only (PGlite has its own watchdog).
 import t from 'tap'
 import { openPostgres } from '../src/engines/postgres-client.ts'
 import { databaseUrl } from './helpers/test-app.ts'
@@ -27,4 +28,13 @@ t.test('waiting for a slot counts against the statement timeout', { timeout: 60_
   t.equal(await setting(), LIMIT_MS, 'the next one has the whole limit again')
   const simple = await client.query("SELECT current_setting('statement_timeout') AS t", [], { cost: 'simple' })
   t.equal(toMs(simple[0].t as string), LIMIT_MS, 'and so do simple statements on the pool')
+})
+
+t.test('a statement whose slot comes with under a quarter of its time left is answered busy, not started and cut short', { timeout: 60_000 }, async t => {
+  const client = openPostgres(await databaseUrl('postgres'), LIMIT_MS, { poolSize: 4, expensiveSlots: 1 })
+  t.teardown(() => client.close())
+  const holder = client.query('SELECT pg_sleep(2.5)')
+  const late = client.query('SELECT pg_sleep(1)').then(() => 'ran', (err: { code?: string }) => err.code)
+  await holder
+  t.equal(await late, 'UNAVAILABLE', 'about 0.5 s of its 3 s were left: a 503 to retry, rather than 400 QUERY_TIMEOUT as if the query were at fault')
 })

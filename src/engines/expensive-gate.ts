@@ -16,14 +16,21 @@ export interface GateOptions {
 }
 
 export interface ExpensiveGate {
-  /** Runs `work` once a slot is free for the current request's client (or the service itself). */
-  run: <T>(work: () => Promise<T>) => Promise<T>
+  /** Runs `work` once a slot is free for the current request's client (or the service itself), waiting at most maxWaitMs (and `waitMs` when given). */
+  run: <T>(work: () => Promise<T>, waitMs?: number) => Promise<T>
 }
 
 interface Waiter { client: string, admit: () => void }
 
 /** The address the service's own work (start-up, CLI, no request) counts under. */
 const SERVICE = ''
+
+/**
+ * A statement is not started with less than this share of its time budget left after waiting for
+ * its turn: it would most likely be cut short (400 QUERY_TIMEOUT, as if the query were at fault;
+ * on PGlite also a worker replacement that stalls everyone). It is answered 503 busy instead.
+ */
+export const MIN_BUDGET_SHARE = 0.25
 
 /** The answer to a statement that waited its whole time for a slot. */
 export function busyError (): QuireError {
@@ -40,13 +47,13 @@ class Slots implements ExpensiveGate {
 
   constructor (private readonly options: GateOptions) {}
 
-  async run<T> (work: () => Promise<T>): Promise<T> {
+  async run<T> (work: () => Promise<T>, waitMs = this.options.maxWaitMs): Promise<T> {
     const scope = currentRequestScope()
     const client = scope?.client ?? SERVICE
     if (scope?.signal.aborted) throw scope.signal.reason
     // Waiters left while a slot is free are all held back by their own client's share.
     if (this.canRun(client)) this.take(client)
-    else await this.wait(client, scope?.signal)
+    else await this.wait(client, Math.min(waitMs, this.options.maxWaitMs), scope?.signal)
     try { return await work() } finally { this.release(client) }
   }
 
@@ -84,7 +91,7 @@ class Slots implements ExpensiveGate {
     best.admit()
   }
 
-  private wait (client: string, signal?: AbortSignal): Promise<void> {
+  private wait (client: string, waitMs: number, signal?: AbortSignal): Promise<void> {
     if (this.waiting.length >= this.options.maxWaiting) return Promise.reject(busyError())
     return new Promise((resolve, reject) => {
       const settle = (err?: unknown): void => {
@@ -98,8 +105,7 @@ class Slots implements ExpensiveGate {
       const onAbort = (): void => settle(signal!.reason)
       const waiter: Waiter = { client, admit: () => settle() }
       // No timer without a limit: setTimeout would turn a delay past 2^31 - 1 ms into 1 ms.
-      const waitMs = this.options.maxWaitMs
-      const timer = Number.isFinite(waitMs) ? setTimeout(() => settle(busyError()), waitMs) : undefined
+      const timer = Number.isFinite(waitMs) ? setTimeout(() => settle(busyError()), Math.max(0, waitMs)) : undefined
       signal?.addEventListener('abort', onAbort, { once: true })
       this.waiting.push(waiter)
     })

@@ -40,25 +40,34 @@ export async function openPglite (dataDir: string | undefined, given: Partial<Pg
   const limits = { simple: [options.statementTimeoutMs], expensive: [options.statementTimeoutMs, options.expensiveTimeoutMs] }
 
   /**
-   * Statements of a request run under the watchdog (a limit of 0 is none), expensive ones by a
-   * deadline counted from `askedAt` (waiting for the gate and the worker included); the service's
-   * own (start-up, CLI) do not.
+   * When an expensive statement must be answered: STATEMENT_TIMEOUT_MS after it was asked, waiting
+   * for the gate and the worker included, and, outside a transaction and until the response has
+   * started, also STATEMENT_TIMEOUT_MS after the request arrived (its simple statements may have
+   * waited behind another expensive one first). None for simple statements (a worker's restart
+   * must not turn reads into 503s) nor for the service's own work.
    */
-  function statement (body: RequestBody, cost: StatementCost, tx?: TxHandle, askedAt = performance.now()): Statement {
+  function deadlineOf (cost: StatementCost, tx: TxHandle | undefined, askedAt: number): number | undefined {
+    const scope = currentRequestScope()
+    if (!scope || cost !== 'expensive' || options.statementTimeoutMs <= 0) return undefined
+    const fromAsked = askedAt + options.statementTimeoutMs
+    if (tx || scope.startedAt === undefined || scope.answering?.()) return fromAsked
+    return Math.min(fromAsked, scope.startedAt + options.statementTimeoutMs)
+  }
+
+  /** A request's statement runs under the watchdog (a limit of 0 is none) and by its deadline; the service's own (start-up, CLI) do not. */
+  function statement (body: RequestBody, cost: StatementCost, tx?: TxHandle, deadline = deadlineOf(cost, tx, performance.now())): Statement {
     const scope = currentRequestScope()
     const budget = Math.min(...limits[cost].filter(ms => ms > 0))
     const limited = scope && budget !== Infinity
-    // An expensive statement is answered within STATEMENT_TIMEOUT_MS of being asked, waiting included.
-    // Simple statements keep their whole budget: a worker's restart must not turn reads into 503s.
-    const deadline = scope && cost === 'expensive' && options.statementTimeoutMs > 0 ? askedAt + options.statementTimeoutMs : undefined
     return { body, cost, tx, signal: scope?.signal, budgetMs: limited ? budget : undefined, deadline }
   }
 
   function clientFor (tx?: TxHandle): SqlClient {
     const send = async (body: RequestBody, cost: StatementCost = 'expensive') => {
-      const askedAt = performance.now()
-      const run = () => scheduler.run(statement(body, cost, tx, askedAt))
-      return tx || cost === 'simple' ? await run() : await gate.run(run)
+      const deadline = deadlineOf(cost, tx, performance.now())
+      const run = () => scheduler.run(statement(body, cost, tx, deadline))
+      if (tx || cost === 'simple') return await run()
+      return await gate.run(run, deadline === undefined ? undefined : deadline - performance.now())
     }
     return {
       kind: 'pglite',

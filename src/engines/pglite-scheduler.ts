@@ -6,6 +6,7 @@ import { startConnection, type PgliteConnection, type RequestBody } from './pgli
 import type { WorkerReply } from './pglite-worker.ts'
 import { SqlError, type StatementCost } from '../sql/sql-client.ts'
 import { QuireError } from '../errors.ts'
+import { MIN_BUDGET_SHARE } from './expensive-gate.ts'
 
 export type OkReply = WorkerReply & { ok: true }
 
@@ -56,13 +57,6 @@ const CLOSE_GRACE_MS = 5000
 const RESTART_TIMEOUT_MS = 60_000
 
 const unavailable = (message: string): QuireError => new QuireError('UNAVAILABLE', message)
-
-/**
- * A statement with a deadline is not started with less than this share of its budget left: it
- * would most likely overrun, and the worker's replacement stalls every other statement for about
- * a second. It is answered 503 at once instead.
- */
-const MIN_BUDGET_SHARE = 0.25
 
 /** The watchdog's budget of a statement about to run: its own, or what is left before its deadline; 0 when too little is left. */
 function budgetLeft (job: Statement): number | undefined {

@@ -9,6 +9,10 @@ export interface RequestScope {
   readonly signal: AbortSignal
   /** The client's address (Fastify's request.ip), for per-client limits. */
   readonly client: string
+  /** performance.now() when the request arrived. */
+  readonly startedAt?: number
+  /** Whether its response has started (a streamed export is being answered). */
+  readonly answering?: () => boolean
   /** The caller, once the request's credentials were resolved (plugins/changes.ts sets it). */
   caller?: Caller
 }

@@ -1,7 +1,8 @@
 // The PGlite client keeps serving whatever a statement does: the watchdog replaces a worker stuck
 // past a request's budget (statements not started yet run on the new one), a worker that broke
 // inside PostgreSQL is replaced, leaving clients' queued statements are dropped, an expensive
-// statement's wait counts against its budget (too little left: refused, not started), simple
+// statement's wait, and its request's before it, count against its budget (too little left:
+// refused, not started), simple
 // statements go first, a grown worker is recycled when idle, and close() never hangs.
 import t, { type Test } from 'tap'
 import { openPglite, type PgliteOptions } from '../../src/engines/pglite-client.ts'
@@ -69,6 +70,19 @@ t.test('an expensive statement whose turn comes with too little of its budget le
   t.equal(await late, 'UNAVAILABLE', 'its turn came with about 100 ms of its 1 s left: refused rather than started and cut short')
   await client.query('SELECT 1 AS one', [], { cost: 'simple' })
   t.same(logs, [], 'so no worker was replaced (which would stall every other statement for about a second)')
+})
+
+t.test('a request that waited before its expensive statement is answered within its statement timeout, counted from its arrival', async t => {
+  const { client, logs } = await openClient(t, { statementTimeoutMs: 1000, expensiveTimeoutMs: 1000 })
+  const before = client.query('SELECT pg_sleep(0.8)') // the service's own statement holds the worker for 0.8 s
+  const request = runInRequestScope({ client: '127.0.0.1', signal: new AbortController().signal, startedAt: performance.now() }, async () => {
+    await client.query('SELECT 1 AS one', [], { cost: 'simple' }) // like a list's size estimate: waits 0.8 s
+    return await client.query(ENDLESS)
+  }).then(() => 'answered', (err: { code?: string }) => err.code)
+  await before
+  t.equal(await request, 'UNAVAILABLE', 'about 200 ms of the request\'s 1 s were left: refused rather than started and cut short at 1.8 s')
+  await client.query('SELECT 1 AS one', [], { cost: 'simple' })
+  t.same(logs, [], 'and no worker was replaced')
 })
 
 t.test('without a statement timeout (STATEMENT_TIMEOUT_MS=0) a request\'s statement waits for its turn as long as it takes', async t => {
