@@ -20,8 +20,7 @@ import { resolveServiceSecret } from '../src/auth/service-secret.ts'
 import { pgliteDataDir } from '../src/config.ts'
 import { createSessionStore, type SessionStore } from '../src/auth/sessions.ts'
 import { createCredentialCache, type CredentialCache } from '../src/auth/credential-cache.ts'
-import { listenForCredentialChanges } from '../src/engines/credential-notices.ts'
-import { openPostgres } from '../src/engines/postgres-client.ts'
+import { listenForCredentialChanges, openNoticeClient } from '../src/engines/credential-notices.ts'
 import { createAuthenticator, type Authenticate } from './credential-strategies.ts'
 
 declare module 'fastify' {
@@ -57,7 +56,7 @@ async function clearOnCredentialWrites (app: FastifyInstance, cache: CredentialC
     app.credentialWrites.announce = async () => { cache.clear() }
     return
   }
-  const client = openPostgres(app.config.databaseUrl, app.config.statementTimeoutMs, { poolSize: 1 })
+  const client = openNoticeClient(app.config.databaseUrl, app.config.statementTimeoutMs)
   const notices = await listenForCredentialChanges(client, cache.clear)
   app.credentialWrites.announce = async () => {
     cache.clear()

@@ -1,44 +1,87 @@
 // Tells every process sharing one PostgreSQL database that users or credentials changed, so
 // that each empties its credential cache (src/auth/credential-cache.ts) before the change is
-// answered: the writer sends NOTIFY and waits until its own listener hears it back (PostgreSQL
-// signals every listener at the commit, so by then the others have been told too); listeners
-// clear on receipt, and again whenever listening (re)starts, since notices sent while it was
-// down are lost.
+// answered. PostgreSQL hands a notice to each listener on that listener's own schedule, so
+// hearing one's own notice back says nothing about the others: each process's notice connection
+// names itself (application_name `quire-credentials <id>`), a writer notes which processes are
+// connected as it sends the notice, and waits until each has acknowledged it (a listener
+// acknowledges after clearing). Listeners also clear whenever listening (re)starts, since
+// notices sent while it was down are lost.
 import { randomUUID } from 'node:crypto'
 import type { SqlClient } from '../sql/sql-client.ts'
+import { openPostgres } from './postgres-client.ts'
 
-const CHANNEL = 'quire_credentials'
-/** The longest a writer waits for its notice to come back (the listening connection may be down). */
-const ECHO_WAIT_MS = 2000
+const NOTICE_CHANNEL = 'quire_credentials'
+const ACK_CHANNEL = 'quire_credentials_ack'
+const LISTENER_PREFIX = 'quire-credentials '
+/** The longest a writer waits for the acknowledgements (a listening connection may be down). */
+const ACK_WAIT_MS = 2000
 
 export interface CredentialNotices {
-  /** Announces a change to every process (this one included); resolves once this process has heard it back. */
+  /** Announces a change to every process (this one included); resolves once each has cleared (or after ACK_WAIT_MS). */
   announce: () => Promise<void>
   close: () => Promise<void>
 }
 
-/** Listens on `client` (which must support LISTEN) and calls `clear` on every notice. */
+/** A connection for this process's notices, named so that writers in other processes know it listens. */
+export function openNoticeClient (url: string, statementTimeoutMs: number): SqlClient {
+  return openPostgres(url, statementTimeoutMs, { poolSize: 1, applicationName: LISTENER_PREFIX + randomUUID() })
+}
+
+/** A notice this process sent: who has acknowledged it, and who must. */
+interface Pending { acked: Set<string>, expected?: string[], done: () => void }
+
+function settleIfComplete (pending: Pending): void {
+  if (pending.expected?.every(id => pending.acked.has(id)) === true) pending.done()
+}
+
+/** Listens on `client` (opened by openNoticeClient) and calls `clear` on every notice. */
 export async function listenForCredentialChanges (client: SqlClient, clear: () => void): Promise<CredentialNotices> {
   if (client.listen === undefined) throw new Error('credential notices need a PostgreSQL server')
-  const waiting = new Map<string, () => void>()
-  const unlisten = await client.listen(CHANNEL, payload => {
+  const [{ name }] = await client.query("SELECT current_setting('application_name') AS name", [], { cost: 'simple' }) as Array<{ name: string }>
+  if (!name.startsWith(LISTENER_PREFIX)) throw new Error('credential notices need a connection from openNoticeClient')
+  const ownId = name.slice(LISTENER_PREFIX.length)
+  const pending = new Map<string, Pending>()
+
+  const unlistenNotices = await client.listen(NOTICE_CHANNEL, notice => {
     clear()
-    waiting.get(payload)?.()
+    // Unanswered if the connection fails: the writer stops waiting after ACK_WAIT_MS.
+    client.query('SELECT pg_notify($1, $2)', [ACK_CHANNEL, `${notice} ${ownId}`], { cost: 'simple' }).catch(() => {})
   }, clear)
+  const unlistenAcks = await client.listen(ACK_CHANNEL, ack => {
+    const [notice, listener] = ack.split(' ')
+    const waiting = pending.get(notice)
+    if (waiting === undefined) return
+    waiting.acked.add(listener)
+    settleIfComplete(waiting)
+  }, () => {})
+
   async function announce (): Promise<void> {
-    const payload = randomUUID()
+    const notice = randomUUID()
     let timer: NodeJS.Timeout | undefined
-    const heard = new Promise<void>(resolve => {
-      waiting.set(payload, resolve)
-      timer = setTimeout(resolve, ECHO_WAIT_MS)
+    const entry: Pending = { acked: new Set(), done: () => {} }
+    const allAcked = new Promise<void>(resolve => {
+      entry.done = resolve
+      timer = setTimeout(resolve, ACK_WAIT_MS)
     })
+    pending.set(notice, entry)
     try {
-      await client.query('SELECT pg_notify($1, $2)', [CHANNEL, payload], { cost: 'simple' })
-      await heard
+      const [{ listeners }] = await client.query(
+        `SELECT pg_notify($1, $2), ARRAY(SELECT DISTINCT substr(application_name, length($3) + 1) FROM pg_stat_activity
+           WHERE datname = current_database() AND starts_with(application_name, $3)) AS listeners`,
+        [NOTICE_CHANNEL, notice, LISTENER_PREFIX], { cost: 'simple' }) as Array<{ listeners: string[] }>
+      entry.expected = listeners
+      settleIfComplete(entry)
+      await allAcked
     } finally {
       clearTimeout(timer)
-      waiting.delete(payload)
+      pending.delete(notice)
     }
   }
-  return { announce, close: async () => { await unlisten() } }
+  return {
+    announce,
+    close: async () => {
+      await unlistenNotices()
+      await unlistenAcks()
+    }
+  }
 }

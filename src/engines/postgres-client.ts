@@ -16,6 +16,8 @@ export interface PostgresOptions {
   /** Expensive statements at once (0: half the pool), and for one client address (0: all but one of them). */
   expensiveSlots: number
   expensiveSlotsPerClient: number
+  /** How the connections name themselves to the server (pg_stat_activity); `quire` unless given. */
+  applicationName: string
 }
 
 /** Statements that may wait for a slot at once; more are answered 503 at once. */
@@ -111,7 +113,7 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
     // wait for the attempt, so a long wait is a hang while the server is down and after it is back.
     backoff: (retries: number) => Math.min(0.05 * retries, 0.5),
     // JIT compiles these short jsonb statements for tens of ms each (measured ~13x their run time).
-    connection: { statement_timeout: statementTimeoutMs, application_name: 'quire', jit: 'off' }
+    connection: { statement_timeout: statementTimeoutMs, application_name: given.applicationName ?? 'quire', jit: 'off' }
   })
   const gate = createExpensiveGate({ slots, perClient, maxWaitMs: statementTimeoutMs || Infinity, maxWaiting: MAX_WAITING })
   return wrap(sql, gate, statementTimeoutMs, false)
