@@ -35,14 +35,17 @@ const TRANSACTION_ATTEMPTS = 3
 
 /**
  * Awaits a query, cancelling it when the request's client goes away. Only expensive statements are
- * cancelled: a cancel request reaches the server through a new connection, and a fast statement
- * may have finished by then, so that the cancel would hit the next statement on that connection.
+ * cancelled: they run on a reserved connection, which is not given back before the server has
+ * taken the cancel request. That request reaches the server through a new connection, and the
+ * statement may have finished by then: the cancel would hit the next statement on the connection
+ * (another request's, answered 400 QUERY_TIMEOUT), whereas one that finds it idle is ignored.
  */
 async function awaitCancellable<T> (query: postgres.PendingQuery<postgres.Row[]>, cancellable: boolean): Promise<T> {
   const signal = currentRequestScope()?.signal
   if (!cancellable || !signal) return await query as T
   if (signal.aborted) throw signal.reason
-  const cancel = (): void => { query.cancel() }
+  let cancelling: Promise<void> | undefined
+  const cancel = (): void => { cancelling = (query.cancel() as unknown as Promise<void> | null) ?? undefined }
   signal.addEventListener('abort', cancel, { once: true })
   try {
     return await query as T
@@ -50,6 +53,7 @@ async function awaitCancellable<T> (query: postgres.PendingQuery<postgres.Row[]>
     throw signal.aborted ? signal.reason : err
   } finally {
     signal.removeEventListener('abort', cancel)
+    await cancelling?.catch(() => {})
   }
 }
 

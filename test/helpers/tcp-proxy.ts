@@ -1,7 +1,8 @@
 // A TCP proxy in front of a PostgreSQL server, to take the database away from
 // an app and give it back without stopping the server: 'forward' passes bytes
 // through, 'refuse' closes the port, 'blackhole' accepts connections and never
-// answers. Switching mode cuts every open connection.
+// answers. Switching mode cuts every open connection. New connections can be made to wait
+// before they reach the server (a slow network), leaving open ones as they are.
 import { createServer, connect, type Server, type Socket } from 'node:net'
 
 export type ProxyMode = 'forward' | 'refuse' | 'blackhole'
@@ -11,6 +12,8 @@ export interface TcpProxy {
   /** The target URL with its host and port replaced by the proxy's. */
   url: string
   setMode: (mode: ProxyMode) => Promise<void>
+  /** Connections opened from now on reach the server `ms` late (what the client sends meanwhile waits). */
+  delayNewConnections: (ms: number) => void
   close: () => Promise<void>
 }
 
@@ -25,15 +28,21 @@ export async function startTcpProxy (targetUrl: string): Promise<TcpProxy> {
   const target = new URL(targetUrl)
   const sockets = new Set<Socket>()
   let mode: ProxyMode = 'forward'
+  let connectDelayMs = 0
   const track = (socket: Socket): void => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); socket.on('error', () => socket.destroy()) }
   const server = createServer(client => {
     track(client)
     if (mode !== 'forward') return
-    const upstream = connect(Number(target.port), target.hostname)
-    track(upstream)
-    client.pipe(upstream).pipe(client)
-    client.on('close', () => upstream.destroy())
-    upstream.on('close', () => client.destroy())
+    const forward = (): void => {
+      if (client.destroyed) return
+      const upstream = connect(Number(target.port), target.hostname)
+      track(upstream)
+      client.pipe(upstream).pipe(client)
+      client.on('close', () => upstream.destroy())
+      upstream.on('close', () => client.destroy())
+    }
+    if (connectDelayMs > 0) setTimeout(forward, connectDelayMs)
+    else forward()
   })
   const port = await listen(server, 0)
   const cut = (): void => { for (const socket of sockets) socket.destroy() }
@@ -46,6 +55,7 @@ export async function startTcpProxy (targetUrl: string): Promise<TcpProxy> {
       if (next !== 'refuse' && !server.listening) await listen(server, port)
       mode = next
     },
+    delayNewConnections: (ms) => { connectDelayMs = ms },
     close: async () => {
       cut()
       if (server.listening) await new Promise(resolve => server.close(resolve))
