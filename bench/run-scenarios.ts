@@ -81,9 +81,10 @@ export async function runScenarios (scenarios: Scenario[], target: BenchTarget, 
   try {
     for (const scenario of scenarios) {
       const label = `${target.name.padEnd(8)} ${scenario.name.padEnd(15)}`
-      log(`> ${label} running (${settings.warmup} s warm-up + ${settings.duration} s, ${settings.connections} connections)`)
+      const own = { ...settings, warmup: Math.max(settings.warmup, scenario.minWarmup ?? 0) }
+      log(`> ${label} running (${own.warmup} s warm-up + ${own.duration} s, ${own.connections} connections)`)
       const ctx = createScenarioContext(server.url, testIds)
-      const row = await runScenario(scenario, target.name, ctx, { server: server.cpuMeter, database: target.databaseCpu }, settings)
+      const row = await runScenario(scenario, target.name, ctx, { server: server.cpuMeter, database: target.databaseCpu }, own)
       log(`  ${label} ${describeRow(row)}`)
       rows.push(row)
       if (row.status === 'errors') {
