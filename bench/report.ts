@@ -134,6 +134,25 @@ export function writeResults (run: Record<string, unknown>, file = 'latest.json'
   return path
 }
 
+/** The issue's goal for credentials: an authenticated read at least AUTH_GOAL of an anonymous one. */
+export const AUTH_GOAL = 0.9
+const AUTHENTICATED_READS: Array<[scenario: string, label: string]> = [['get-basic-auth', 'Basic'], ['get-api-key', 'API key'], ['get-bearer', 'bearer']]
+
+/** One line per engine that ran get-by-id and an authenticated read: each credential's req/s against the anonymous read's. */
+export function describeAuthCost (rows: ResultRow[]): string[] {
+  return rows.filter(r => r.scenario === 'get-by-id' && r.reqPerSec !== undefined).flatMap(anonymous => {
+    const judged = AUTHENTICATED_READS.flatMap(([scenario, label]) => {
+      const read = rows.find(r => r.scenario === scenario && r.engine === anonymous.engine && r.reqPerSec !== undefined)
+      if (!read) return []
+      const ratio = read.reqPerSec! / anonymous.reqPerSec!
+      const verdict = read.status !== 'ok' || anonymous.status !== 'ok' ? 'not judged (errors)' : ratio >= AUTH_GOAL ? 'met' : 'NOT met'
+      return [`${label} ${ratio.toFixed(2)} (${verdict})`]
+    })
+    if (judged.length === 0) return []
+    return [`authenticated reads on ${anonymous.engine} against anonymous get-by-id (${anonymous.reqPerSec!.toFixed(0)} req/s; target >= ${AUTH_GOAL}): ${judged.join(', ')}`]
+  })
+}
+
 /** One line per engine that ran get-by-id with 1 and with 2 workers: throughput of each and the scaling. */
 export function describeScaling (rows: ResultRow[]): string[] {
   return rows.filter(r => r.scenario === 'get-by-id-2-workers' && r.reqPerSec !== undefined).flatMap(two => {

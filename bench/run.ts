@@ -16,7 +16,7 @@ import { generateSeedData, type SeedData } from './seed-data.ts'
 import { seedDatabase, MODELS_DIR } from './seed-database.ts'
 import { selectScenarios, yardstickOf, type Scenario } from './scenarios.ts'
 import { runScenarios } from './run-scenarios.ts'
-import { addPrevious, addRatios, describeFeedCost, describeGoal, describeScaling, formatTable, log, writeResults, type ResultRow } from './report.ts'
+import { addPrevious, addRatios, describeAuthCost, describeFeedCost, describeGoal, describeScaling, formatTable, log, writeResults, type ResultRow } from './report.ts'
 import { measureStartup, type StartupResult } from './startup.ts'
 import { waitForChangeLog } from './change-log-settled.ts'
 
@@ -127,7 +127,7 @@ async function main (): Promise<void> {
   if (rows.length) log(`results:\n${formatTable(rows)}\n`)
   const goal = describeGoal(rows)
   if (goal) log(goal)
-  for (const line of [...describeFeedCost(rows), ...describeScaling(rows)]) log(line)
+  for (const line of [...describeAuthCost(rows), ...describeFeedCost(rows), ...describeScaling(rows)]) log(line)
   const path = writeResults({
     finishedAt: new Date().toISOString(),
     runtimeSeconds: Math.round(seconds),

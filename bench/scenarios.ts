@@ -10,8 +10,9 @@ export interface ScenarioContext {
   testIds: string[]
   /** Authorization header (Basic) of the bench user, a plain user. */
   basicAuth: string
-  /** The bench user's API key, from POST /login. */
+  /** The bench user's API key and bearer token, from POST /login. */
   apiKey: () => Promise<string>
+  token: () => Promise<string>
 }
 
 export interface Scenario {
@@ -75,6 +76,7 @@ export const SCENARIOS: Scenario[] = [
   { name: 'list-big', target: 'quire', build: () => ({ ...getEach(['/api/link?limit=10']), expect: expectBigCount }) },
   { name: 'get-basic-auth', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`), { authorization: ctx.basicAuth }) },
   { name: 'get-api-key', target: 'quire', build: async ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`), { apikey: await ctx.apiKey() }) },
+  { name: 'get-bearer', target: 'quire', build: async ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`), { authorization: `Bearer ${await ctx.token()}` }) },
   {
     name: 'aggregate',
     target: 'quire',

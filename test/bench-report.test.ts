@@ -1,9 +1,10 @@
 // The bench table's arithmetic: each row's ratio is taken against its own yardstick (create
 // against the bare insert, reads against the bare lookup), and the previous run's req/s of
-// the same scenario and engine stands beside the new figure; 2 workers are compared with 1.
+// the same scenario and engine stands beside the new figure; 2 workers are compared with 1, and
+// authenticated reads with the anonymous one.
 import t from 'tap'
 import { rmSync } from 'node:fs'
-import { addPrevious, addRatios, describeScaling, formatTable, writeResults, type ResultRow } from '../bench/report.ts'
+import { addPrevious, addRatios, describeAuthCost, describeScaling, formatTable, writeResults, type ResultRow } from '../bench/report.ts'
 import { yardstickOf } from '../bench/scenarios.ts'
 
 const row = (scenario: string, engine: string, reqPerSec: number): ResultRow => ({ scenario, engine, status: 'ok', reqPerSec })
@@ -27,4 +28,13 @@ t.test('the scaling from one worker to two', async t => {
   const rows = [row('get-by-id', 'postgres', 3000), row('get-by-id-2-workers', 'postgres', 4500), row('get-by-id', 'pglite', 900),
     { scenario: 'get-by-id-2-workers', engine: 'pglite', status: 'skipped' as const }]
   t.same(describeScaling(rows), ['workers on postgres: get-by-id 3000 req/s with 1 worker, 4500 req/s with 2: x1.50'], 'one line, for the engine that ran both')
+})
+
+t.test('authenticated reads against the anonymous one, per engine', async t => {
+  const rows = [row('get-by-id', 'postgres', 8000), row('get-basic-auth', 'postgres', 7000), row('get-api-key', 'postgres', 7600),
+    row('get-bearer', 'postgres', 7200), row('get-by-id', 'pglite', 1000), { ...row('get-api-key', 'pglite', 950), status: 'errors' as const }]
+  t.same(describeAuthCost(rows), [
+    'authenticated reads on postgres against anonymous get-by-id (8000 req/s; target >= 0.9): Basic 0.88 (NOT met), API key 0.95 (met), bearer 0.90 (met)',
+    'authenticated reads on pglite against anonymous get-by-id (1000 req/s; target >= 0.9): API key 0.95 (not judged (errors))'
+  ])
 })
