@@ -82,7 +82,7 @@ export const SCENARIOS: Scenario[] = [
     target: 'quire',
     build: ctx => ({ method: 'POST', paths: ['/aggregate/test'], headers: { authorization: ctx.basicAuth }, body: JSON.stringify(AGGREGATE_PIPELINE) })
   },
-  // Last: they grow the test collection that the scenarios above read.
+  // Last: `create` grows the test collection that the scenarios above read (`baseline-create` writes a table of its own).
   { name: 'baseline-create', target: 'baseline', minWarmup: WRITE_WARMUP_SECONDS, build: () => ({ method: 'POST', paths: ['/baseline'], body: JSON.stringify(NEW_DOCUMENT) }) },
   {
     name: 'create',
