@@ -101,13 +101,19 @@ export function formatTable (rows: ResultRow[]): string {
   return [line(header), widths.map(w => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n')
 }
 
+/** Whether `ratio` meets `goal`; not judged when one of the rows it comes from had errors. */
+function verdictOf (ratio: number, goal: number, rows: ResultRow[]): string {
+  if (rows.some(r => r.status !== 'ok')) return 'not judged (errors)'
+  return ratio >= goal ? 'met' : 'NOT met'
+}
+
 /** The issue's goal: GET by id on PostgreSQL at least GOAL_RATIO of the baseline's req/s. */
 export const GOAL_RATIO = 0.8
 
 export function describeGoal (rows: ResultRow[]): string | undefined {
   const row = rows.find(r => r.scenario === 'get-by-id' && r.engine === 'postgres')
   if (row?.ratio === undefined) return undefined
-  const verdict = row.status !== 'ok' ? 'not judged (errors)' : row.ratio >= GOAL_RATIO ? 'met' : 'NOT met'
+  const verdict = verdictOf(row.ratio, GOAL_RATIO, [row])
   return `goal: get-by-id on postgres at ${row.ratio.toFixed(2)} of the baseline (target >= ${GOAL_RATIO}): ${verdict}`
 }
 
@@ -120,7 +126,7 @@ export function describeFeedCost (rows: ResultRow[]): string[] {
     const plain = rows.find(r => r.scenario === 'create' && r.engine === watched.engine && r.reqPerSec !== undefined)
     if (!plain) return []
     const ratio = watched.reqPerSec! / plain.reqPerSec!
-    const verdict = watched.status !== 'ok' || plain.status !== 'ok' ? 'not judged (errors)' : ratio >= FEED_COST_GOAL ? 'met' : 'NOT met'
+    const verdict = verdictOf(ratio, FEED_COST_GOAL, [watched, plain])
     return [`feed on ${watched.engine}: writes with subscribers at ${ratio.toFixed(2)} of writes without (target >= ${FEED_COST_GOAL}): ${verdict}; ` +
       `${watched.eventsPerSec?.toFixed(0) ?? '-'} events/s delivered`]
   })
@@ -145,8 +151,7 @@ export function describeAuthCost (rows: ResultRow[]): string[] {
       const read = rows.find(r => r.scenario === scenario && r.engine === anonymous.engine && r.reqPerSec !== undefined)
       if (!read) return []
       const ratio = read.reqPerSec! / anonymous.reqPerSec!
-      const verdict = read.status !== 'ok' || anonymous.status !== 'ok' ? 'not judged (errors)' : ratio >= AUTH_GOAL ? 'met' : 'NOT met'
-      return [`${label} ${ratio.toFixed(2)} (${verdict})`]
+      return [`${label} ${ratio.toFixed(2)} (${verdictOf(ratio, AUTH_GOAL, [read, anonymous])})`]
     })
     if (judged.length === 0) return []
     return [`authenticated reads on ${anonymous.engine} against anonymous get-by-id (${anonymous.reqPerSec!.toFixed(0)} req/s; target >= ${AUTH_GOAL}): ${judged.join(', ')}`]

@@ -20,7 +20,7 @@ import { resolveServiceSecret } from '../src/auth/service-secret.ts'
 import { pgliteDataDir } from '../src/config.ts'
 import { createSessionStore, type SessionStore } from '../src/auth/sessions.ts'
 import { createCredentialCache, type CredentialCache } from '../src/auth/credential-cache.ts'
-import { listenForCredentialChanges, openNoticeClient } from '../src/engines/credential-notices.ts'
+import { listenForCredentialChanges, openNoticeConnection } from '../src/engines/credential-notices.ts'
 import { createAuthenticator, type Authenticate } from './credential-strategies.ts'
 
 declare module 'fastify' {
@@ -56,15 +56,15 @@ async function clearOnCredentialWrites (app: FastifyInstance, cache: CredentialC
     app.credentialWrites.announce = async () => { cache.clear() }
     return
   }
-  const client = openNoticeClient(app.config.databaseUrl, app.config.statementTimeoutMs)
-  const notices = await listenForCredentialChanges(client, cache.clear)
+  const connection = openNoticeConnection(app.config.databaseUrl, app.config.statementTimeoutMs)
+  const notices = await listenForCredentialChanges(connection, cache.clear)
   app.credentialWrites.announce = async () => {
     cache.clear()
     await notices.announce()
   }
   app.addHook('onClose', async () => {
     await notices.close()
-    await client.close()
+    await connection.client.close()
   })
 }
 

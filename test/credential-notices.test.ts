@@ -3,7 +3,7 @@
 // notice to one of them (here one listener hears every notice 300 ms after the others).
 import t from 'tap'
 import type { SqlClient } from '../src/sql/sql-client.ts'
-import { listenForCredentialChanges, openNoticeClient } from '../src/engines/credential-notices.ts'
+import { listenForCredentialChanges, openNoticeConnection } from '../src/engines/credential-notices.ts'
 import { databaseUrl } from './helpers/test-app.ts'
 
 const TIMEOUT_MS = 5000
@@ -19,14 +19,14 @@ function hearingLate (client: SqlClient, delayMs: number): SqlClient {
 
 t.test('an announcement waits for every process to clear', async t => {
   const url = await databaseUrl('postgres')
-  const writerClient = openNoticeClient(url, TIMEOUT_MS)
-  const slowClient = openNoticeClient(url, TIMEOUT_MS)
-  t.teardown(async () => { await writerClient.close(); await slowClient.close() })
+  const writerConnection = openNoticeConnection(url, TIMEOUT_MS)
+  const slowConnection = openNoticeConnection(url, TIMEOUT_MS)
+  t.teardown(async () => { await writerConnection.client.close(); await slowConnection.client.close() })
 
   let writerClears = 0
   let slowClears = 0
-  const writer = await listenForCredentialChanges(writerClient, () => { writerClears++ })
-  const slow = await listenForCredentialChanges(hearingLate(slowClient, 300), () => { slowClears++ })
+  const writer = await listenForCredentialChanges(writerConnection, () => { writerClears++ })
+  const slow = await listenForCredentialChanges({ ...slowConnection, client: hearingLate(slowConnection.client, 300) }, () => { slowClears++ })
   writerClears = 0
   slowClears = 0
 

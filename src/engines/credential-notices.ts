@@ -22,9 +22,13 @@ export interface CredentialNotices {
   close: () => Promise<void>
 }
 
+/** This process's notice connection, and the id its connections name themselves by. */
+export interface NoticeConnection { client: SqlClient, listenerId: string }
+
 /** A connection for this process's notices, named so that writers in other processes know it listens. */
-export function openNoticeClient (url: string, statementTimeoutMs: number): SqlClient {
-  return openPostgres(url, statementTimeoutMs, { poolSize: 1, applicationName: LISTENER_PREFIX + randomUUID() })
+export function openNoticeConnection (url: string, statementTimeoutMs: number): NoticeConnection {
+  const listenerId = randomUUID()
+  return { client: openPostgres(url, statementTimeoutMs, { poolSize: 1, applicationName: LISTENER_PREFIX + listenerId }), listenerId }
 }
 
 /** A notice this process sent: who has acknowledged it, and who must. */
@@ -34,18 +38,15 @@ function settleIfComplete (pending: Pending): void {
   if (pending.expected?.every(id => pending.acked.has(id)) === true) pending.done()
 }
 
-/** Listens on `client` (opened by openNoticeClient) and calls `clear` on every notice. */
-export async function listenForCredentialChanges (client: SqlClient, clear: () => void): Promise<CredentialNotices> {
+/** Listens on the notice connection and calls `clear` on every notice. */
+export async function listenForCredentialChanges ({ client, listenerId }: NoticeConnection, clear: () => void): Promise<CredentialNotices> {
   if (client.listen === undefined) throw new Error('credential notices need a PostgreSQL server')
-  const [{ name }] = await client.query("SELECT current_setting('application_name') AS name", [], { cost: 'simple' }) as Array<{ name: string }>
-  if (!name.startsWith(LISTENER_PREFIX)) throw new Error('credential notices need a connection from openNoticeClient')
-  const ownId = name.slice(LISTENER_PREFIX.length)
   const pending = new Map<string, Pending>()
 
   const unlistenNotices = await client.listen(NOTICE_CHANNEL, notice => {
     clear()
     // Unanswered if the connection fails: the writer stops waiting after ACK_WAIT_MS.
-    client.query('SELECT pg_notify($1, $2)', [ACK_CHANNEL, `${notice} ${ownId}`], { cost: 'simple' }).catch(() => {})
+    client.query('SELECT pg_notify($1, $2)', [ACK_CHANNEL, `${notice} ${listenerId}`], { cost: 'simple' }).catch(() => {})
   }, clear)
   const unlistenAcks = await client.listen(ACK_CHANNEL, ack => {
     const [notice, listener] = ack.split(' ')
