@@ -7,11 +7,13 @@
 import Fastify from 'fastify'
 import postgres from 'postgres'
 import { newId } from '../src/ids.ts'
+import { TABLE_STORAGE } from '../src/sql/schema-ddl.ts'
 import { serveUntilStopped } from './child-server.ts'
 
 const sql = postgres(process.env.DATABASE_URL!, { max: Number(process.env.PG_POOL_SIZE ?? 10), onnotice: () => {} })
 const app = Fastify({ logger: false })
-await sql`create table if not exists q_baseline_create (like q_test including all)`
+// The same storage parameters as q_test (LIKE does not copy them).
+await sql.unsafe(`create table if not exists q_baseline_create (like q_test including all) with (${TABLE_STORAGE})`)
 // Starting from the same documents: an insert into an empty table's indexes would cost less.
 await sql`insert into q_baseline_create (_id, doc) select _id, doc from q_test where not exists (select 1 from q_baseline_create)`
 

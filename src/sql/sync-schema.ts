@@ -3,7 +3,7 @@
 // Tables also get the planner statistics that every list's soft-delete filter relies on.
 import type { Model } from '../models/model-definition.ts'
 import type { SqlClient } from './sql-client.ts'
-import { createTableSql, deletedStatistics, fulltextColumn, indexDefinitions, tableName } from './schema-ddl.ts'
+import { TABLE_STORAGE, createTableSql, deletedStatistics, fulltextColumn, indexDefinitions, tableName } from './schema-ddl.ts'
 import { quoteIdent } from './quote.ts'
 import { withBuildProgress } from './index-build-progress.ts'
 
@@ -57,6 +57,14 @@ async function syncStatistics (tx: SqlClient, model: Model, log: (msg: string) =
   await tx.exec(`ANALYZE ${quoteIdent(tableName(model))}`)
 }
 
+/** Sets TABLE_STORAGE on a table created before it (documents written from then on are stored that way). */
+async function syncStorageParameters (tx: SqlClient, model: Model): Promise<void> {
+  const table = quoteIdent(tableName(model))
+  const rows = await tx.query('SELECT reloptions FROM pg_class WHERE oid = to_regclass($1)', [table]) as Array<{ reloptions: string[] | null }>
+  if (rows[0]?.reloptions?.includes(TABLE_STORAGE)) return
+  await tx.exec(`ALTER TABLE ${table} SET (${TABLE_STORAGE})`)
+}
+
 /**
  * Creates or updates the storage of one model; runs inside the caller's transaction. `monitor`, a
  * client outside that transaction (PostgreSQL only), reads the progress of index builds; other long
@@ -64,6 +72,7 @@ async function syncStatistics (tx: SqlClient, model: Model, log: (msg: string) =
  */
 export async function syncModelSchema (tx: SqlClient, model: Model, log: (msg: string) => void, monitor?: SqlClient): Promise<void> {
   await tx.exec(createTableSql(model))
+  await syncStorageParameters(tx, model)
   await syncFulltextColumn(tx, model, log, monitor)
   await syncIndexes(tx, model, log, monitor)
   await syncStatistics(tx, model, log)
