@@ -7,7 +7,8 @@ import type { Model } from '../models/model-definition.ts'
 import type { PipelineContext } from '../sql/compile-pipeline.ts'
 import { fieldKindLookup } from '../models/field-kinds.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
-import { quoteIdent, quoteLiteral } from '../sql/quote.ts'
+import { quoteIdent } from '../sql/quote.ts'
+import { withoutKeys } from '../sql/compile-projection.ts'
 import { tableName } from '../sql/schema-ddl.ts'
 
 /** A model's rows as a pipeline stage sees them: hidden fields removed. */
@@ -15,7 +16,7 @@ function strippedRows (model: Model): string {
   const table = quoteIdent(tableName(model))
   const hidden = hiddenFields(model)
   if (hidden.length === 0) return table
-  return `(SELECT _id, doc - ARRAY[${hidden.map(quoteLiteral).join(', ')}]::text[] AS doc FROM ${table})`
+  return `(SELECT _id, ${withoutKeys('doc', hidden)} AS doc FROM ${table})`
 }
 
 export function pipelineContextFor (model: Model, plan: Authorized<PipelinePlan>): PipelineContext {

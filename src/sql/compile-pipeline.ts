@@ -4,7 +4,7 @@
 import type { Filter } from '../query/types.ts'
 import type { StageName } from '../validation/pipeline-operators.ts'
 import { isPlainObject } from '../validation/values.ts'
-import { quoteLiteral } from './quote.ts'
+import { withoutKeys } from './compile-projection.ts'
 import { SqlParams, type SqlValue } from './sql-params.ts'
 import { freshName, type CompileState, type PipelineContext, type Rel } from './pipeline-state.ts'
 import { compileCount, compileGroup } from './compile-group.ts'
@@ -80,8 +80,7 @@ export function compilePipeline (stages: unknown[], ctx: PipelineContext): { tex
   const filters = [ctx.baseFilter, ...stages.slice(0, leading).map(stage => (stage as { $match: Filter }).$match)]
     .filter(f => Object.keys(f).length > 0)
   const where = filters.length === 0 ? '' : ` WHERE ${filters.map(f => compileMatchCondition(f, { st, doc: `${t}.doc` })).join(' AND ')}`
-  const hidden = ctx.hiddenFields
-  const doc = hidden.length === 0 ? `${t}.doc` : `${t}.doc - ARRAY[${hidden.map(quoteLiteral).join(', ')}]::text[] AS doc`
+  const doc = ctx.hiddenFields.length === 0 ? `${t}.doc` : `${withoutKeys(`${t}.doc`, ctx.hiddenFields)} AS doc`
   const rel = compileStages(stages.slice(leading), { sql: `SELECT ${doc} FROM ${ctx.sourceTable} ${t}${where}`, ordered: false }, st)
   if (!rel.ordered) return { text: rel.sql, values: st.params.values }
   const o = freshName(st, 'o')

@@ -10,6 +10,14 @@ export const MAX_PROJECTION_FIELDS = 50
 /** Field name -> true (the whole value) or the sub-fields wanted from it. */
 type FieldTree = Map<string, FieldTree | true>
 
+/** jsonb `doc` without the top-level `keys`, copied only when it holds one of them. */
+export function withoutKeys (doc: string, keys: string[]): string {
+  if (keys.length === 0) return doc
+  const literals = keys.map(quoteLiteral)
+  const holds = literals.length === 1 ? `${doc} ? ${literals[0]}` : `${doc} ?| ARRAY[${literals.join(', ')}]`
+  return `(CASE WHEN ${holds} THEN ${[doc, ...literals].join(' - ')} ELSE ${doc} END)`
+}
+
 /**
  * Without `fields`: the document minus the excluded top-level keys, copied only when it holds one
  * (removing a key rebuilds the whole jsonb: 1.6 us of a 1 KB document's 7.6 us to text). With
@@ -18,12 +26,7 @@ type FieldTree = Map<string, FieldTree | true>
  */
 export function compileProjection (fields: string[] | undefined, ctx: FilterContext, opts: { exclude: string[] }): string {
   const excluded = new Set(opts.exclude.map(name => parseFieldPath(name)[0]))
-  if (fields === undefined) {
-    if (excluded.size === 0) return ctx.doc
-    const keys = [...excluded].map(quoteLiteral)
-    const holds = keys.length === 1 ? `${ctx.doc} ? ${keys[0]}` : `${ctx.doc} ?| ARRAY[${keys.join(', ')}]`
-    return `(CASE WHEN ${holds} THEN ${[ctx.doc, ...keys].join(' - ')} ELSE ${ctx.doc} END)`
-  }
+  if (fields === undefined) return withoutKeys(ctx.doc, [...excluded])
   if (fields.length > MAX_PROJECTION_FIELDS) {
     throw new QuireError('QUERY_TOO_COMPLEX', `At most ${MAX_PROJECTION_FIELDS} fields may be selected`)
   }
