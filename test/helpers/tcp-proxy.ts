@@ -14,6 +14,8 @@ export interface TcpProxy {
   setMode: (mode: ProxyMode) => Promise<void>
   /** Connections opened from now on reach the server `ms` late (what the client sends meanwhile waits). */
   delayNewConnections: (ms: number) => void
+  /** How many chunks of bytes clients have sent through so far (one per write of a small message batch). */
+  chunksFromClients: () => number
   close: () => Promise<void>
 }
 
@@ -29,6 +31,7 @@ export async function startTcpProxy (targetUrl: string): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
   let mode: ProxyMode = 'forward'
   let connectDelayMs = 0
+  let chunks = 0
   const track = (socket: Socket): void => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); socket.on('error', () => socket.destroy()) }
   const server = createServer(client => {
     track(client)
@@ -37,6 +40,7 @@ export async function startTcpProxy (targetUrl: string): Promise<TcpProxy> {
       if (client.destroyed) return
       const upstream = connect(Number(target.port), target.hostname)
       track(upstream)
+      client.on('data', () => { chunks++ })
       client.pipe(upstream).pipe(client)
       client.on('close', () => upstream.destroy())
       upstream.on('close', () => client.destroy())
@@ -56,6 +60,7 @@ export async function startTcpProxy (targetUrl: string): Promise<TcpProxy> {
       mode = next
     },
     delayNewConnections: (ms) => { connectDelayMs = ms },
+    chunksFromClients: () => chunks,
     close: async () => {
       cut()
       if (server.listening) await new Promise(resolve => server.close(resolve))
