@@ -36,7 +36,7 @@ async function streamById (client: SqlClient, model: Model, query: FindQuery, si
   let after: string | undefined
   while (handed < query.limit) {
     const page = { ...query, count: false, limit: Math.min(size, query.limit - handed), skip: after === undefined ? query.skip : 0 }
-    const { text, values } = compileFind(model, page, after)
+    const { text, values } = compileFind(model, page, { afterId: after })
     const docs = (await client.query(text, values)).map(row => row.d as string)
     if (docs.length === 0) return handed
     handed += docs.length
@@ -68,6 +68,6 @@ async function streamRows (client: SqlClient, text: string, values: SqlValue[], 
 export async function streamFind (client: SqlClient, model: Model, query: FindQuery, batchSize: number, onBatch: OnBatch): Promise<number> {
   const size = batchRows(batchSize)
   if (query.sort.length === 0 && query.search === undefined) return await streamById(client, model, query, size, onBatch)
-  const { text, values } = compileFind(model, { ...query, count: false })
+  const { text, values } = compileFind(model, { ...query, count: false }, { rankAll: true })
   return await streamRows(client, text, values, size, onBatch)
 }

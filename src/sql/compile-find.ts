@@ -66,15 +66,29 @@ function searchParts (model: Model, text: string, params: SqlParams): { where: s
 }
 
 /**
- * One statement answering a FindQuery. Each row has `d` (a document as JSON text, or null on an
- * empty page) and, when the count is asked for, `total` (the same on every row). `afterId` keeps
- * only documents whose _id sorts after it, on the primary key (a keyset read in _id order).
+ * How many of a search's matches a page ranks at most: a query matching up to this many documents
+ * gets its true top; above it, the page ranks the first this many matches found in storage order
+ * (roughly the oldest documents), so that a common word costs what 10,000 matches cost instead of
+ * growing with the collection (README, "Full-text search"). Exports rank every match.
  */
-export function compileFind (model: Model, query: FindQuery, afterId?: string): CompiledSql {
+export const SEARCH_CANDIDATES = 10_000
+
+export interface FindOptions {
+  /** Only documents whose _id sorts after it, on the primary key (a keyset read in _id order). */
+  afterId?: string
+  /** Rank every match of a search (exports), not at most SEARCH_CANDIDATES. */
+  rankAll?: boolean
+}
+
+/**
+ * One statement answering a FindQuery. Each row has `d` (a document as JSON text, or null on an
+ * empty page) and, when the count is asked for, `total` (the same on every row: all matches).
+ */
+export function compileFind (model: Model, query: FindQuery, options: FindOptions = {}): CompiledSql {
   const params = new SqlParams()
   const table = quoteIdent(tableName(model))
   let where = compileWhere(model, query.filter, params)
-  if (afterId !== undefined) where = `t._id > ${params.add(afterId)} AND ${where}`
+  if (options.afterId !== undefined) where = `t._id > ${params.add(options.afterId)} AND ${where}`
   let order = compileSort(query.sort, { params, doc: 't.doc', idColumn: 't._id', kindOf: fieldKindLookup(model) })
   let score: string | undefined
   if (query.search !== undefined) {
@@ -83,12 +97,14 @@ export function compileFind (model: Model, query: FindQuery, afterId?: string): 
     score = search.score
     order = `${score} DESC, ${order}`
   }
+  const matches = `${table} t WHERE ${where}`
+  const source = score !== undefined && options.rankAll !== true ? `(SELECT t.* FROM ${matches} LIMIT ${SEARCH_CANDIDATES}) t` : matches
   const row = rowExpr(model, query, params, score)
   // The page's rows are chosen first and only they are projected and populated: PostgreSQL would
   // otherwise build the JSON text of every matching row before sorting (331 ms for 10k matches).
   const clause = pageClause(query, order)
   const reorder = clause.startsWith('ORDER BY') ? ` ORDER BY ${order}` : ''
-  const page = `SELECT (${row})::text AS d FROM (SELECT t.* FROM ${table} t WHERE ${where} ${clause}) t${reorder}`
+  const page = `SELECT (${row})::text AS d FROM (SELECT t.* FROM ${source} ${clause}) t${reorder}`
   if (!query.count) return { text: page, values: params.values, planForValues: params.planForValues }
   const text = `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${where}) c ` +
     `LEFT JOIN LATERAL (${page}) p ON true`
