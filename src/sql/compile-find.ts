@@ -12,6 +12,7 @@ import { compileProjection } from './compile-projection.ts'
 import { jsonPathExpr, quoteIdent, quoteLiteral } from './quote.ts'
 import { fulltextColumn, tableName } from './schema-ddl.ts'
 import { SqlParams, type SqlValue } from './sql-params.ts'
+import { prefixWalkSource } from './prefix-walk.ts'
 import { QuireError } from '../errors.ts'
 
 export interface CompiledSql { text: string, values: SqlValue[], planForValues?: boolean }
@@ -97,12 +98,16 @@ export function compileFind (model: Model, query: FindQuery, options: FindOption
     score = search.score
     order = `${score} DESC, ${order}`
   }
+  const clause = pageClause(query, order)
   const matches = `${table} t WHERE ${where}`
-  const source = score !== undefined && options.rankAll !== true ? `(SELECT t.* FROM ${matches} LIMIT ${SEARCH_CANDIDATES}) t` : matches
+  let source = matches
+  if (score !== undefined && options.rankAll !== true) source = `(SELECT t.* FROM ${matches} LIMIT ${SEARCH_CANDIDATES}) t`
+  if (params.planForValues && score === undefined && options.afterId === undefined && clause.startsWith('ORDER BY')) {
+    source = prefixWalkSource(table, where, order, query) ?? source
+  }
   const row = rowExpr(model, query, params, score)
   // The page's rows are chosen first and only they are projected and populated: PostgreSQL would
   // otherwise build the JSON text of every matching row before sorting (331 ms for 10k matches).
-  const clause = pageClause(query, order)
   const reorder = clause.startsWith('ORDER BY') ? ` ORDER BY ${order}` : ''
   const page = `SELECT (${row})::text AS d FROM (SELECT t.* FROM ${source} ${clause}) t${reorder}`
   if (!query.count) return { text: page, values: params.values, planForValues: params.planForValues }
