@@ -53,8 +53,12 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
     compileProjection(fields, { params, doc: 't.doc' }, { exclude: model.passwordFields })
 
   async function find (model: Model, query: FindQuery, cost: StatementCost = costOfFilter(query.filter)): Promise<FindResult> {
-    const { text, values, planForValues } = compileFind(model, query)
-    const rows = await run(() => client.query(text, values, { cost, planForValues })) as Array<{ d: unknown, total?: unknown }>
+    const { text, values, planForValues, firstTry } = compileFind(model, query)
+    type PageRow = { d: unknown, total?: unknown }
+    const walked = firstTry && await run(() => client.query(firstTry.text, firstTry.values, { cost })) as PageRow[]
+    const rows = walked !== undefined && walked.length === query.limit
+      ? walked
+      : await run(() => client.query(text, values, { cost, planForValues })) as PageRow[]
     const docs = rows.filter(r => r.d !== null).map(r => r.d as string)
     return { data: `[${docs.join(',')}]`, returned: docs.length, ...(query.count && { count: Number(rows[0]?.total ?? 0) }) }
   }

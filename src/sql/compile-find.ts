@@ -15,7 +15,13 @@ import { SqlParams, type SqlValue } from './sql-params.ts'
 import { prefixWalkSource } from './prefix-walk.ts'
 import { QuireError } from '../errors.ts'
 
-export interface CompiledSql { text: string, values: SqlValue[], planForValues?: boolean }
+export interface CompiledSql {
+  text: string
+  values: SqlValue[]
+  planForValues?: boolean
+  /** A cheaper statement to run first (src/sql/prefix-walk.ts): when it returns `limit` rows, they are the page. */
+  firstTry?: { text: string, values: SqlValue[] }
+}
 
 /** WHERE condition for `filter` on alias `t`; a string `_id` goes to the primary key column instead. */
 export function compileWhere (model: Model, filter: Filter, params: SqlParams, alias = 't'): string {
@@ -100,17 +106,20 @@ export function compileFind (model: Model, query: FindQuery, options: FindOption
   }
   const clause = pageClause(query, order)
   const matches = `${table} t WHERE ${where}`
-  let source = matches
-  if (score !== undefined && options.rankAll !== true) source = `(SELECT t.* FROM ${matches} LIMIT ${SEARCH_CANDIDATES}) t`
-  if (params.planForValues && score === undefined && options.afterId === undefined && clause.startsWith('ORDER BY')) {
-    source = prefixWalkSource(table, where, order, query) ?? source
-  }
+  const ranked = score !== undefined && options.rankAll !== true ? `(SELECT t.* FROM ${matches} LIMIT ${SEARCH_CANDIDATES}) t` : matches
   const row = rowExpr(model, query, params, score)
   // The page's rows are chosen first and only they are projected and populated: PostgreSQL would
   // otherwise build the JSON text of every matching row before sorting (331 ms for 10k matches).
   const reorder = clause.startsWith('ORDER BY') ? ` ORDER BY ${order}` : ''
-  const page = `SELECT (${row})::text AS d FROM (SELECT t.* FROM ${source} ${clause}) t${reorder}`
-  if (!query.count) return { text: page, values: params.values, planForValues: params.planForValues }
+  const pageFrom = (source: string): string => `SELECT (${row})::text AS d FROM (SELECT t.* FROM ${source} ${clause}) t${reorder}`
+  const page = pageFrom(ranked)
+  if (!query.count) {
+    const walk = params.planForValues && score === undefined && options.afterId === undefined && clause.startsWith('ORDER BY')
+      ? prefixWalkSource(table, where, order, query)
+      : undefined
+    const firstTry = walk === undefined ? undefined : { text: pageFrom(walk), values: params.values }
+    return { text: page, values: params.values, planForValues: params.planForValues, firstTry }
+  }
   const text = `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${where}) c ` +
     `LEFT JOIN LATERAL (${page}) p ON true`
   return { text, values: params.values, planForValues: params.planForValues }
