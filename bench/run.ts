@@ -14,7 +14,8 @@ import { createDatabaseCpuMeter } from './database-cpu.ts'
 import type { CpuMeter } from './load.ts'
 import { generateSeedData, type SeedData } from './seed-data.ts'
 import { seedDatabase, MODELS_DIR } from './seed-database.ts'
-import { selectScenarios, yardstickOf, type Scenario } from './scenarios.ts'
+import { copyTestTable } from './baseline-table.ts'
+import { BASELINE_INSERTS, selectScenarios, yardstickOf, type Scenario } from './scenarios.ts'
 import { runScenarios } from './run-scenarios.ts'
 import { addPrevious, addRatios, describeAuthCost, describeFeedCost, describeGoal, describeScaling, formatTable, log, writeResults, type ResultRow } from './report.ts'
 import { measureStartup, type StartupResult } from './startup.ts'
@@ -77,6 +78,7 @@ async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
   const testIds = data.test.map(d => d._id as string)
   const rows: ResultRow[] = []
   const pg = baseline.length || options.engines.includes('postgres') ? await preparePostgres(data) : undefined
+  if (pg && baseline.some(s => s.name === BASELINE_INSERTS)) await copyTestTable(pg.url, data.test.length)
   if (baseline.length && pg) rows.push(...await benchServer({ name: 'baseline', script: './baseline-server.ts', database: pg, scenarios: baseline }, testIds, options))
   if (!quire.length) return rows
   for (const engine of options.engines) {
