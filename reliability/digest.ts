@@ -1,12 +1,14 @@
 // A digest of everything a store holds: every table of the public schema
 // (documents, users, credentials, and any table added later), read with SQL.
-// Equal digests mean that not one stored row changed. Taken while no server
-// uses the store (PGlite admits one process at a time).
+// Equal digests mean that not one stored row changed, apart from the change log's
+// numbering, which a server does in the background (the captured changes themselves
+// are compared). Taken while no server uses the store (PGlite admits one process at a time).
 import { createHash } from 'node:crypto'
 import { openPglite } from '../src/engines/pglite-client.ts'
 import { openPostgres } from '../src/engines/postgres-client.ts'
 import type { SqlClient } from '../src/sql/sql-client.ts'
-import { quoteIdent } from '../src/sql/quote.ts'
+import { quoteIdent, quoteLiteral } from '../src/sql/quote.ts'
+import { CHANGE_STATE, CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
 
 export interface StoreDigest {
   /** sha256 over every table's rows. */
@@ -20,6 +22,15 @@ async function openStore (url: string): Promise<SqlClient> {
   return openPostgres(url, 120_000)
 }
 
+/** Columns a server fills in the background whatever the requests: the change log's positions and head. */
+const BOOKKEEPING: Record<string, string[]> = { [CHANGE_TABLE]: ['pos'], [CHANGE_STATE]: ['head'] }
+
+/** Each row of `table` as text, without its bookkeeping columns. */
+function rowText (table: string): string {
+  const left = BOOKKEEPING[table]
+  return left === undefined ? 'r::text' : `(to_jsonb(r) - ARRAY[${left.map(quoteLiteral).join(', ')}])::text`
+}
+
 export async function digestStore (url: string): Promise<StoreDigest> {
   const client = await openStore(url)
   try {
@@ -27,7 +38,7 @@ export async function digestStore (url: string): Promise<StoreDigest> {
     const hash = createHash('sha256')
     const counts: Record<string, number> = {}
     for (const { t } of tables as Array<{ t: string }>) {
-      const [row] = await client.query(`SELECT count(*) AS n, md5(coalesce(string_agg(r::text, E'\\n' ORDER BY r::text), '')) AS d FROM ${quoteIdent(t)} r`)
+      const [row] = await client.query(`SELECT count(*) AS n, md5(coalesce(string_agg(x, E'\\n' ORDER BY x), '')) AS d FROM (SELECT ${rowText(t)} AS x FROM ${quoteIdent(t)} r) s`)
       counts[t] = Number(row.n)
       hash.update(`${t}:${row.n}:${row.d}\n`)
     }

@@ -2,11 +2,17 @@
 // what it must and allows credentials only in login replies; generated JSON
 // keeps "__proto__" keys, raw number tokens and deep nesting that
 // JSON.stringify cannot write; the restart judge counts /ready from the moment PostgreSQL has
-// stopped, not from the moment it was asked to.
+// stopped, not from the moment it was asked to; the store digest ignores only the change log's numbering.
 import t from 'tap'
 import { createSecretScanner } from '../reliability/secret-scanner.ts'
 import { deeplyNested, obj, RawJson, toJsonText } from '../reliability/fuzz/json-text.ts'
 import { judgeRestart, type ReadySample } from '../reliability/scenarios/restart.ts'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { digestStore } from '../reliability/digest.ts'
+import { openPglite } from '../src/engines/pglite-client.ts'
+import { CHANGE_LOG_DDL, CHANGE_STATE, CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
 
 const reply = (body: string, headers = {}): { status: number, headers: Record<string, string>, body: string, ms: number } => ({ status: 200, headers, body, ms: 1 })
 const HASH = '$2b$10$' + 'a'.repeat(53)
@@ -64,4 +70,24 @@ t.test('restart judge: /ready must say not ready once PostgreSQL has stopped', a
   t.match(readyCheck(ready(3000)), { ok: false, value: '23/24 not ready while down' }, 'ready although stopped')
   const late = ready().map(r => r.at === 7200 ? { ...r, ms: 400, status: 200 } : r)
   t.match(readyCheck(late), { ok: true, value: '23/23 not ready while down' }, 'a probe still waiting when the start was asked may find the database back')
+})
+
+t.test('the store digest sees a changed document, not the change log being numbered', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'quire-digest-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const write = async (statements: string[]): Promise<void> => {
+    const client = await openPglite(dir)
+    try { for (const sql of statements) await client.exec(sql) } finally { await client.close() }
+  }
+  await write([CHANGE_LOG_DDL, 'CREATE TABLE q_items (_id text PRIMARY KEY, doc jsonb NOT NULL)',
+    `INSERT INTO q_items VALUES ('a', '{"n": 1}')`, `INSERT INTO ${CHANGE_TABLE} (model, op, doc_id) VALUES ('items', 'put', 'a')`])
+  const before = await digestStore(`pglite://${dir}`)
+  await write([`UPDATE ${CHANGE_TABLE} SET pos = 1`, `UPDATE ${CHANGE_STATE} SET head = 1`])
+  t.equal((await digestStore(`pglite://${dir}`)).digest, before.digest, 'numbering captured changes is the server\'s bookkeeping')
+  await write([`UPDATE ${CHANGE_TABLE} SET doc_id = 'b'`])
+  t.not((await digestStore(`pglite://${dir}`)).digest, before.digest, 'a changed captured change is a change')
+  await write(['UPDATE q_items SET doc = \'{"n": 2}\''])
+  const changed = await digestStore(`pglite://${dir}`)
+  t.not(changed.digest, before.digest, 'so is a changed document')
+  t.same(changed.counts, { q_items: 1, [CHANGE_TABLE]: 1, [CHANGE_STATE]: 1 })
 })
