@@ -19,8 +19,8 @@ export interface CompiledSql {
   text: string
   values: SqlValue[]
   planForValues?: boolean
-  /** A cheaper statement to run first (src/sql/prefix-walk.ts): when it returns `limit` rows, they are the page. */
-  firstTry?: { text: string, values: SqlValue[] }
+  /** A cheaper statement (same values) to run first (src/sql/prefix-walk.ts): when it returns `limit` rows, they are the page. */
+  firstTry?: string
 }
 
 /** WHERE condition for `filter` on alias `t`; a string `_id` goes to the primary key column instead. */
@@ -117,7 +117,7 @@ export function compileFind (model: Model, query: FindQuery, options: FindOption
     const walk = params.planForValues && score === undefined && options.afterId === undefined && clause.startsWith('ORDER BY')
       ? prefixWalkSource(table, where, order, query)
       : undefined
-    const firstTry = walk === undefined ? undefined : { text: pageFrom(walk), values: params.values }
+    const firstTry = walk === undefined ? undefined : pageFrom(walk)
     return { text: page, values: params.values, planForValues: params.planForValues, firstTry }
   }
   const text = `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${where}) c ` +

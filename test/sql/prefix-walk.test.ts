@@ -64,7 +64,7 @@ for (const engine of ENGINES) {
 
     const find = pageQuery({ _deleted: false, shmack: '3' }, 0)
     t.ok(find.planForValues && find.firstTry, 'the filter is planned for its value, with a walk to try first')
-    const [row] = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${find.firstTry!.text}`, find.firstTry!.values)
+    const [row] = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${find.firstTry!}`, find.values)
     const plan = row['QUERY PLAN'] as Array<{ Plan: PlanNode, 'Actual Rows'?: number }> | string
     const root = (typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan as PlanNode & { 'Actual Rows': number }
     t.equal(root['Actual Rows'], 10, 'a value 1 in 20 documents hold: the walk finds the whole page')
