@@ -10,6 +10,7 @@ import { hiddenFields } from '../permissions/field-policy.ts'
 import { quoteIdent } from '../sql/quote.ts'
 import { withoutKeys } from '../sql/compile-projection.ts'
 import { tableName } from '../sql/schema-ddl.ts'
+import { coveredFields } from '../sql/covering-columns.ts'
 
 /** A model's rows as a pipeline stage sees them: hidden fields removed. */
 function strippedRows (model: Model): string {
@@ -29,6 +30,7 @@ export function pipelineContextFor (model: Model, plan: Authorized<PipelinePlan>
       if (!source) throw new Error(`$lookup into ${name} was not authorized`)
       return { table: strippedRows(source.model), filter: source.filter }
     },
-    kindOf: fieldKindLookup(model)
+    kindOf: fieldKindLookup(model),
+    coveredFields: coveredFields(model)
   }
 }

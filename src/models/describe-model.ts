@@ -3,7 +3,7 @@
 // indexes, full-text fields and method names); one model is described path by path as
 // Mongoose's schema.paths are ({path, instance, options, isRequired, ...}), which JXP
 // front ends read. Password fields show their type, never a default value.
-import type { FieldSpec, Model } from './model-definition.ts'
+import type { FieldSpec, Model, ModelIndex } from './model-definition.ts'
 
 export interface ModelEntry {
   model: string
@@ -15,7 +15,7 @@ export interface ModelEntry {
   fields: Record<string, FieldSpec>
   required: string[]
   links: Array<{ field: string, as: string, model: string, many: boolean }>
-  indexes: Array<{ fields: string[], unique: boolean }>
+  indexes: ModelIndex[]
   fulltext: string[]
   methods: Array<{ name: string, letter: string, description?: string }>
 }

@@ -7,6 +7,16 @@ const SYSTEM_KINDS: Record<string, FieldKind> = {
   _id: 'string', id: 'string', _deleted: 'boolean', _owner_id: 'string', createdAt: 'date', updatedAt: 'date', __v: 'integer'
 }
 
+/** Kinds whose values have one scalar SQL form: the ones a covering index can hold (src/sql/covering-columns.ts). */
+export const COVERABLE_KINDS: ReadonlySet<FieldKind> = new Set(['string', 'date', 'number', 'integer', 'boolean'])
+
+/** Why a path cannot be in a covering index, or undefined when it can. */
+export function uncoverableReason (model: Model, path: string): string | undefined {
+  if (model.passwordFields.includes(path)) return 'is a password field'
+  const kind = fieldKindLookup(model)(path)
+  return kind !== undefined && COVERABLE_KINDS.has(kind) ? undefined : 'is not a declared string, date, number, integer or boolean field'
+}
+
 function kindOfSpec (spec: FieldSpec): FieldKind {
   switch (spec.type) {
     case 'password': case 'id': return 'string'

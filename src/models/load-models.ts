@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import { ModelFileSchema, SYSTEM_FIELDS, type FieldSpec, type Model, type ModelFile } from './model-definition.ts'
-import { fieldSpecAt } from './field-kinds.ts'
+import { fieldSpecAt, uncoverableReason } from './field-kinds.ts'
 
 const LINK_SUFFIX = /_ids?$/
 
@@ -43,7 +43,7 @@ export function resolveModel (file: ModelFile): Model {
     fields: file.fields,
     required: file.required ?? [],
     additionalFields: file.additionalFields ?? false,
-    indexes: (file.indexes ?? []).map(i => ({ fields: i.fields, unique: i.unique ?? false })),
+    indexes: (file.indexes ?? []).map(i => ({ fields: i.fields, unique: i.unique ?? false, ...(i.include && { include: i.include }) })),
     fulltext: file.fulltext && { fields: file.fulltext.fields, language: file.fulltext.language ?? 'english' },
     perms: file.perms ?? {},
     passwordFields: Object.entries(file.fields).filter(([, s]) => s.type === 'password').map(([n]) => n),
@@ -55,6 +55,12 @@ export function resolveModel (file: ModelFile): Model {
   for (const r of draft.required) if (!file.fields[r]) problems.push(`required field ${r} is not defined`)
   for (const index of draft.indexes) {
     for (const f of index.fields) if (!fieldSpecAt(draft, f) && f !== '_owner_id' && f !== 'createdAt' && f !== 'updatedAt') problems.push(`index field ${f} is not defined`)
+  }
+  for (const index of draft.indexes.filter(i => i.include !== undefined)) {
+    for (const f of [...index.fields, ...index.include ?? []]) {
+      const reason = uncoverableReason(draft, f)
+      if (reason !== undefined) problems.push(`covering index field ${f} ${reason}`)
+    }
   }
   for (const f of draft.fulltext?.fields ?? []) {
     if (fieldSpecAt(draft, f)?.type !== 'string') problems.push(`full-text field ${f} must be a string field`)

@@ -51,7 +51,9 @@ export const ModelFileSchema = Type.Object({
   additionalFields: Type.Optional(Type.Boolean()),
   indexes: Type.Optional(Type.Array(Type.Object({
     fields: Type.Array(Type.String(), { minItems: 1, maxItems: 8 }),
-    unique: Type.Optional(Type.Boolean())
+    unique: Type.Optional(Type.Boolean()),
+    /** Fields an aggregation over this index's matches reads: kept with it in a covering index (SQL engines). */
+    include: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 16 }))
   }, { additionalProperties: false }))),
   fulltext: Type.Optional(Type.Object({
     fields: Type.Array(Type.String(), { minItems: 1 }),
@@ -62,6 +64,9 @@ export const ModelFileSchema = Type.Object({
 
 export type ModelFile = Static<typeof ModelFileSchema>
 
+/** A declared index; `include`: fields a covering index keeps with it (src/sql/covering-columns.ts). */
+export interface ModelIndex { fields: string[], unique: boolean, include?: string[] }
+
 /** A loaded, checked model. */
 export interface Model {
   name: string
@@ -70,7 +75,7 @@ export interface Model {
   fields: Record<string, FieldSpec>
   required: string[]
   additionalFields: boolean
-  indexes: Array<{ fields: string[], unique: boolean }>
+  indexes: ModelIndex[]
   fulltext?: { fields: string[], language: string }
   perms: Record<string, string>
   /** Top-level fields holding bcrypt hashes: never returned. */

@@ -20,16 +20,21 @@ function extreme (desc: boolean): Accumulator {
     `FILTER (WHERE jsonb_typeof(${v}) <> 'null'))[1], ${JSON_NULL})`
 }
 
+/** $sum and $avg over float8 SQL (numbers; NULL for any other value, which they skip). */
+export const sumOfFloats = (f: string): string => `to_jsonb(COALESCE(sum(${f}), 0::float8))`
+export const avgOfFloats = (f: string): string => `COALESCE(to_jsonb(avg(${f})), ${JSON_NULL})`
+export const COUNT_ALL = 'to_jsonb(count(*))'
+
 const ACCUMULATORS: Record<string, Accumulator> = {
-  $sum: v => `to_jsonb(COALESCE(sum(${floatOf(v)}), 0::float8))`,
-  $avg: v => `COALESCE(to_jsonb(avg(${floatOf(v)})), ${JSON_NULL})`,
+  $sum: v => sumOfFloats(floatOf(v)),
+  $avg: v => avgOfFloats(floatOf(v)),
   $min: extreme(false),
   $max: extreme(true),
   $first: (v, ord) => `COALESCE((array_agg(${v}${orderedBy(ord)}))[1], ${JSON_NULL})`,
   $last: (v, ord) => `COALESCE((array_agg(${v}${orderedBy(ord, true)}))[1], ${JSON_NULL})`,
   $push: (v, ord) => `COALESCE(jsonb_agg(${v}${orderedBy(ord)}) FILTER (WHERE ${v} IS NOT NULL), '[]'::jsonb)`,
   $addToSet: v => `COALESCE(jsonb_agg(DISTINCT ${v}) FILTER (WHERE ${v} IS NOT NULL), '[]'::jsonb)`,
-  $count: () => 'to_jsonb(count(*))'
+  $count: () => COUNT_ALL
 }
 
 /** The operator and argument of one accumulator field ({ total: { $sum: "$n" } }). */
@@ -73,5 +78,5 @@ export function compileGroup (spec: unknown, rel: Rel, st: CompileState): Rel {
 export function compileCount (spec: unknown, rel: Rel, st: CompileState): Rel {
   if (typeof spec !== 'string' || spec.length === 0) throw new QuireError('INVALID_QUERY', '$count needs a field name')
   const s = freshName(st, 's')
-  return { sql: `SELECT ${jsonObject([[checkFieldName(spec), 'to_jsonb(count(*))']])} AS doc FROM (${rel.sql}) ${s} HAVING count(*) > 0`, ordered: false }
+  return { sql: `SELECT ${jsonObject([[checkFieldName(spec), COUNT_ALL]])} AS doc FROM (${rel.sql}) ${s} HAVING count(*) > 0`, ordered: false }
 }

@@ -8,6 +8,8 @@ import { withoutKeys } from './compile-projection.ts'
 import { SqlParams, type SqlValue } from './sql-params.ts'
 import { freshName, type CompileState, type PipelineContext, type Rel } from './pipeline-state.ts'
 import { compileCount, compileGroup } from './compile-group.ts'
+import { compileCoveredGroup, planCoveredGroup } from './compile-covered-group.ts'
+import { readFromColumns } from './covering-columns.ts'
 import { compileFacet, compileLookup } from './compile-lookup.ts'
 import {
   compileAddFieldsStage, compileLimit, compileMatch, compileMatchCondition, compileProjectStage, compileReplaceRoot,
@@ -70,6 +72,20 @@ function compileStages (stages: unknown[], rel: Rel, st: CompileState): Rel {
 }
 
 /**
+ * The leading $group over the covering index's columns (src/sql/compile-covered-group.ts), or
+ * undefined when the filters or the $group read anything its columns do not hold.
+ */
+function coveredGroupSource (stages: unknown[], leading: number, where: string, t: string, st: CompileState): Rel | undefined {
+  const fields = st.ctx.coveredFields
+  const group = (stages[leading] as { $group?: unknown } | undefined)?.$group
+  if (fields === undefined || fields.size === 0 || group === undefined) return undefined
+  const plan = planCoveredGroup(group, fields)
+  if (plan === undefined) return undefined
+  const columnWhere = readFromColumns(where, `${t}.doc`, t, fields)
+  return columnWhere === undefined ? undefined : compileCoveredGroup(plan, { table: st.ctx.sourceTable, alias: t, where: columnWhere }, st.params)
+}
+
+/**
  * The statement for a checked pipeline. It returns one row per output document, with one
  * jsonb column `doc`, in the pipeline's order when it sorts.
  */
@@ -79,9 +95,12 @@ export function compilePipeline (stages: unknown[], ctx: PipelineContext): { tex
   const leading = countLeadingMatches(stages)
   const filters = [ctx.baseFilter, ...stages.slice(0, leading).map(stage => (stage as { $match: Filter }).$match)]
     .filter(f => Object.keys(f).length > 0)
-  const where = filters.length === 0 ? '' : ` WHERE ${filters.map(f => compileMatchCondition(f, { st, doc: `${t}.doc` })).join(' AND ')}`
+  const where = filters.map(f => compileMatchCondition(f, { st, doc: `${t}.doc` })).join(' AND ')
+  const covered = coveredGroupSource(stages, leading, where, t, st)
   const doc = ctx.hiddenFields.length === 0 ? `${t}.doc` : `${withoutKeys(`${t}.doc`, ctx.hiddenFields)} AS doc`
-  const rel = compileStages(stages.slice(leading), { sql: `SELECT ${doc} FROM ${ctx.sourceTable} ${t}${where}`, ordered: false }, st)
+  const rel = covered !== undefined
+    ? compileStages(stages.slice(leading + 1), covered, { ...st, kindOf: undefined })
+    : compileStages(stages.slice(leading), { sql: `SELECT ${doc} FROM ${ctx.sourceTable} ${t}${where === '' ? '' : ` WHERE ${where}`}`, ordered: false }, st)
   if (!rel.ordered) return { text: rel.sql, values: st.params.values }
   const o = freshName(st, 'o')
   return { text: `SELECT ${o}.doc FROM (${rel.sql}) ${o} ORDER BY ${o}.ord`, values: st.params.values }

@@ -2,6 +2,7 @@
 // stage produces, the per-statement compile state and the expression scope.
 import type { FieldKindLookup, Filter } from '../query/types.ts'
 import type { SqlParams } from './sql-params.ts'
+import type { CoveredField } from './covering-columns.ts'
 
 export interface PipelineContext {
   /** SQL table of the source model: its stored rows, which the leading $match stages filter. */
@@ -14,6 +15,8 @@ export interface PipelineContext {
   lookup: (model: string) => { table: string, filter: Filter }
   /** Declared field kinds of the source model. */
   kindOf?: FieldKindLookup
+  /** Fields of the source model its covering indexes hold (src/sql/covering-columns.ts). */
+  coveredFields?: ReadonlyMap<string, CoveredField>
 }
 
 /**

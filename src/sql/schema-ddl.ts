@@ -1,19 +1,16 @@
 // DDL for a model: its table, its indexes and its full-text column. Names are
 // derived from a hash of each definition, so a changed definition gets a new
 // index and the stale one is dropped: syncing is idempotent on every start.
-import { createHash } from 'node:crypto'
 import type { Model } from '../models/model-definition.ts'
 import { fieldKindLookup } from '../models/field-kinds.ts'
 import { indexExpression } from './compile-filter.ts'
 import { quoteIdent, quoteLiteral, jsonPathExpr } from './quote.ts'
+import { shortHash } from './short-hash.ts'
+import { coveringIndexBodies } from './covering-columns.ts'
 
 const INDEX_PREFIX = 'qx_'
 const STATISTICS_PREFIX = 'qs_'
 
-/** A short, stable digest of a definition: a changed definition gets a new one. */
-export function shortHash (text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 10)
-}
 
 /** `prefix` + the model's name + a hash of the definition: a changed definition gets a new name. */
 function definitionName (prefix: string, model: Model, definition: string): string {
@@ -27,8 +24,8 @@ export function tableName (model: Model | string): string {
 export interface IndexDefinition { name: string, sql: string }
 
 /**
- * The indexes a model wants, each with a name unique to its definition: the declared ones, the
- * full-text index, and one GIN index (jsonb_path_ops) over the whole document, which serves
+ * The indexes a model wants, each with a name unique to its definition: the declared ones, a
+ * covering index for each declared one with `include` (src/sql/covering-columns.ts), the full-text index, and one GIN index (jsonb_path_ops) over the whole document, which serves
  * equality on every field without an index of its own (src/sql/containment.ts). A non-unique index ends
  * with `_id`, the tiebreaker of every sort: with its fields fixed by equality, the index then
  * yields rows in page order, so a filtered list stops after `limit` rows instead of sorting every
@@ -44,6 +41,7 @@ export function indexDefinitions (model: Model): IndexDefinition[] {
     const body = `${unique}INDEX %NAME% ON ${quoteIdent(table)} (${columns})`
     return { body, name: definitionName(INDEX_PREFIX, model, body) }
   })
+  for (const body of coveringIndexBodies(model, table)) defs.push({ body, name: definitionName(INDEX_PREFIX, model, body) })
   const fts = fulltextColumn(model)
   if (fts) {
     const body = `INDEX %NAME% ON ${quoteIdent(table)} USING gin (${quoteIdent(fts.name)})`

@@ -7,7 +7,8 @@ import type { Model } from '../models/model-definition.ts'
 import type { SqlClient } from './sql-client.ts'
 import { CHANGE_LOG_DDL, captureTriggerSql } from './change-capture-ddl.ts'
 import { quoteIdent, quoteLiteral } from './quote.ts'
-import { shortHash, tableName } from './schema-ddl.ts'
+import { tableName } from './schema-ddl.ts'
+import { shortHash } from './short-hash.ts'
 
 const LOG_VERSION = shortHash(CHANGE_LOG_DDL)
 

@@ -1,4 +1,4 @@
-// Brings one model's table, full-text column and indexes in line with its
+// Brings one model's table, generated columns (full-text, covering) and indexes in line with its
 // definition: creates what is missing, drops what is stale, logs what it builds.
 // Tables also get the planner statistics that every list's soft-delete filter relies on.
 import type { Model } from '../models/model-definition.ts'
@@ -6,22 +6,29 @@ import type { SqlClient } from './sql-client.ts'
 import { TABLE_STORAGE, createTableSql, deletedStatistics, fulltextColumn, indexDefinitions, tableName } from './schema-ddl.ts'
 import { quoteIdent } from './quote.ts'
 import { withBuildProgress } from './index-build-progress.ts'
+import { COVERING_PREFIX, coveringColumns, type GeneratedColumn } from './covering-columns.ts'
 
-async function syncFulltextColumn (tx: SqlClient, model: Model, log: (msg: string) => void, monitor?: SqlClient): Promise<void> {
-  const table = tableName(model)
-  const wanted = fulltextColumn(model)
+/** The generated columns a model wants: its full-text column and its covering indexes' columns. */
+function wantedColumns (model: Model): GeneratedColumn[] {
+  const fts = fulltextColumn(model)
+  return [...(fts ? [{ name: fts.name, sql: fts.sql }] : []), ...coveringColumns(model)]
+}
+
+/** Drops stale generated columns and adds missing ones, all in one statement each (adding rewrites the table once). */
+async function syncGeneratedColumns (tx: SqlClient, model: Model, log: (msg: string) => void, monitor?: SqlClient): Promise<void> {
+  const table = quoteIdent(tableName(model))
+  const wanted = wantedColumns(model)
   const rows = await tx.query(
-    "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name LIKE 'fts\\_%'",
-    [table])
-  for (const { name } of rows as Array<{ name: string }>) {
-    if (name !== wanted?.name) await tx.exec(`ALTER TABLE ${quoteIdent(table)} DROP COLUMN ${quoteIdent(name)}`)
-  }
-  if (wanted && !rows.some(r => r.name === wanted.name)) {
-    const label = `building full-text column ${wanted.name} on ${table}`
-    log(label)
-    await withBuildProgress(monitor, quoteIdent(table), label, log,
-      () => tx.exec(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(wanted.name)} ${wanted.sql}`))
-  }
+    "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND (column_name LIKE 'fts\\_%' OR column_name LIKE $2)",
+    [tableName(model), `${COVERING_PREFIX.replace('_', '\\_')}%`]) as Array<{ name: string }>
+  const stale = rows.filter(row => !wanted.some(column => column.name === row.name))
+  if (stale.length > 0) await tx.exec(`ALTER TABLE ${table} ${stale.map(row => `DROP COLUMN ${quoteIdent(row.name)}`).join(', ')}`)
+  const missing = wanted.filter(column => !rows.some(row => row.name === column.name))
+  if (missing.length === 0) return
+  const label = `building generated column${missing.length > 1 ? 's' : ''} ${missing.map(c => c.name).join(', ')} on ${tableName(model)}`
+  log(label)
+  await withBuildProgress(monitor, table, label, log,
+    () => tx.exec(`ALTER TABLE ${table} ${missing.map(column => `ADD COLUMN ${quoteIdent(column.name)} ${column.sql}`).join(', ')}`))
 }
 
 async function syncIndexes (tx: SqlClient, model: Model, log: (msg: string) => void, monitor?: SqlClient): Promise<void> {
@@ -73,7 +80,7 @@ async function syncStorageParameters (tx: SqlClient, model: Model): Promise<void
 export async function syncModelSchema (tx: SqlClient, model: Model, log: (msg: string) => void, monitor?: SqlClient): Promise<void> {
   await tx.exec(createTableSql(model))
   await syncStorageParameters(tx, model)
-  await syncFulltextColumn(tx, model, log, monitor)
+  await syncGeneratedColumns(tx, model, log, monitor)
   await syncIndexes(tx, model, log, monitor)
   await syncStatistics(tx, model, log)
 }
