@@ -5,22 +5,38 @@ import { Worker } from 'node:worker_threads'
 import postgres from 'postgres'
 import type { FieldKind } from '../../src/query/types.ts'
 import { startPgCluster } from '../../src/sql/pg-cluster.ts'
+import { coveredFields, coveringColumns } from '../../src/sql/covering-columns.ts'
+import { parseModelFile } from '../../src/models/load-models.ts'
+import { quoteIdent } from '../../src/sql/quote.ts'
 import type { SqlValue } from '../../src/sql/sql-params.ts'
 import { compileItemsPipeline, createMingoReference, createRng, itemsContext, makeItems, makeOwners, resultKey, type Doc } from './pipeline-fixtures.ts'
-import { createPipelineGenerator, type GeneratedPipeline } from './pipeline-generator.ts'
+import { createCoveredGroupGenerator, createPipelineGenerator, type GeneratedPipeline } from './pipeline-generator.ts'
 
 const PIPELINES = 500
+/** Pipelines of the shape covering indexes answer, generated after the others. */
+const COVERED_SHAPES = 80
 const rng = createRng(20240601)
 const owners = makeOwners(rng, 40)
 const items = makeItems(rng, 1000, owners)
 const generate = createPipelineGenerator(rng)
 const runMingo = createMingoReference(items, owners)
-const cases: GeneratedPipeline[] = Array.from({ length: PIPELINES }, () => generate())
+const generateCovered = createCoveredGroupGenerator(rng)
+const cases: GeneratedPipeline[] = [...Array.from({ length: PIPELINES }, () => generate()), ...Array.from({ length: COVERED_SHAPES }, () => generateCovered())]
 
 const KINDS: Record<string, FieldKind> = { _id: 'string', _deleted: 'boolean', i: 'integer', f: 'number', name: 'string', nested: 'object' }
 const ctx = itemsContext({ _deleted: false }, path => KINDS[path])
 
-const SETUP = ['items', 'owners'].map(m => `CREATE TABLE q_${m} (_id text PRIMARY KEY, doc jsonb NOT NULL)`)
+/** The same items with a covering index (src/sql/covering-columns.ts): pipelines it answers are compared too. */
+const COVERED_ITEMS = parseModelFile(JSON.stringify({
+  name: 'items',
+  fields: { i: { type: 'integer' }, f: { type: 'number' }, name: { type: 'string' }, cat: { type: 'string' }, s: { type: 'string' }, b: { type: 'boolean' }, d: { type: 'date' } },
+  additionalFields: true,
+  indexes: [{ fields: ['i'], include: ['f', 'name', 'cat', 's', 'b', 'd', '_owner_id', 'createdAt'] }]
+}), 'items.json')
+const coveredCtx = { ...ctx, coveredFields: coveredFields(COVERED_ITEMS) }
+const coveringColumnsSql = `ALTER TABLE q_items ${coveringColumns(COVERED_ITEMS).map(c => `ADD COLUMN ${quoteIdent(c.name)} ${c.sql}`).join(', ')}`
+
+const SETUP = [...['items', 'owners'].map(m => `CREATE TABLE q_${m} (_id text PRIMARY KEY, doc jsonb NOT NULL)`), coveringColumnsSql]
 const insert = (model: string): string => `INSERT INTO q_${model} SELECT e->>'_id', e FROM jsonb_array_elements($1::text::jsonb) AS e`
 
 type Reply = { id: number, docs: string[], error?: undefined } | { id: number, error: string }
@@ -63,39 +79,44 @@ t.test('generated pipelines agree with mingo on PGlite and PostgreSQL', async t 
 
   let agree = 0
   let mingoErrors = 0
+  let coveredAgree = 0
   const failures: string[] = []
   for (const c of cases) {
-    const { text, values } = compileItemsPipeline(c.stages, ctx)
+    const general = compileItemsPipeline(c.stages, ctx)
+    const covered = compileItemsPipeline(c.stages, coveredCtx)
+    const statements = covered.text === general.text ? [general] : [general, covered]
     // both databases work on their own cores while mingo runs here
-    const server = sql.unsafe(text, values as never[]).execute()
-    const pglite = lite.query(text, values)
+    const runs = statements.map(({ text, values }) => [lite.query(text, values), sql.unsafe(text, values as never[]).execute()] as const)
     let expected: Doc[] | undefined
     try {
       expected = runMingo(c.stages, c.sampleSize)
     } catch {
       mingoErrors++
     }
-    let liteRows: Doc[], serverRows: Doc[]
-    try {
-      [liteRows, serverRows] = [await pglite, (await server).map(r => r.doc as Doc)]
-    } catch (err) {
-      failures.push(`${JSON.stringify(c.stages)}\n  SQL error: ${(err as Error).message}`)
-      continue
-    }
-    if (expected === undefined) continue
-    const expectedKey = resultKey(expected, c.ordered)
-    const same = c.sampleSize !== undefined
-      ? liteRows.length === expected.length && serverRows.length === expected.length
-      : resultKey(liteRows, c.ordered) === expectedKey &&
-        (JSON.stringify(serverRows) === JSON.stringify(liteRows) || resultKey(serverRows, c.ordered) === expectedKey)
-    if (same) agree++
-    else {
-      failures.push(`${JSON.stringify(c.stages)}\n  mingo:    ${JSON.stringify(expected).slice(0, 600)}\n  pglite:   ${JSON.stringify(liteRows).slice(0, 600)}\n  postgres: ${JSON.stringify(serverRows).slice(0, 600)}`)
+    for (const [i, [pglite, server]] of runs.entries()) {
+      let liteRows: Doc[], serverRows: Doc[]
+      try {
+        [liteRows, serverRows] = [await pglite, (await server).map(r => r.doc as Doc)]
+      } catch (err) {
+        failures.push(`${JSON.stringify(c.stages)}\n  SQL error: ${(err as Error).message}`)
+        continue
+      }
+      if (expected === undefined) continue
+      const expectedKey = resultKey(expected, c.ordered)
+      const same = c.sampleSize !== undefined
+        ? liteRows.length === expected.length && serverRows.length === expected.length
+        : resultKey(liteRows, c.ordered) === expectedKey &&
+          (JSON.stringify(serverRows) === JSON.stringify(liteRows) || resultKey(serverRows, c.ordered) === expectedKey)
+      if (same) i === 0 ? agree++ : coveredAgree++
+      else {
+        failures.push(`${i === 0 ? '' : '(covered) '}${JSON.stringify(c.stages)}\n  mingo:    ${JSON.stringify(expected).slice(0, 600)}\n  pglite:   ${JSON.stringify(liteRows).slice(0, 600)}\n  postgres: ${JSON.stringify(serverRows).slice(0, 600)}`)
+      }
     }
   }
   const compared = cases.length - mingoErrors
   t.comment(`pipeline differential: ${agree}/${compared} agree on pglite and postgres ` +
-    `(${mingoErrors} of ${cases.length} skipped: mingo raised an error)`)
+    `(${mingoErrors} of ${cases.length} skipped: mingo raised an error); ${coveredAgree} answered from covering columns agree too`)
+  t.ok(coveredAgree >= COVERED_SHAPES / 4, 'pipelines answered from covering columns are compared too')
   for (const failure of failures.slice(0, 5)) t.comment(failure)
   t.equal(failures.length, 0, 'every statement runs on both databases and agrees with mingo')
   t.equal(agree, compared, 'every compared pipeline agrees with mingo on both databases')

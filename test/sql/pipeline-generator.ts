@@ -291,3 +291,35 @@ export function createPipelineGenerator (rng: Rng) {
     return generated
   }
 }
+
+/**
+ * Pipelines of the shape a covering index answers (src/sql/compile-covered-group.ts): filters on
+ * scalar fields, then a $group by one of them (or null) with $sum, $avg and $count, sometimes a
+ * stage after it; mixed-kind fields (`n`) now and then, which the columns must not answer.
+ */
+export function createCoveredGroupGenerator (rng: Rng): () => GeneratedPipeline {
+  const filters: Array<() => object> = [
+    () => ({ cat: rng.pick(CATEGORIES) }),
+    () => ({ cat: { $in: [rng.pick(CATEGORIES), rng.pick(CATEGORIES)] } }),
+    () => ({ i: { [rng.pick(COMPARISONS)]: rng.int(0, 9) } }),
+    () => ({ b: rng.chance(0.5) }),
+    () => ({ d: { $gte: `202${rng.int(0, 5)}-06-01T00:00:00.000Z` } }),
+    () => ({ f: { $lt: rng.int(-50, 50) } }),
+    () => ({ s: rng.chance(0.2) ? null : rng.pick(WORDS) }),
+    () => ({ n: { $gt: 0 } })
+  ]
+  const keys = [null, '$cat', '$i', '$b', '$s', '$d', '$name', '$n']
+  const accumulators: Array<() => object> = [
+    () => ({ $sum: rng.pick([1, 2.5, '$i', '$f', '$n']) }),
+    () => ({ $avg: rng.pick(['$i', '$f', 3, '$n']) }),
+    () => ({ $count: {} })
+  ]
+  return () => {
+    const stages: object[] = Array.from({ length: rng.int(0, 2) }, () => ({ $match: rng.pick(filters)() }))
+    const group: Record<string, unknown> = { _id: rng.pick(keys) }
+    for (let k = rng.int(1, 3); k > 0; k--) group[`a${k}`] = rng.pick(accumulators)()
+    stages.push({ $group: group })
+    if (rng.chance(0.3)) stages.push({ $match: { a1: { $ne: null } } })
+    return { stages, ordered: false }
+  }
+}
