@@ -11,13 +11,13 @@ import { ENGINES, createTestApp } from './helpers/test-app.ts'
 type Json = Record<string, any>
 
 /** A lookahead is matched again at every position: seconds per 50,000-character value on both engines. */
-const SLOW_QUERY = { method: 'POST' as const, url: '/query/test', payload: { query: { 'yack.s': { $regex: '(?=a*x)' } } } }
+const SLOW_QUERY = { method: 'POST' as const, url: '/query/test', payload: { query: { fulltext: { $regex: '(?=a*x)' } } } }
 
-/** Stores `n` documents whose yack.s makes SLOW_QUERY take seconds each; returns their ids. */
+/** Stores `n` documents whose fulltext makes SLOW_QUERY take seconds each; returns their ids. */
 async function insertSlowDocs (t: Test, app: FastifyInstance, admin: string, n: number): Promise<string[]> {
   const ids: string[] = []
   for (let i = 0; i < n; i++) {
-    const res = await app.inject({ method: 'POST', url: '/api/test', headers: { authorization: admin }, payload: { foo: `slow${i}`, yack: { s: 'a'.repeat(50_000) } } })
+    const res = await app.inject({ method: 'POST', url: '/api/test', headers: { authorization: admin }, payload: { foo: `slow${i}`, fulltext: 'a'.repeat(50_000) } })
     t.equal(res.statusCode, 200, res.body.slice(0, 200))
     ids.push(res.json().data._id)
   }
@@ -132,7 +132,7 @@ t.test('simple reads keep flowing while expensive statements hold their slots on
 t.test('an expensive request that cannot get its turn in time is answered 503 with Retry-After on pglite', async t => {
   const { app, admin } = await createTestApp(t, 'pglite', { statementTimeoutMs: 1000, pgliteExpensiveTimeoutMs: 1000 })
   await insertSlowDocs(t, app, admin, 1)
-  const another = { ...SLOW_QUERY, payload: { query: { 'yack.s': { $regex: '(?=a*y)' } } } } // not shared with the first
+  const another = { ...SLOW_QUERY, payload: { query: { fulltext: { $regex: '(?=a*y)' } } } } // not shared with the first
   const [first, second] = await Promise.all([app.inject(SLOW_QUERY), sleep(100).then(() => app.inject(another))])
   t.match(first.json(), { code: 'QUERY_TIMEOUT' }, 'the first held the worker for its whole budget')
   t.equal(second.statusCode, 503)

@@ -10,11 +10,23 @@ const SYSTEM_KINDS: Record<string, FieldKind> = {
 /** Kinds whose values have one scalar SQL form: the ones a covering index can hold (src/sql/covering-columns.ts). */
 export const COVERABLE_KINDS: ReadonlySet<FieldKind> = new Set(['string', 'date', 'number', 'integer', 'boolean'])
 
+/**
+ * The longest string a covering index may include, in characters (maxLength), all included
+ * strings of one index together: a btree entry holds at most 2,704 bytes (4 per character at worst).
+ */
+export const MAX_INCLUDED_TEXT = 500
+
 /** Why a path cannot be in a covering index, or undefined when it can. */
 export function uncoverableReason (model: Model, path: string): string | undefined {
   if (model.passwordFields.includes(path)) return 'is a password field'
   const kind = fieldKindLookup(model)(path)
   return kind !== undefined && COVERABLE_KINDS.has(kind) ? undefined : 'is not a declared string, date, number, integer or boolean field'
+}
+
+/** The characters an included path may hold, when it is a string field of the model's own (system fields have a fixed size). */
+export function includedTextLength (model: Model, path: string): number | undefined {
+  const spec = fieldSpecAt(model, path)
+  return spec?.type === 'string' ? spec.maxLength ?? Infinity : undefined
 }
 
 function kindOfSpec (spec: FieldSpec): FieldKind {

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import { ModelFileSchema, SYSTEM_FIELDS, type FieldSpec, type Model, type ModelFile } from './model-definition.ts'
-import { fieldSpecAt, uncoverableReason } from './field-kinds.ts'
+import { MAX_INCLUDED_TEXT, fieldSpecAt, includedTextLength, uncoverableReason } from './field-kinds.ts'
 
 const LINK_SUFFIX = /_ids?$/
 
@@ -60,6 +60,10 @@ export function resolveModel (file: ModelFile): Model {
     for (const f of [...index.fields, ...index.include ?? []]) {
       const reason = uncoverableReason(draft, f)
       if (reason !== undefined) problems.push(`covering index field ${f} ${reason}`)
+    }
+    const text = (index.include ?? []).map(f => [f, includedTextLength(draft, f)] as const).filter(([, n]) => n !== undefined)
+    if (text.reduce((sum, [, n]) => sum + (n ?? 0), 0) > MAX_INCLUDED_TEXT) {
+      problems.push(`the string fields a covering index includes (${text.map(([f]) => f).join(', ')}) need a maxLength, ${MAX_INCLUDED_TEXT} characters at most together (an index entry holds about 2.7 KB)`)
     }
   }
   for (const f of draft.fulltext?.fields ?? []) {

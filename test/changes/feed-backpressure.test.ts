@@ -25,7 +25,7 @@ for (const engine of ENGINES) {
 
     let peak = 0
     const sampler = setInterval(() => { peak = Math.max(peak, app.changes.stats().largestQueuedBytes) }, 5)
-    for (let i = 0; i < WRITES; i++) await send(app, admin, 'POST', '/api/test', { foo: `doc${i}`, yack: { s: PAYLOAD } })
+    for (let i = 0; i < WRITES; i++) await send(app, admin, 'POST', '/api/test', { foo: `doc${i}`, shmack: [PAYLOAD] })
     const fastEvents = await fast.waitFor(1 + WRITES, 60_000)
     for (let waited = 0; app.changes.stats().streams > 1 && waited < 30_000; waited += 50) await new Promise(resolve => setTimeout(resolve, 50))
     clearInterval(sampler)

@@ -22,7 +22,8 @@ const FIELDS = {
   flag: { type: 'boolean' },
   day: { type: 'date' },
   tags: { type: 'array', items: { type: 'string' } },
-  obj: { type: 'object', properties: { s: { type: 'string' }, v: { type: 'number' } } },
+  obj: { type: 'object', properties: { s: { type: 'string', maxLength: 20 }, v: { type: 'number' } } },
+  long: { type: 'string' },
   secret: { type: 'password' }
 }
 const INCLUDE = ['obj.s', 'obj.v', 'n', 'i', 'flag', 'day', '_owner_id']
@@ -158,9 +159,11 @@ for (const engine of ENGINES) {
   })
 }
 
-t.test('include takes only declared scalar fields, never passwords', async t => {
+t.test('include takes only declared scalar fields, never passwords, and strings of a bounded length', async t => {
   t.throws(() => modelOf('bad', { fields: ['cat'], include: ['tags'] }), /covering index field tags is not a declared string, date, number, integer or boolean field/)
   t.throws(() => modelOf('bad', { fields: ['cat'], include: ['secret'] }), /covering index field secret is a password field/)
   t.throws(() => modelOf('bad', { fields: ['obj'], include: ['n'] }), /covering index field obj is not a declared/)
   t.throws(() => modelOf('bad', { fields: ['cat'], include: ['missing'] }), /covering index field missing is not a declared/)
+  t.throws(() => modelOf('bad', { fields: ['cat'], include: ['long', 'n'] }), /the string fields a covering index includes \(long\) need a maxLength, 500 characters at most together/)
+  t.ok(modelOf('good', { fields: ['long'], include: ['obj.s'] }), 'the index\'s own fields need none (its keys are indexed as before)')
 })

@@ -29,7 +29,7 @@ const ctx = itemsContext({ _deleted: false }, path => KINDS[path])
 /** The same items with a covering index (src/sql/covering-columns.ts): pipelines it answers are compared too. */
 const COVERED_ITEMS = parseModelFile(JSON.stringify({
   name: 'items',
-  fields: { i: { type: 'integer' }, f: { type: 'number' }, name: { type: 'string' }, cat: { type: 'string' }, s: { type: 'string' }, b: { type: 'boolean' }, d: { type: 'date' } },
+  fields: { i: { type: 'integer' }, f: { type: 'number' }, name: { type: 'string', maxLength: 40 }, cat: { type: 'string', maxLength: 40 }, s: { type: 'string', maxLength: 40 }, b: { type: 'boolean' }, d: { type: 'date' } },
   additionalFields: true,
   indexes: [{ fields: ['i'], include: ['f', 'name', 'cat', 's', 'b', 'd', '_owner_id', 'createdAt'] }]
 }), 'items.json')
