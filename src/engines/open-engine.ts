@@ -2,6 +2,7 @@
 import type { Engine } from './engine.ts'
 import { createSqlEngine } from './sql-engine.ts'
 import { openPglite, type PgliteOptions } from './pglite-client.ts'
+import { startPgliteHousekeeping } from './pglite-housekeeping.ts'
 import type { Config } from '../config.ts'
 import { openPostgres } from './postgres-client.ts'
 
@@ -26,7 +27,10 @@ export async function openEngine (url: string, options: EngineOptions): Promise<
   switch (scheme) {
     case 'pglite': {
       const path = url.slice('pglite://'.length)
-      return createSqlEngine(await openPglite(path === 'memory' ? undefined : path, pgliteOptions(options)), options.log)
+      const client = await openPglite(path === 'memory' ? undefined : path, pgliteOptions(options))
+      const engine = createSqlEngine(client, options.log)
+      const housekeeping = startPgliteHousekeeping(client, options.log ?? (() => {}))
+      return { ...engine, close: async () => { await housekeeping.stop(); await engine.close() } }
     }
     case 'postgres': case 'postgresql': {
       const limits = { poolSize: options.pgPoolSize, expensiveSlots: options.expensiveQuerySlots, expensiveSlotsPerClient: options.expensiveQuerySlotsPerClient }
