@@ -2,7 +2,8 @@
 // what it must and allows credentials only in login replies; generated JSON
 // keeps "__proto__" keys, raw number tokens and deep nesting that
 // JSON.stringify cannot write; the restart judge counts /ready from the moment PostgreSQL has
-// stopped, not from the moment it was asked to; the store digest ignores only the change log's numbering.
+// stopped, not from the moment it was asked to; the store digest ignores only the change log's numbering;
+// the malformed bodies the fuzz sends to /login carry no credentials (a Basic header logs in whatever the body).
 import t from 'tap'
 import { createSecretScanner } from '../reliability/secret-scanner.ts'
 import { deeplyNested, obj, RawJson, toJsonText } from '../reliability/fuzz/json-text.ts'
@@ -13,6 +14,10 @@ import { join } from 'node:path'
 import { digestStore } from '../reliability/digest.ts'
 import { openPglite } from '../src/engines/pglite-client.ts'
 import { CHANGE_LOG_DDL, CHANGE_STATE, CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
+import { createRequestGenerator } from '../reliability/fuzz/requests.ts'
+import { createChoice } from '../reliability/fuzz/random-choice.ts'
+import { drawPools } from '../reliability/fuzz/pools.ts'
+import { loadModels } from '../src/models/load-models.ts'
 
 const reply = (body: string, headers = {}): { status: number, headers: Record<string, string>, body: string, ms: number } => ({ status: 200, headers, body, ms: 1 })
 const HASH = '$2b$10$' + 'a'.repeat(53)
@@ -90,4 +95,13 @@ t.test('the store digest sees a changed document, not the change log being numbe
   const changed = await digestStore(`pglite://${dir}`)
   t.not(changed.digest, before.digest, 'so is a changed document')
   t.same(changed.counts, { q_items: 1, [CHANGE_TABLE]: 1, [CHANGE_STATE]: 1 })
+})
+
+t.test('the fuzz sends malformed login bodies without credentials: a valid Basic header would log in whatever the body', async t => {
+  const identity = (who: string): { email: string, password: string, apikey: string } => ({ email: `${who}@example.com`, password: `${who}-password`, apikey: `qak_${who}` })
+  const target = { models: [...loadModels(new URL('../models', import.meta.url).pathname).values()], ids: {}, identities: { admin: identity('admin'), user: identity('user') }, onPassword: () => {} }
+  const next = createRequestGenerator(createChoice(7, drawPools(7)), target, 'hostile')
+  const probes = Array.from({ length: 30_000 }, next).filter(r => r.path === '/login' && (r.family === 'bad-json' || r.family === 'content-type'))
+  t.ok(probes.length > 10, `${probes.length} malformed bodies sent to /login`)
+  t.same(probes.filter(r => ['authorization', 'apikey', 'x-api-key'].some(h => h in (r.headers ?? {}))), [], 'none with credentials')
 })
