@@ -2,6 +2,7 @@
 // (ratios against the baseline, the previous run's req/s) and bench/results/latest.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { ANONYMOUS_READS } from './scenarios.ts'
 
 export interface ResultRow {
   scenario: string
@@ -144,17 +145,22 @@ export function writeResults (run: Record<string, unknown>, file = 'latest.json'
 export const AUTH_GOAL = 0.9
 const AUTHENTICATED_READS: Array<[scenario: string, label: string]> = [['get-basic-auth', 'Basic'], ['get-api-key', 'API key'], ['get-bearer', 'bearer']]
 
-/** One line per engine that ran get-by-id and an authenticated read: each credential's req/s against the anonymous read's. */
+/**
+ * One line per engine that ran an anonymous and an authenticated read: each credential's req/s
+ * against the anonymous read's, measured just before them (get-anonymous), else get-by-id's.
+ */
 export function describeAuthCost (rows: ResultRow[]): string[] {
-  return rows.filter(r => r.scenario === 'get-by-id' && r.reqPerSec !== undefined).flatMap(anonymous => {
+  const measured = (scenario: string, engine: string): ResultRow | undefined => rows.find(r => r.scenario === scenario && r.engine === engine && r.reqPerSec !== undefined)
+  const engines = [...new Set(rows.map(r => r.engine))]
+  return engines.flatMap(engine => measured(ANONYMOUS_READS, engine) ?? measured('get-by-id', engine) ?? []).flatMap(anonymous => {
     const judged = AUTHENTICATED_READS.flatMap(([scenario, label]) => {
-      const read = rows.find(r => r.scenario === scenario && r.engine === anonymous.engine && r.reqPerSec !== undefined)
+      const read = measured(scenario, anonymous.engine)
       if (!read) return []
       const ratio = read.reqPerSec! / anonymous.reqPerSec!
       return [`${label} ${ratio.toFixed(2)} (${verdictOf(ratio, AUTH_GOAL, [read, anonymous])})`]
     })
     if (judged.length === 0) return []
-    return [`authenticated reads on ${anonymous.engine} against anonymous get-by-id (${anonymous.reqPerSec!.toFixed(0)} req/s; target >= ${AUTH_GOAL}): ${judged.join(', ')}`]
+    return [`authenticated reads on ${anonymous.engine} against anonymous ${anonymous.scenario} (${anonymous.reqPerSec!.toFixed(0)} req/s; target >= ${AUTH_GOAL}): ${judged.join(', ')}`]
   })
 }
 

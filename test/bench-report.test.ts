@@ -38,3 +38,10 @@ t.test('authenticated reads against the anonymous one, per engine', async t => {
     'authenticated reads on pglite against anonymous get-by-id (1000 req/s; target >= 0.9): API key 0.95 (not judged (errors))'
   ])
 })
+
+t.test('authenticated reads against the anonymous reads measured just before them, when the run has them', async t => {
+  const rows = [row('get-by-id', 'postgres', 9000), row('get-anonymous', 'postgres', 8000), row('get-basic-auth', 'postgres', 7400), row('get-api-key', 'postgres', 7000)]
+  t.same(describeAuthCost(rows), [
+    'authenticated reads on postgres against anonymous get-anonymous (8000 req/s; target >= 0.9): Basic 0.93 (met), API key 0.88 (NOT met)'
+  ])
+})
