@@ -22,7 +22,7 @@ const DUE = `SELECT s.relname AS name,
 FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
 WHERE s.schemaname = current_schema() ORDER BY s.relname`
 
-/** VACUUMs (and ANALYZEs) every table that is due, then ANALYZEs those only due for that; the tables tidied. */
+/** VACUUMs (with ANALYZE) each table due for it, ANALYZEs each due only for that; returns the tables tidied. */
 export async function tidyTables (client: SqlClient, log: (msg: string) => void = () => {}): Promise<string[]> {
   // PGlite's single backend keeps its table counters to itself until they are flushed.
   await client.query('SELECT pg_stat_force_next_flush()', [], { cost: 'simple' })

@@ -5,7 +5,7 @@
 // index-only scan) instead of every matching 1 KB document (src/sql/compile-covered-group.ts).
 // A column holds exactly the expression the compilers read the field with, so a statement may
 // name the column instead of the expression and mean the same value.
-import type { Model } from '../models/model-definition.ts'
+import type { Model, ModelIndex } from '../models/model-definition.ts'
 import type { FieldKind } from '../query/types.ts'
 import { COVERABLE_KINDS, fieldKindLookup } from '../models/field-kinds.ts'
 import { parseFieldPath } from '../validation/field-path.ts'
@@ -38,16 +38,22 @@ function comparedValue (doc: string, path: string, kind: FieldKind | undefined):
   return field && { expr: field.expr, jsonb: !field.isText }
 }
 
-/** The fields of one covering index: its own, the soft-delete flag, then the included ones. */
-function coveredPaths (index: Model['indexes'][number]): { keys: string[], included: string[] } {
-  return { keys: [...index.fields, '_deleted'], included: (index.include ?? []).filter(p => !index.fields.includes(p)) }
-}
+/** The key fields of a covering index: its own, then the soft-delete flag. */
+const keyPaths = (index: ModelIndex): string[] => [...index.fields, '_deleted']
+
+/** Every field a covering index holds: its keys, then the included ones. */
+const coveredPaths = (index: ModelIndex): string[] => [...keyPaths(index), ...index.include ?? []]
 
 function columnOf (expr: string): string {
   return `${COVERING_PREFIX}${shortHash(expr)}`
 }
 
-interface CoveringColumn extends GeneratedColumn { path: string, role: 'value' | 'float' }
+interface CoveringColumn extends GeneratedColumn {
+  path: string
+  role: 'value' | 'float'
+  /** Whether the column is jsonb (a value column of a number or boolean). */
+  jsonb: boolean
+}
 
 /** The generated columns of one field (its compared value, and its float8 value for numbers). */
 function fieldColumns (model: Model, path: string): CoveringColumn[] {
@@ -57,12 +63,13 @@ function fieldColumns (model: Model, path: string): CoveringColumn[] {
   const columns: CoveringColumn[] = [{
     path,
     role: 'value',
+    jsonb: compared.jsonb,
     name: columnOf(compared.expr),
     sql: `${compared.jsonb ? 'jsonb' : 'text COLLATE "C"'} GENERATED ALWAYS AS (${compared.expr}) STORED`
   }]
   if (kind === 'number' || kind === 'integer') {
     const float = floatOf(valueExpr('doc', parseFieldPath(path)))
-    columns.push({ path, role: 'float', name: columnOf(float), sql: `float8 GENERATED ALWAYS AS (${float}) STORED` })
+    columns.push({ path, role: 'float', jsonb: false, name: columnOf(float), sql: `float8 GENERATED ALWAYS AS (${float}) STORED` })
   }
   return columns
 }
@@ -71,12 +78,11 @@ function uniqueByName<T extends { name: string }> (items: T[]): T[] {
   return [...new Map(items.map(item => [item.name, item])).values()]
 }
 
+const coveringIndexes = (model: Model): ModelIndex[] => model.indexes.filter(index => index.include !== undefined)
+
 /** Every generated column the model's covering indexes need (none without `include`). */
 function coveringColumnList (model: Model): CoveringColumn[] {
-  const paths = model.indexes.filter(index => index.include !== undefined).flatMap(index => {
-    const { keys, included } = coveredPaths(index)
-    return [...keys, ...included]
-  })
+  const paths = coveringIndexes(model).flatMap(coveredPaths)
   return uniqueByName(paths.flatMap(path => fieldColumns(model, path)))
 }
 
@@ -95,7 +101,7 @@ export function coveredFields (model: Model): ReadonlyMap<string, CoveredField> 
   for (const column of coveringColumnList(model)) {
     const field = fields.get(column.path) ?? { value: '', jsonb: false, kind: kindOf(column.path) as FieldKind }
     if (column.role === 'float') field.float = column.name
-    else Object.assign(field, { value: column.name, jsonb: column.sql.startsWith('jsonb') })
+    else Object.assign(field, { value: column.name, jsonb: column.jsonb })
     fields.set(column.path, field)
   }
   coveredByModel.set(model, fields)
@@ -107,12 +113,10 @@ export function coveredFields (model: Model): ReadonlyMap<string, CoveredField> 
  * flag as keys, the included fields' columns (and float8 forms) as INCLUDE columns.
  */
 export function coveringIndexBodies (model: Model, table: string): string[] {
-  return model.indexes.filter(index => index.include !== undefined).map(index => {
-    const { keys, included } = coveredPaths(index)
-    const keyColumns = keys.flatMap(path => fieldColumns(model, path).filter(c => c.role === 'value'))
+  return coveringIndexes(model).map(index => {
+    const keyColumns = keyPaths(index).flatMap(path => fieldColumns(model, path).filter(c => c.role === 'value'))
     const keyNames = new Set(keyColumns.map(c => c.name))
-    const extra = uniqueByName([...keys.flatMap(path => fieldColumns(model, path).filter(c => c.role === 'float')), ...included.flatMap(path => fieldColumns(model, path))])
-      .filter(c => !keyNames.has(c.name))
+    const extra = uniqueByName(coveredPaths(index).flatMap(path => fieldColumns(model, path))).filter(c => !keyNames.has(c.name))
     const include = extra.length === 0 ? '' : ` INCLUDE (${extra.map(c => quoteIdent(c.name)).join(', ')})`
     return `INDEX %NAME% ON ${quoteIdent(table)} (${keyColumns.map(c => quoteIdent(c.name)).join(', ')})${include}`
   })
