@@ -18,6 +18,7 @@ import { compilePipeline } from '../sql/compile-pipeline.ts'
 import { pipelineContextFor } from './pipeline-context.ts'
 import { QuireError } from '../errors.ts'
 import { syncChangeCapture } from '../sql/sync-change-capture.ts'
+import { searchRanks } from '../sql/search-ranks.ts'
 import { createSqlChangeLog } from './sql-change-log.ts'
 import { withChangeActor } from './sql-change-client.ts'
 import { sqlMatchDocuments } from './sql-match-documents.ts'
@@ -134,7 +135,10 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
 
     insertMany: (model, docs) => run(() => insertDocs(client, model, docs)),
 
-    refreshStatistics: async (model) => { await client.exec(`ANALYZE ${quoteIdent(tableName(model))}`) },
+    refreshStatistics: async (model) => {
+      const ranks = searchRanks(model)
+      await client.exec(`ANALYZE ${quoteIdent(tableName(model))}${ranks ? `, ${quoteIdent(ranks.name)}` : ''}`)
+    },
 
     exportAll: async function * (model, batchSize) {
       const text = `SELECT _id, doc::text AS d FROM ${quoteIdent(tableName(model))} WHERE _id > $1 ORDER BY _id LIMIT ${Math.max(1, Math.floor(batchSize))}`

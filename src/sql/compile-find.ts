@@ -13,6 +13,7 @@ import { jsonPathExpr, quoteIdent, quoteLiteral } from './quote.ts'
 import { fulltextColumn, tableName } from './schema-ddl.ts'
 import { SqlParams, type SqlValue } from './sql-params.ts'
 import { prefixWalkSource } from './prefix-walk.ts'
+import { lexemeOf, searchRanks } from './search-ranks.ts'
 import { QuireError } from '../errors.ts'
 
 export interface CompiledSql {
@@ -64,12 +65,21 @@ function rowExpr (model: Model, query: FindQuery, params: SqlParams, score?: str
   return expr
 }
 
-function searchParts (model: Model, text: string, params: SqlParams): { where: string, score: string } {
+interface SearchParts {
+  /** The condition on the model's table. */
+  where: string
+  /** The rank of a row of the model's table. */
+  score: string
+  /** The search's tsquery. */
+  query: string
+}
+
+function searchParts (model: Model, text: string, params: SqlParams): SearchParts {
   const fts = fulltextColumn(model)
   if (!fts) throw new Error(`search on ${model.name}, which has no full-text index`)
-  const tsquery = `websearch_to_tsquery(${quoteLiteral(fts.language)}::regconfig, ${params.add(text)})`
+  const query = `websearch_to_tsquery(${quoteLiteral(fts.language)}::regconfig, ${params.add(text)})`
   const column = `t.${quoteIdent(fts.name)}`
-  return { where: `${column} @@ ${tsquery}`, score: `ts_rank(${column}, ${tsquery})` }
+  return { where: `${column} @@ ${query}`, score: `ts_rank(${column}, ${query})`, query }
 }
 
 /**
@@ -87,6 +97,30 @@ export interface FindOptions {
   rankAll?: boolean
 }
 
+/** The rank column the search pages below give each row of their page. */
+const RANK = 't.quire_rank'
+
+/**
+ * A search's page from the matches of its query (`where` includes the text condition), the
+ * first SEARCH_CANDIDATES in storage order unless `rankAll`.
+ */
+function rankedMatchesPage (table: string, where: string, search: SearchParts, sortOrder: string, query: FindQuery, rankAll: boolean): string {
+  const matches = `${table} t WHERE ${where}`
+  const source = rankAll ? matches : `(SELECT t.* FROM ${matches} LIMIT ${SEARCH_CANDIDATES}) t`
+  return `SELECT t.*, ${search.score} AS quire_rank FROM ${source} ${pageClause(query, `${search.score} DESC, ${sortOrder}`)}`
+}
+
+/**
+ * A one-word search's page read from the model's rank table (src/sql/search-ranks.ts) in rank
+ * order: the true top however many documents hold the word; `where` is the rest of the filter.
+ */
+function rankTablePage (table: string, ranks: string, where: string, search: SearchParts, sortOrder: string, query: FindQuery): string {
+  const oneWord = `numnode(${search.query}) = 1`
+  const word = `CASE WHEN ${oneWord} THEN ${lexemeOf(search.query)} END`
+  return `SELECT t.*, r.rank AS quire_rank FROM ${quoteIdent(ranks)} r JOIN ${table} t ON t._id = r._id ` +
+    `WHERE ${oneWord} AND r.lexeme = ${word} AND ${where} ${pageClause(query, `r.rank DESC, ${sortOrder}`)}`
+}
+
 /**
  * One statement answering a FindQuery. Each row has `d` (a document as JSON text, or null on an
  * empty page) and, when the count is asked for, `total` (the same on every row: all matches).
@@ -96,31 +130,36 @@ export function compileFind (model: Model, query: FindQuery, options: FindOption
   const table = quoteIdent(tableName(model))
   let where = compileWhere(model, query.filter, params)
   if (options.afterId !== undefined) where = `t._id > ${params.add(options.afterId)} AND ${where}`
-  let order = compileSort(query.sort, { params, doc: 't.doc', idColumn: 't._id', kindOf: fieldKindLookup(model) })
-  let score: string | undefined
-  if (query.search !== undefined) {
-    const search = searchParts(model, query.search, params)
-    where = `${search.where} AND ${where}`
-    score = search.score
-    order = `${score} DESC, ${order}`
-  }
-  const clause = pageClause(query, order)
-  const matches = `${table} t WHERE ${where}`
-  const ranked = score !== undefined && options.rankAll !== true ? `(SELECT t.* FROM ${matches} LIMIT ${SEARCH_CANDIDATES}) t` : matches
-  const row = rowExpr(model, query, params, score)
+  const sortOrder = compileSort(query.sort, { params, doc: 't.doc', idColumn: 't._id', kindOf: fieldKindLookup(model) })
+  const search = query.search === undefined ? undefined : searchParts(model, query.search, params)
+  const row = rowExpr(model, query, params, search && RANK)
+  const matchWhere = search ? `${search.where} AND ${where}` : where
   // The page's rows are chosen first and only they are projected and populated: PostgreSQL would
   // otherwise build the JSON text of every matching row before sorting (331 ms for 10k matches).
-  const reorder = clause.startsWith('ORDER BY') ? ` ORDER BY ${order}` : ''
-  const pageFrom = (source: string): string => `SELECT (${row})::text AS d FROM (SELECT t.* FROM ${source} ${clause}) t${reorder}`
-  const page = pageFrom(ranked)
-  if (!query.count) {
-    const walk = params.planForValues && score === undefined && options.afterId === undefined && clause.startsWith('ORDER BY')
-      ? prefixWalkSource(table, where, order, query)
+  const pageFrom = (rows: string, reorder: string): string => `SELECT (${row})::text AS d FROM (${rows}) t ${reorder}`
+  let page: string
+  let firstTry: string | undefined
+  if (search) {
+    const order = `ORDER BY ${RANK} DESC, ${sortOrder}`
+    const ranks = options.rankAll !== true && options.afterId === undefined ? searchRanks(model)?.name : undefined
+    if (ranks === undefined) {
+      page = pageFrom(rankedMatchesPage(table, matchWhere, search, sortOrder, query, options.rankAll === true), order)
+    } else {
+      // Both branches are planned; the one whose numnode test is false is never run.
+      const others = rankedMatchesPage(table, `numnode(${search.query}) <> 1 AND ${matchWhere}`, search, sortOrder, query, false)
+      page = `(${pageFrom(rankTablePage(table, ranks, where, search, sortOrder, query), order)}) UNION ALL (${pageFrom(others, order)})`
+    }
+  } else {
+    const clause = pageClause(query, sortOrder)
+    const reorder = clause.startsWith('ORDER BY') ? `ORDER BY ${sortOrder}` : ''
+    page = pageFrom(`SELECT t.* FROM ${table} t WHERE ${where} ${clause}`, reorder)
+    const walk = params.planForValues && options.afterId === undefined && clause.startsWith('ORDER BY')
+      ? prefixWalkSource(table, where, sortOrder, query)
       : undefined
-    const firstTry = walk === undefined ? undefined : pageFrom(walk)
-    return { text: page, values: params.values, planForValues: params.planForValues, firstTry }
+    firstTry = walk === undefined ? undefined : pageFrom(`SELECT t.* FROM ${walk} ${clause}`, reorder)
   }
-  const text = `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${where}) c ` +
+  if (!query.count) return { text: page, values: params.values, planForValues: params.planForValues, firstTry }
+  const text = `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${matchWhere}) c ` +
     `LEFT JOIN LATERAL (${page}) p ON true`
   return { text, values: params.values, planForValues: params.planForValues }
 }

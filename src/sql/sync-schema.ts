@@ -1,4 +1,4 @@
-// Brings one model's table, generated columns (full-text, covering) and indexes in line with its
+// Brings one model's table, generated columns (full-text, covering), indexes and search rank table in line with its
 // definition: creates what is missing, drops what is stale, logs what it builds.
 // Tables also get the planner statistics that every list's soft-delete filter relies on.
 import type { Model } from '../models/model-definition.ts'
@@ -6,6 +6,7 @@ import type { SqlClient } from './sql-client.ts'
 import { TABLE_STORAGE, createTableSql, deletedStatistics, fulltextColumn, indexDefinitions, tableName } from './schema-ddl.ts'
 import { quoteIdent } from './quote.ts'
 import { withBuildProgress } from './index-build-progress.ts'
+import { syncSearchRanks } from './sync-search-ranks.ts'
 import { COVERING_PREFIX, coveringColumns, type GeneratedColumn } from './covering-columns.ts'
 
 /** The generated columns a model wants: its full-text column and its covering indexes' columns. */
@@ -83,4 +84,5 @@ export async function syncModelSchema (tx: SqlClient, model: Model, log: (msg: s
   await syncGeneratedColumns(tx, model, log, monitor)
   await syncIndexes(tx, model, log, monitor)
   await syncStatistics(tx, model, log)
+  await syncSearchRanks(tx, model, log, monitor)
 }
