@@ -23,6 +23,7 @@ import { createSqlChangeLog } from './sql-change-log.ts'
 import { withChangeActor } from './sql-change-client.ts'
 import { sqlMatchDocuments } from './sql-match-documents.ts'
 import { actingUserId } from './acting-user.ts'
+import { createInsertBatches } from './insert-batches.ts'
 
 /**
  * Turns the database errors a client can cause into catalogue errors: a data exception (SQLSTATE
@@ -64,6 +65,23 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
     return { data: `[${docs.join(',')}]`, returned: docs.length, ...(query.count && { count: Number(rows[0]?.total ?? 0) }) }
   }
 
+  const insert = createInsertBatches({
+    one: async (model, doc) => {
+      const params = new SqlParams()
+      const text = `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) VALUES (${params.add(doc._id as string)}, ${params.addJson(doc)}) ` +
+        `RETURNING (${projectionOf(model, params)})::text AS d`
+      const rows = await run(() => client.query(text, params.values, SIMPLE))
+      return rows[0].d as string
+    },
+    many: async (model, docs) => {
+      const params = new SqlParams()
+      const text = `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) SELECT e->>'_id', e FROM jsonb_array_elements(${params.addJson(docs)}) e ` +
+        `RETURNING t._id AS i, (${projectionOf(model, params)})::text AS d`
+      const rows = await client.query(text, params.values, SIMPLE)
+      return new Map(rows.map(row => [row.i as string, row.d as string]))
+    }
+  })
+
   return {
     kind: client.kind,
 
@@ -77,13 +95,7 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
       })
     },
 
-    insert: async (model, doc) => {
-      const params = new SqlParams()
-      const text = `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) VALUES (${params.add(doc._id as string)}, ${params.addJson(doc)}) ` +
-        `RETURNING (${projectionOf(model, params)})::text AS d`
-      const rows = await run(() => client.query(text, params.values, SIMPLE))
-      return rows[0].d as string
-    },
+    insert,
 
     findOne: findOneThrough((model, query) => find(model, query, 'simple')),
 
