@@ -25,8 +25,22 @@ function normalizeValue (spec: FieldSpec, value: unknown): unknown {
   return value
 }
 
+const datedSchemas = new WeakMap<Record<string, FieldSpec>, boolean>()
+
+function specHasDates (spec: FieldSpec): boolean {
+  return spec.type === 'date' || (spec.items !== undefined && specHasDates(spec.items)) || (spec.properties !== undefined && hasDates(spec.properties))
+}
+
+/** Whether the schema has a date field at any depth (most have none: their documents are only copied). */
+function hasDates (fields: Record<string, FieldSpec>): boolean {
+  let dated = datedSchemas.get(fields)
+  if (dated === undefined) datedSchemas.set(fields, dated = Object.values(fields).some(specHasDates))
+  return dated
+}
+
 /** A copy of `doc` with every date field (at any depth the schema describes) normalized. */
 export function normalizeDates (fields: Record<string, FieldSpec>, doc: Record<string, unknown>): Record<string, unknown> {
+  if (!hasDates(fields)) return { ...doc }
   const out: Record<string, unknown> = { ...doc }
   for (const [name, value] of Object.entries(doc)) {
     const spec = fields[name]

@@ -13,7 +13,7 @@ import { jsonPathExpr, quoteIdent, quoteLiteral } from './quote.ts'
 import { fulltextColumn, tableName } from './schema-ddl.ts'
 import { SqlParams, type SqlValue } from './sql-params.ts'
 import { prefixWalkSource } from './prefix-walk.ts'
-import { lexemeOf, searchRanks } from './search-ranks.ts'
+import { SINGLE_OCCURRENCE_RANK, lexemeOf, searchRanks } from './search-ranks.ts'
 import { QuireError } from '../errors.ts'
 
 export interface CompiledSql {
@@ -110,15 +110,32 @@ function rankedMatchesPage (table: string, where: string, search: SearchParts, s
   return `SELECT t.*, ${search.score} AS quire_rank FROM ${source} ${pageClause(query, `${search.score} DESC, ${sortOrder}`)}`
 }
 
+/** How much further than a filter's (src/sql/prefix-walk.ts) a one-word search walks for the documents holding the word once. */
+const ONCE_WALK_SCALE = 5
+
 /**
- * A one-word search's page read from the model's rank table (src/sql/search-ranks.ts) in rank
- * order: the true top however many documents hold the word; `where` is the rest of the filter.
+ * A one-word search's page: the documents holding the word more than once, read from the model's
+ * rank table (src/sql/search-ranks.ts) in rank order, then those holding it once (all ranked
+ * SINGLE_OCCURRENCE_RANK) in the page's own order: the true top however many documents hold the
+ * word. `where` is the rest of the filter. When `walked`, the second part looks only at the first
+ * documents in _id order (a first try: undefined unless the page is in _id order).
  */
-function rankTablePage (table: string, ranks: string, where: string, search: SearchParts, sortOrder: string, query: FindQuery): string {
+function oneWordRows (table: string, ranks: string, where: string, search: SearchParts, sortOrder: string, query: FindQuery, walked: boolean): string | undefined {
+  const page = pageClause(query, `t.quire_rank DESC, ${sortOrder}`)
+  // Each part stops at the page's end, read in its own order (the rank table's index; the page's
+  // order), and only their rows are sorted together.
+  const end = `LIMIT ${query.skip + query.limit}`
   const oneWord = `numnode(${search.query}) = 1`
   const word = `CASE WHEN ${oneWord} THEN ${lexemeOf(search.query)} END`
-  return `SELECT t.*, r.rank AS quire_rank FROM ${quoteIdent(ranks)} r JOIN ${table} t ON t._id = r._id ` +
-    `WHERE ${oneWord} AND r.lexeme = ${word} AND ${where} ${pageClause(query, `r.rank DESC, ${sortOrder}`)}`
+  const repeated = `SELECT t.*, r.rank AS quire_rank FROM ${quoteIdent(ranks)} r JOIN ${table} t ON t._id = r._id ` +
+    `WHERE ${oneWord} AND r.lexeme = ${word} AND ${where} ORDER BY r.rank DESC, ${sortOrder} ${end}`
+  const onceWhere = `${oneWord} AND ${search.where} AND ${search.score} <= ${SINGLE_OCCURRENCE_RANK} AND ${where}`
+  // Unwalked, every such match is read (through the full-text index) and sorted: a walk of the
+  // primary key in page order would find few of a rare word's matches before the table's end.
+  const source = walked ? prefixWalkSource(table, onceWhere, sortOrder, query, ONCE_WALK_SCALE) : `(SELECT t.* FROM ${table} t WHERE ${onceWhere} OFFSET 0) t`
+  if (source === undefined) return undefined
+  const once = `SELECT t.*, ${SINGLE_OCCURRENCE_RANK} AS quire_rank FROM ${source} ORDER BY ${sortOrder} ${end}`
+  return `SELECT t.* FROM ((${repeated}) UNION ALL (${once})) t ${page}`
 }
 
 /**
@@ -147,7 +164,9 @@ export function compileFind (model: Model, query: FindQuery, options: FindOption
     } else {
       // Both branches are planned; the one whose numnode test is false is never run.
       const others = rankedMatchesPage(table, `numnode(${search.query}) <> 1 AND ${matchWhere}`, search, sortOrder, query, false)
-      page = `(${pageFrom(rankTablePage(table, ranks, where, search, sortOrder, query), order)}) UNION ALL (${pageFrom(others, order)})`
+      page = `(${pageFrom(oneWordRows(table, ranks, where, search, sortOrder, query, false)!, order)}) UNION ALL (${pageFrom(others, order)})`
+      const walked = oneWordRows(table, ranks, where, search, sortOrder, query, true)
+      firstTry = walked === undefined ? undefined : pageFrom(walked, order)
     }
   } else {
     const clause = pageClause(query, sortOrder)

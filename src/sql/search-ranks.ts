@@ -1,6 +1,10 @@
-// The rank table of a model's full-text index: one row per (lexeme, document) holding the
-// document's ts_rank for that lexeme alone, in an index ordered by lexeme, then rank (highest
-// first), then _id. A one-word search reads its page from the top of that index instead of
+// The rank table of a model's full-text index: one row per (lexeme, document) where the lexeme
+// occurs more than once (or with a weight), holding the document's ts_rank for that lexeme alone,
+// in an index ordered by lexeme, then rank (highest first), then _id. A lexeme that occurs once
+// has the same rank in every document (SINGLE_OCCURRENCE_RANK, the lowest), so those documents
+// tie and follow in the page's own order, which a walk of the primary key gives; most lexemes of
+// a text occur once, and a rank table of every lexeme cost creates a fifth of their throughput.
+// A one-word search reads its page from the top of the index, then from those ties, instead of
 // ranking every match, however many documents hold the word (README, "Full-text search").
 // Statement triggers on the model's table keep it, so every write path (a create, a bulk
 // import, an update, a purge) goes through them; an update that leaves the text alone costs a
@@ -17,9 +21,19 @@ export const RANKS_PREFIX = 'qr_'
 const lexemeQuery = (lexeme: string): string =>
   `('''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || '''')::tsquery`
 
-/** The (lexeme, rank, _id) rows of the documents in `rows` (alias n, with column `fts`). */
+/** ts_rank of a lexeme that occurs once, unweighted: the lowest rank a match can have. */
+export const SINGLE_OCCURRENCE_RANK = "ts_rank('x:1'::tsvector, 'x'::tsquery)"
+
+/** The lexemes `l` of the documents in `rows` (alias n) that occur more than once or with a weight: ranked above SINGLE_OCCURRENCE_RANK. */
+const rankedLexemes = (rows: string, fts: string): string =>
+  `${rows} n, unnest(n.${fts}) l WHERE (cardinality(l.positions) > 1 OR l.weights <> '{D}')`
+
+/** The rank of lexeme `l` in document `n`. */
+const rankOf = (fts: string): string => `ts_rank(n.${fts}, ${lexemeQuery('l.lexeme')})`
+
+/** The (lexeme, rank, _id) rows of the documents in `rows`. */
 const rankRows = (rows: string, fts: string): string =>
-  `SELECT l.lexeme, ts_rank(n.${fts}, ${lexemeQuery('l.lexeme')}), n._id FROM ${rows} n, unnest(n.${fts}) l`
+  `SELECT l.lexeme, ${rankOf(fts)}, n._id FROM ${rankedLexemes(rows, fts)}`
 
 /** Rows of `rows` whose text is not the same in `others` (an update's changed documents). */
 const changedRows = (rows: string, others: string, fts: string): string =>
@@ -27,8 +41,8 @@ const changedRows = (rows: string, others: string, fts: string): string =>
 
 /** Trigger function body: drops the rows of documents whose text went or changed, adds those of new or changed text. */
 function keepRanksFunction (ranks: string, fts: string): string {
-  const drop = (rows: string): string => `DELETE FROM ${ranks} r USING ${rows} n, unnest(n.${fts}) l ` +
-    `WHERE r.lexeme = l.lexeme AND r.rank = ts_rank(n.${fts}, ${lexemeQuery('l.lexeme')}) AND r._id = n._id;`
+  const drop = (rows: string): string => `DELETE FROM ${ranks} r USING ${rankedLexemes(rows, fts)} ` +
+    `AND r.lexeme = l.lexeme AND r.rank = ${rankOf(fts)} AND r._id = n._id;`
   const add = (rows: string): string => `INSERT INTO ${ranks} (lexeme, rank, _id) ${rankRows(rows, fts)};`
   // Each branch names only the transition tables its event has (a statement is parsed when first run).
   return `BEGIN
