@@ -22,6 +22,9 @@ export const hooks = {
   beforeCreate (doc, ctx) {
     if (doc.title === 'refuse') ctx.refuse(422, 'no such title')
     if (doc.title === 'bad hook') return { ...doc, stamped: 42 }
+    if (doc.title === 'in place') { doc.stamped = 'in place'; return }
+    if (doc.title === 'in place, badly') { doc.stamped = 7; return }
+    if (doc.title === 'looked') return
     return { ...doc, stamped: 'by ' + (ctx.caller.email ?? 'anonymous') }
   },
   beforeUpdate (changes) {
@@ -69,6 +72,11 @@ for (const engine of ENGINES) {
       t.match(json(refused), { status: 'fail', code: 'REFUSED', message: 'no such title' }, 'or refuses with its 4xx')
       t.equal(json(await send('GET', '/api/memo?filter[title]=refuse')).count, 0, 'and nothing is stored')
       t.match(json(await send('POST', '/api/memo', alice.auth, { title: 'bad hook' })), { code: 'VALIDATION_FAILED' }, 'what a hook returns is validated again')
+      t.match(json(await send('POST', '/api/memo', alice.auth, { title: 'in place' })).data, { title: 'in place', stamped: 'in place' }, 'a hook may change the document in place')
+      t.match(json(await send('POST', '/api/memo', alice.auth, { title: 'in place, badly' })), { code: 'VALIDATION_FAILED' }, 'and what it changed is validated again')
+      const looked = json(await send('POST', '/api/memo', alice.auth, { title: 'looked', note: 'as sent' })).data
+      t.match(looked, { title: 'looked', note: 'as sent' }, 'a hook that only looks leaves the document as sent')
+      t.notOk('stamped' in looked)
       const after = await send('POST', '/api/memo', alice.auth, { title: 'after fails' })
       t.equal(after.statusCode, 200, 'an after hook that throws does not undo the write')
       t.equal(json(await send('GET', '/api/memo?filter[title]=after fails')).count, 1)
@@ -86,7 +94,7 @@ for (const engine of ENGINES) {
       const memo = json(await send('POST', '/api/memo', alice.auth, { title: 'called' })).data._id
       t.same(json(await send('POST', '/call/memo/whoami?x=1&apikey=undefined', undefined, { a: 1 })), { user: null, params: { x: '1' }, body: { a: 1 } }, 'anonymous (letter r, all: r), params without credentials, the body')
       t.same(json(await send('GET', '/call/memo/whoami', alice.auth)), { user: alice.id, params: {}, body: {} }, 'GET too, as the caller')
-      t.same(json(await send('GET', '/call/memo/count', bob.auth)), { n: 2 }, 'methods use the documents with the caller\'s permissions')
+      t.same(json(await send('GET', '/call/memo/count', bob.auth)), { n: 4 }, 'methods use the documents with the caller\'s permissions')
       t.same(json(await send('GET', '/call/memo/reveal')), { nested: [{ title: 't', keep: 1 }] }, 'no object in a result keeps a password field\'s name')
       t.equal(json(await send('GET', `/call/memo/${memo}/title`)), 'called', 'an item call gets the document')
       t.equal((await send('GET', '/call/memo/0123456789abcdef01234567/title')).statusCode, 404)

@@ -34,7 +34,7 @@ export async function callMethod (ctx: DocumentContext, model: Model, call: Meth
   const document = call.id === undefined ? undefined : await itemOf(ctx, model, method.letter, call.id)
   if (call.id === undefined) authorizeCall(model, ctx.caller, method.letter)
   const { apikey: _key, jwt: _jwt, ...params } = call.params
-  const result = await runModelCode(() => method.run({ ...codeContext(ctx, model), body: call.body ?? {}, params, ...(document && { document }) }))
+  const result = await runModelCode(() => method.run(codeContext(ctx, model, { body: call.body ?? {}, params, ...(document && { document }) })))
   const json = JSON.stringify(result)
   return json === undefined ? 'null' : JSON.stringify(withoutHiddenFields(JSON.parse(json), hiddenNames(ctx.registry)))
 }

@@ -15,13 +15,16 @@ import type { DocumentContext } from './document-context.ts'
 /** Fields of an update that are the service's (restore, owner, timestamps), kept out of a hook's reach. */
 const UPDATE_SYSTEM_KEYS = [...SYSTEM_FIELDS, 'updatedAt']
 
-export function codeContext (ctx: DocumentContext, model: Model): ModelCodeContext {
-  return {
+/** What model code gets besides its document, with `extra`; the scoped documents are made when first used. */
+export function codeContext<T extends object = object> (ctx: DocumentContext, model: Model, extra?: T): ModelCodeContext & T {
+  let documents: ModelCodeContext['documents'] | undefined
+  const context: ModelCodeContext = {
     caller: Object.freeze({ ...ctx.caller, groups: [...ctx.caller.groups] }),
     model: model.name,
-    documents: ctx.documents,
+    get documents () { return (documents ??= ctx.documents) },
     refuse: (status, message) => { throw new RefusalError(status, message) }
   }
+  return Object.assign(context, extra)
 }
 
 /** Runs model code; a thrown error with a 4xx `statusCode` (or `status`) becomes that refusal. */
@@ -48,8 +51,11 @@ export async function beforeCreate (ctx: DocumentContext, model: Model, doc: Doc
   const hook = ctx.code.hooksOf(model.name).beforeCreate
   if (!hook) return doc
   const { fields, system } = split(doc, SYSTEM_FIELDS)
-  const changed = await runModelCode(() => hook(fields, codeContext(ctx, model))) ?? fields
-  const next = { ...normalizeDates(model.fields, changed), ...system }
+  // Most hooks only look: a document whose JSON the hook left as it was is stored as it was.
+  const before = JSON.stringify(fields)
+  const returned = await runModelCode(() => hook(fields, codeContext(ctx, model)))
+  if (returned === undefined && JSON.stringify(fields) === before) return doc
+  const next = { ...normalizeDates(model.fields, returned ?? fields), ...system }
   checkStoredDocument(model, next)
   return next
 }
@@ -59,14 +65,14 @@ export async function beforeUpdate (ctx: DocumentContext, model: Model, id: stri
   const hook = ctx.code.hooksOf(model.name).beforeUpdate
   if (!hook) return set
   const { fields, system } = split(set, UPDATE_SYSTEM_KEYS)
-  const changed = normalizeDates(model.fields, await runModelCode(() => hook(fields, { ...codeContext(ctx, model), id })) ?? fields)
+  const changed = normalizeDates(model.fields, await runModelCode(() => hook(fields, codeContext(ctx, model, { id }))) ?? fields)
   checkFieldValues(model, changed)
   return { ...changed, ...system }
 }
 
 export async function beforeDelete (ctx: DocumentContext, model: Model, id: string, permanent: boolean): Promise<void> {
   const hook = ctx.code.hooksOf(model.name).beforeDelete
-  if (hook) await runModelCode(() => hook(id, { ...codeContext(ctx, model), permanent }))
+  if (hook) await runModelCode(() => hook(id, codeContext(ctx, model, { permanent })))
 }
 
 /** Runs an after hook on the stored document (JSON text); what it throws is logged, not answered. */
@@ -74,7 +80,7 @@ export async function afterWrite (ctx: DocumentContext, model: Model, name: 'aft
   const hook: ModelHooks[typeof name] = ctx.code.hooksOf(model.name)[name]
   if (!hook) return
   try {
-    await hook(JSON.parse(stored) as Doc, { ...codeContext(ctx, model), permanent })
+    await hook(JSON.parse(stored) as Doc, codeContext(ctx, model, { permanent }))
   } catch (err) {
     ctx.log.error({ err }, `${model.name}: the ${name} hook failed (the write itself was stored)`)
   }

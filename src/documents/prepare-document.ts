@@ -79,9 +79,10 @@ export function newSystemFields (caller: Caller, owner?: unknown): Doc {
 }
 
 /** Validates a whole stored document (system fields aside) against the model; throws VALIDATION_FAILED. */
+const STORED_SYSTEM_KEYS = new Set([...READ_ONLY, '_deleted', '_owner_id'])
+
 export function checkStoredDocument (model: Model, doc: Doc): void {
-  const fields = { ...doc }
-  for (const key of [...READ_ONLY, '_deleted', '_owner_id']) delete fields[key]
+  const fields = Object.fromEntries(Object.entries(doc).filter(([key]) => !STORED_SYSTEM_KEYS.has(key)))
   validate(validatorsFor(model, false).create, fields)
   Object.assign(doc, fields)
 }
