@@ -75,7 +75,7 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
     },
     many: async (model, docs) => {
       const params = new SqlParams()
-      const text = `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) SELECT e->>'_id', e FROM jsonb_array_elements(${params.addJson(docs)}) e ` +
+      const text = `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) SELECT e->>'_id', e FROM jsonb_array_elements(${params.add(docs)}::text::jsonb) e ` +
         `RETURNING t._id AS i, (${projectionOf(model, params)})::text AS d`
       const rows = await client.query(text, params.values, SIMPLE)
       return new Map(rows.map(row => [row.i as string, row.d as string]))

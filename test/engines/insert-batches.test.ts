@@ -1,7 +1,8 @@
 // Concurrent creates share INSERT statements (src/engines/insert-batches.ts): every create still
 // gets its own stored document back, a create refused by the database (a duplicate unique value)
 // fails alone while the others of its batch are stored, the change log records each create's own
-// acting user, and a client leaving does not cancel the batch its create joined. Both engines.
+// acting user, a client leaving does not cancel the batch its create joined, and large documents
+// are split over several statements. Both engines.
 import t from 'tap'
 import { openPglite } from '../../src/engines/pglite-client.ts'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
@@ -15,7 +16,7 @@ import { databaseUrl, ENGINES, type EngineName } from '../helpers/test-app.ts'
 
 const model = parseModelFile(JSON.stringify({
   name: 'batched',
-  fields: { code: { type: 'string' }, secret: { type: 'password' } },
+  fields: { code: { type: 'string' }, blob: { type: 'string' }, secret: { type: 'password' } },
   indexes: [{ fields: ['code'], unique: true }]
 }), 'batched.json')
 
@@ -66,5 +67,19 @@ for (const engine of ENGINES) {
     const actors = await client.query("SELECT doc_id, actor FROM quire_changes WHERE model = 'batched' AND op = 'create' AND actor IS NOT NULL")
     t.equal(actors.length, 59)
     t.ok(actors.every(row => row.actor === users[parseInt(row.doc_id as string, 16) % 2 === 1 ? 0 : 1]), 'each create is recorded with its own acting user')
+  })
+
+  t.test(`${engine}: a statement carries at most 2 MiB of documents`, async t => {
+    const client = await openClient(engine)
+    t.teardown(() => client.close())
+    const sql = createSqlEngine(client)
+    await sql.syncModels([model])
+    const big = (k: number): Doc => ({ ...docOf(k), blob: String(k).repeat(700_000 / String(k).length) })
+    const stored = await Promise.all(Array.from({ length: 6 }, (_, k) => asRequest('c'.repeat(24), () => sql.insert(model, big(k + 1)))))
+    t.equal(stored.length, 6)
+    const rows = await client.query('SELECT xmin::text AS tx, length(doc->>\'blob\') AS n FROM q_batched')
+    t.ok(rows.every(row => Number(row.n) >= 699_000), 'every document is stored whole')
+    const statements = new Set(rows.map(row => row.tx)).size
+    t.ok(statements >= 3 && statements < 6, `six 700 KB documents took ${statements} statements (at most two per 2 MiB, more than one per statement)`)
   })
 }
