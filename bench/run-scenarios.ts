@@ -2,7 +2,7 @@
 // printing a line as each starts and finishes.
 import { checkFirstRequest, runLoad, type CpuMeter, type CpuMeters, type LoadSettings } from './load.ts'
 import type { ChildServer } from './child-server.ts'
-import { SkipScenario, type Scenario, type ScenarioContext } from './scenarios.ts'
+import { INTERLEAVED, SkipScenario, type Scenario, type ScenarioContext } from './scenarios.ts'
 import { log, type ResultRow } from './report.ts'
 import { BENCH_USER } from './seed-data.ts'
 import { openSubscribers } from './feed-subscribers.ts'
@@ -77,27 +77,79 @@ function describeRow (row: ResultRow): string {
  */
 const FRESH_SERVER_WARMUP_SECONDS = 8
 
+/** Turns the INTERLEAVED scenarios take, each measuring a share of the duration (rounded up). */
+const TURNS = 3
+
 /**
- * Runs `scenarios` one after another against a server started from `target`. Requests that
- * autocannon gave up on (timeouts, connection errors, or still unanswered at the end) may still
- * be queued in the server, so after a scenario with errors the server is restarted: the next
- * one must not inherit that backlog.
+ * The scenarios in the order they run, as steps: one scenario, or the INTERLEAVED ones selected
+ * (where the first of them stands), run in TURNS turns each.
+ */
+function stepsOf (scenarios: Scenario[]): Scenario[][] {
+  const interleaved = scenarios.filter(s => INTERLEAVED.includes(s.name))
+  if (interleaved.length < 2) return scenarios.map(s => [s])
+  return scenarios.flatMap(s => s === interleaved[0] ? [interleaved] : interleaved.includes(s) ? [] : [[s]])
+}
+
+/** One row from a scenario's turns: req/s averaged, CPU per request over all requests, the worst p99 and status. */
+function mergeTurns (turns: ResultRow[]): ResultRow {
+  const measured = turns.filter(t => t.requests !== undefined)
+  const unmeasured = turns.find(t => t.status === 'failed' || t.status === 'skipped')
+  if (unmeasured || measured.length === 0) return unmeasured ?? turns[0]
+  const requests = measured.reduce((n, t) => n + t.requests!, 0)
+  const sum = (pick: (t: ResultRow) => number | undefined): number | undefined =>
+    measured.every(t => pick(t) !== undefined) ? measured.reduce((n, t) => n + pick(t)!, 0) : undefined
+  const cpu = (pick: (t: ResultRow) => number | undefined): number | undefined => {
+    const total = sum(t => pick(t) === undefined ? undefined : pick(t)! * t.requests!)
+    return total === undefined ? undefined : total / requests
+  }
+  const notes = measured.flatMap(t => t.note ?? [])
+  return {
+    ...measured[0],
+    status: measured.some(t => t.status === 'errors') ? 'errors' : 'ok',
+    reqPerSec: sum(t => t.reqPerSec)! / measured.length,
+    p99Ms: Math.max(...measured.map(t => t.p99Ms ?? 0)),
+    serverCpuMicros: cpu(t => t.serverCpuMicros),
+    databaseCpuMicros: cpu(t => t.databaseCpuMicros),
+    requests,
+    non2xx: sum(t => t.non2xx),
+    errors: sum(t => t.errors),
+    timeouts: sum(t => t.timeouts),
+    ...(notes.length > 0 && { note: notes.join('; ') })
+  }
+}
+
+/**
+ * Runs `scenarios` one after another against a server started from `target` (the INTERLEAVED
+ * ones in turns: stepsOf). Requests that autocannon gave up on (timeouts, connection errors, or
+ * still unanswered at the end) may still be queued in the server, so after a scenario with
+ * errors the server is restarted: the next one must not inherit that backlog.
  */
 export async function runScenarios (scenarios: Scenario[], target: BenchTarget, testIds: string[], settings: LoadSettings): Promise<ResultRow[]> {
   const rows: ResultRow[] = []
   let server = await target.start()
   let fresh = true
   try {
-    for (const scenario of scenarios) {
-      const label = `${target.name.padEnd(8)} ${scenario.name.padEnd(15)}`
-      const own = { ...settings, warmup: Math.max(settings.warmup, scenario.minWarmup ?? 0, fresh ? FRESH_SERVER_WARMUP_SECONDS : 0) }
-      fresh = false
-      log(`> ${label} running (${own.warmup} s warm-up + ${own.duration} s, ${own.connections} connections)`)
+    for (const step of stepsOf(scenarios)) {
+      const turns = step.length > 1 ? TURNS : 1
+      const duration = Math.ceil(settings.duration / turns)
       const ctx = createScenarioContext(server.url, testIds)
-      const row = await runScenario(scenario, target.name, ctx, { server: server.cpuMeter, database: target.databaseCpu }, own)
-      log(`  ${label} ${describeRow(row)}`)
-      rows.push(row)
-      if (row.status === 'errors') {
+      const measured = new Map<Scenario, ResultRow[]>(step.map(s => [s, []]))
+      for (let turn = 1; turn <= turns; turn++) {
+        for (const scenario of step) {
+          const label = `${target.name.padEnd(8)} ${scenario.name.padEnd(15)}`
+          const own = { ...settings, duration, warmup: Math.max(settings.warmup, scenario.minWarmup ?? 0, fresh ? FRESH_SERVER_WARMUP_SECONDS : 0) }
+          fresh = false
+          const of = turns > 1 ? ` (turn ${turn} of ${turns})` : ''
+          log(`> ${label} running${of} (${own.warmup} s warm-up + ${own.duration} s, ${own.connections} connections)`)
+          const row = await runScenario(scenario, target.name, ctx, { server: server.cpuMeter, database: target.databaseCpu }, own)
+          log(`  ${label} ${describeRow(row)}${of}`)
+          measured.get(scenario)!.push(row)
+        }
+      }
+      const merged = step.map(s => mergeTurns(measured.get(s)!))
+      if (turns > 1) for (const row of merged) log(`  ${target.name.padEnd(8)} ${row.scenario.padEnd(15)} ${describeRow(row)} (${turns} turns)`)
+      rows.push(...merged)
+      if (merged.some(row => row.status === 'errors')) {
         log(`  restarting the ${target.name} server (requests may still be queued)`)
         await server.stop()
         server = await target.start()

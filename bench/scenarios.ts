@@ -41,6 +41,12 @@ export const BASELINE_INSERTS = 'baseline-create'
 /** The anonymous reads the authenticated ones are compared with (bench/report.ts). */
 export const ANONYMOUS_READS = 'get-anonymous'
 
+/**
+ * Scenarios compared with each other by a ratio close to 1, run in turns (bench/run-scenarios.ts):
+ * one window each would charge whatever else happened on the machine during one of them to it.
+ */
+export const INTERLEAVED = [ANONYMOUS_READS, 'get-basic-auth', 'get-api-key', 'get-bearer']
+
 /** Subscribers of the change-feed scenario (the issue's figure). */
 export const FEED_SUBSCRIBERS = 100
 
@@ -79,9 +85,9 @@ export const SCENARIOS: Scenario[] = [
   { name: 'search', target: 'quire', build: () => getEach(range(TOPICS, i => `/api/test?search=topic${i}&limit=10`)) },
   { name: 'populate', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}?populate=link`)) },
   { name: 'list-big', target: 'quire', build: () => ({ ...getEach(['/api/link?limit=10']), expect: expectBigCount }) },
-  // get-by-id again, just before the authenticated reads, which are compared with it: reads
-  // measured later in a run are slower whatever they carry (the server has served the lists and
-  // searches above since), so an anonymous read measured at the start would charge that to credentials.
+  // get-by-id again, in turns with the authenticated reads (INTERLEAVED), which are compared with
+  // it: reads measured later in a run are slower whatever they carry (the server has served the
+  // lists and searches above since), so an anonymous read measured at the start would charge that to credentials.
   { name: ANONYMOUS_READS, target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`)) },
   { name: 'get-basic-auth', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`), { authorization: ctx.basicAuth }) },
   { name: 'get-api-key', target: 'quire', build: async ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`), { apikey: await ctx.apiKey() }) },

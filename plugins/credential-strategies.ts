@@ -2,8 +2,9 @@
 // "and"): first the request's credentials are identified (at most one: two, or a
 // repeated one, is a 401), then each strategy authenticates the credential of its
 // kind and passes when its kind is absent. A presented credential that fails ends
-// the chain with its 401, so there is no fall-back to anonymous. Basic is parsed
-// by @fastify/basic-auth; its check is the cached one (no bcrypt per request).
+// the chain with its 401, so there is no fall-back to anonymous. A credential the
+// credential cache remembers passes synchronously (no promise, no parsing); Basic
+// is otherwise parsed by @fastify/basic-auth and checked by the cached check.
 import fastifyAuth from '@fastify/auth'
 import fastifyBasicAuth from '@fastify/basic-auth'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -32,14 +33,31 @@ export interface CredentialChecks {
   links: LoginLinks
 }
 
-/** A strategy for one credential kind: it passes at once when the request presents another kind. */
-function strategyFor<K extends Presented['kind']> (kind: K, check: (credential: Extract<Presented, { kind: K }>) => Promise<Caller>): Strategy {
-  return (request, _reply, done) => {
+type Of<K extends Presented['kind']> = Extract<Presented, { kind: K }>
+
+/**
+ * A strategy for one credential kind: it passes at once when the request presents another kind,
+ * or a credential the credential cache remembers (synchronously: no promise on the path almost
+ * every request takes); otherwise `check` authenticates it.
+ */
+function strategyFor<K extends Presented['kind']> (kind: K, remembered: (credential: Of<K>) => Caller | undefined, check: (credential: Of<K>, request: FastifyRequest, reply: FastifyReply, done: Done) => void): Strategy {
+  return (request, reply, done) => {
     const credential = request.credential
     if (credential?.kind !== kind) { done(); return }
-    check(credential as Extract<Presented, { kind: K }>).then(caller => { request.caller = caller; done() }, done)
+    const known = remembered(credential as Of<K>)
+    if (known !== undefined) { request.caller = known; done(); return }
+    check(credential as Of<K>, request, reply, done)
   }
 }
+
+/** A check that resolves the caller asynchronously. */
+function resolvedBy<K extends Presented['kind']> (find: (credential: Of<K>) => Promise<Caller>) {
+  return (credential: Of<K>, request: FastifyRequest, _reply: FastifyReply, done: Done): void => {
+    find(credential).then(caller => { request.caller = caller; done() }, done)
+  }
+}
+
+const NOTHING_REMEMBERED = (): undefined => undefined
 
 /** @fastify/basic-auth reports a malformed header as its own 401 error: answer it like every other failure. */
 function malformedBasic (err: Error | undefined): Error | undefined {
@@ -61,13 +79,12 @@ export async function createAuthenticator (app: FastifyInstance, checks: Credent
     try { request.credential = presentedCredential(request.headers, request.query) } catch (err) { done(err as Error); return }
     done()
   }
-  const basic: Strategy = (request, reply, done) => {
-    if (request.credential?.kind !== 'basic') { done(); return }
-    const parseAndCheck = app.basicAuth as (request: FastifyRequest, reply: FastifyReply, done: Done) => void
+  const parseAndCheck = app.basicAuth as (request: FastifyRequest, reply: FastifyReply, done: Done) => void
+  const basic = strategyFor('basic', ({ encoded }) => checks.passwords.remembered(encoded), (_credential, request, reply, done) => {
     parseAndCheck(request, reply, err => { done(malformedBasic(err)) })
-  }
-  const bearer = strategyFor('bearer', async ({ token }) => await checks.sessions.callerForToken(token))
-  const apikey = strategyFor('apikey', async ({ key }) => await checks.sessions.callerForApiKey(key))
-  const jwt = strategyFor('jwt', async (credential) => callerFromUser(await checks.links.resolve(credential.jwt, 'login'), 'jwt'))
+  })
+  const bearer = strategyFor('bearer', ({ token }) => checks.sessions.remembered('token', token), resolvedBy(async ({ token }) => await checks.sessions.callerForToken(token)))
+  const apikey = strategyFor('apikey', ({ key }) => checks.sessions.remembered('apikey', key), resolvedBy(async ({ key }) => await checks.sessions.callerForApiKey(key)))
+  const jwt = strategyFor('jwt', NOTHING_REMEMBERED, resolvedBy(async (credential) => callerFromUser(await checks.links.resolve(credential.jwt, 'login'), 'jwt')))
   return app.auth([identify, basic, bearer, apikey, jwt], { relation: 'and' }) as unknown as Authenticate
 }

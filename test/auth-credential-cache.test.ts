@@ -3,7 +3,8 @@
 // database). A key or token that one app has remembered stops working there within one
 // request after the other app revokes it (revoke, logout, password change, user delete;
 // Basic pairs too),
-// an admin change shows at once, and a remembered token still expires on time. Requests go
+// an admin change shows at once, and a remembered token still expires on time. A Basic header
+// is remembered as sent: other forms of the pair are checked on their own. Requests go
 // over HTTP, as a client's would: the next request reaches the other app after the answer.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
@@ -84,5 +85,26 @@ for (const engine of ENGINES) {
     t.equal(await status(b, 'GET', own, bearer(fourth.token)), 200)
     advanceClock(b, (b.config.tokenTtlSeconds + 1) * 1000)
     t.equal(await status(b, 'GET', own, bearer(fourth.token)), 401, 'a remembered token still expires on time')
+  })
+
+  t.test(`a remembered Basic header passes as sent; other forms of the pair are checked on their own (${engine})`, async t => {
+    const { app, createUser } = await createTestApp(t, engine, TEST_SETTINGS)
+    const alice = await createUser('alice@example.com', 'alice-password')
+    const own = `/api/user/${alice.id}`
+    const basic = (pair: string, unpadded = false): Headers => {
+      const encoded = Buffer.from(pair).toString('base64') // 'alice@example.com:alice-password' ends in one '='
+      return { authorization: `Basic ${unpadded ? encoded.replace(/=+$/, '') : encoded}` }
+    }
+    t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-password')), 200)
+    t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-password')), 200, 'remembered')
+    t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-passwore')), 401, 'another password is refused')
+    t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-password ')), 401, 'a password with a trailing space is another password')
+    t.equal(await status(app, 'GET', own, basic('Alice@Example.com:alice-password')), 200, 'the email in other letter cases')
+    t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-password', true)), 200, 'base64 without its padding')
+    t.equal(await status(app, 'PUT', own, basic('Alice@Example.com:alice-password'), { password: 'a-new-password' }), 200, 'a new password, set with one form of the pair')
+    for (const headers of [basic('alice@example.com:alice-password'), basic('alice@example.com:alice-password', true)]) {
+      t.equal(await status(app, 'GET', own, headers), 401, 'every remembered form of the old pair is refused')
+    }
+    t.equal(await status(app, 'GET', own, basic('alice@example.com:a-new-password')), 200)
   })
 }

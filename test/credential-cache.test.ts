@@ -55,3 +55,42 @@ t.test('maxAgeMs 0 turns the cache off', async t => {
   await cache.callerFor('apikey:k', key.resolve)
   t.equal(key.calls(), 2)
 })
+
+/** A lookup that runs until `finish` is called, counting its calls. */
+function held (outcome: () => Promise<{ caller: Caller, until: number }>): { resolve: () => Promise<{ caller: Caller, until: number }>, calls: () => number, finish: () => void } {
+  let n = 0
+  let release!: () => void
+  const gate = new Promise<void>(resolve => { release = resolve })
+  return { resolve: async () => { n++; await gate; return await outcome() }, calls: () => n, finish: () => release() }
+}
+
+t.test('concurrent requests with one credential share its lookup', async t => {
+  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, now: Date.now })
+  const key = held(async () => ({ caller: ALICE, until: Number.POSITIVE_INFINITY }))
+  const requests = Array.from({ length: 50 }, async () => await cache.callerFor('basic:k', key.resolve))
+  key.finish()
+  t.same(await Promise.all(requests), Array(50).fill(ALICE))
+  t.equal(key.calls(), 1, 'fifty requests, one lookup (one bcrypt comparison for Basic)')
+})
+
+t.test('when a shared lookup fails, each waiting request looks the credential up itself', async t => {
+  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, now: Date.now })
+  const key = held(async () => { throw new Error('wrong password') })
+  const requests = Array.from({ length: 3 }, async () => await cache.callerFor('basic:k', key.resolve))
+  key.finish()
+  const outcomes = await Promise.allSettled(requests)
+  t.same(outcomes.map(o => o.status), ['rejected', 'rejected', 'rejected'])
+  t.equal(key.calls(), 3, 'every failure is its own request\'s (its reason, its throttling)')
+})
+
+t.test('a request after a clear does not join a lookup that started before it', async t => {
+  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, now: Date.now })
+  const before = held(async () => ({ caller: ALICE, until: Number.POSITIVE_INFINITY }))
+  const first = cache.callerFor('apikey:k', before.resolve)
+  cache.clear() // the key was revoked while its lookup ran
+  const BOB: Caller = { userId: 'b', admin: false, groups: [], via: 'apikey' }
+  t.same(await cache.callerFor('apikey:k', async () => ({ caller: BOB, until: Number.POSITIVE_INFINITY })), BOB, 'looked up afresh')
+  before.finish()
+  t.same(await first, ALICE)
+  t.equal(before.calls(), 1)
+})

@@ -6,19 +6,18 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { QuireError } from '../errors.ts'
 
 export type Presented =
-  | { kind: 'basic' }
+  /** `encoded`: the header's credentials part (base64 of `email:password`), as sent. */
+  | { kind: 'basic', encoded: string }
   | { kind: 'bearer', token: string }
   | { kind: 'apikey', key: string }
   | { kind: 'jwt', jwt: string }
-
-const BASIC: Presented = Object.freeze({ kind: 'basic' })
 
 function denied (reason: string): never {
   throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
 }
 
 function fromAuthorization (header: string): Presented {
-  if (/^basic\s/i.test(header)) return BASIC
+  if (/^basic\s/i.test(header)) return { kind: 'basic', encoded: header.slice(6).trim() }
   if (/^bearer\s/i.test(header)) {
     const token = header.slice(7).trim()
     return token ? { kind: 'bearer', token } : denied('Empty bearer token')

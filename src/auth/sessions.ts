@@ -37,6 +37,8 @@ export interface SessionStore {
   refresh: (refreshToken: string) => Promise<SessionTokens>
   callerForToken: (token: string) => Promise<Caller>
   callerForApiKey: (apikey: string) => Promise<Caller>
+  /** The caller of a bearer token (`token`) or API key when the credential cache remembers it, without waiting; undefined otherwise. */
+  remembered: (field: 'token' | 'apikey', credential: string) => Caller | undefined
   /** Ends the user's session (logout): the token and refresh token die; the API key stays. */
   end: (userId: string) => Promise<void>
 }
@@ -97,9 +99,11 @@ export function createSessionStore (options: SessionOptions): SessionStore {
     return { caller: callerFromUser(doc.user as Doc, via), until }
   }
 
+  const cacheKey = (field: 'token' | 'apikey', digest: string): string => `${field}:${digest}`
+
   async function callerBy (field: 'token' | 'apikey', credential: string, what: string): Promise<Caller> {
     const digest = digestOf(credential)
-    return await options.cache.callerFor(`${field}:${digest}`, () => lookUp(field, digest, what))
+    return await options.cache.callerFor(cacheKey(field, digest), () => lookUp(field, digest, what))
   }
 
   return {
@@ -130,6 +134,7 @@ export function createSessionStore (options: SessionOptions): SessionStore {
       return await callerBy('token', token, 'token')
     },
     callerForApiKey: async (apikey) => await callerBy('apikey', apikey, 'API key'),
+    remembered: (field, credential) => options.cache.remembered(cacheKey(field, digestOf(credential))),
     end: async (userId) => { await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId }, { ...NO_SESSION, updatedAt: iso(clock.now()) }) }
   }
 }
