@@ -77,17 +77,19 @@ function describeRow (row: ResultRow): string {
  */
 const FRESH_SERVER_WARMUP_SECONDS = 8
 
-/** Turns the INTERLEAVED scenarios take, each measuring a share of the duration (rounded up). */
+/** Turns each group of INTERLEAVED scenarios takes, each measuring a share of the duration (rounded up). */
 const TURNS = 3
 
 /**
- * The scenarios in the order they run, as steps: one scenario, or the INTERLEAVED ones selected
- * (where the first of them stands), run in TURNS turns each.
+ * The scenarios in the order they run, as steps: one scenario, or a group of INTERLEAVED ones
+ * (at least two of it selected, where the first of them stands), run in TURNS turns each.
  */
 function stepsOf (scenarios: Scenario[]): Scenario[][] {
-  const interleaved = scenarios.filter(s => INTERLEAVED.includes(s.name))
-  if (interleaved.length < 2) return scenarios.map(s => [s])
-  return scenarios.flatMap(s => s === interleaved[0] ? [interleaved] : interleaved.includes(s) ? [] : [[s]])
+  const groups = INTERLEAVED.map(names => scenarios.filter(s => names.includes(s.name))).filter(group => group.length > 1)
+  return scenarios.flatMap(s => {
+    const group = groups.find(g => g.includes(s))
+    return group === undefined ? [[s]] : group[0] === s ? [group] : []
+  })
 }
 
 /** One row from a scenario's turns: req/s averaged, CPU per request over all requests, the worst p99 and status. */
@@ -118,46 +120,56 @@ function mergeTurns (turns: ResultRow[]): ResultRow {
   }
 }
 
+interface Running { target: BenchTarget, server: ChildServer, fresh: boolean, ctx: ScenarioContext }
+
 /**
  * Runs `scenarios` one after another against a server started from `target` (the INTERLEAVED
- * ones in turns: stepsOf). Requests that autocannon gave up on (timeouts, connection errors, or
+ * ones in turns: stepsOf); a scenario whose target is `baseline` runs on a server started from
+ * `baseline` for its step. Requests that autocannon gave up on (timeouts, connection errors, or
  * still unanswered at the end) may still be queued in the server, so after a scenario with
  * errors the server is restarted: the next one must not inherit that backlog.
  */
-export async function runScenarios (scenarios: Scenario[], target: BenchTarget, testIds: string[], settings: LoadSettings): Promise<ResultRow[]> {
+export async function runScenarios (scenarios: Scenario[], target: BenchTarget, testIds: string[], settings: LoadSettings, baseline?: BenchTarget): Promise<ResultRow[]> {
   const rows: ResultRow[] = []
-  let server = await target.start()
-  let fresh = true
+  const start = async (of: BenchTarget): Promise<Running> => {
+    const server = await of.start()
+    return { target: of, server, fresh: true, ctx: createScenarioContext(server.url, testIds) }
+  }
+  let main = await start(target)
   try {
     for (const step of stepsOf(scenarios)) {
       const turns = step.length > 1 ? TURNS : 1
       const duration = Math.ceil(settings.duration / turns)
-      const ctx = createScenarioContext(server.url, testIds)
+      const aside = step.some(s => s.target === 'baseline') && baseline ? await start(baseline) : undefined
       const measured = new Map<Scenario, ResultRow[]>(step.map(s => [s, []]))
-      for (let turn = 1; turn <= turns; turn++) {
-        for (const scenario of step) {
-          const label = `${target.name.padEnd(8)} ${scenario.name.padEnd(15)}`
-          const own = { ...settings, duration, warmup: Math.max(settings.warmup, scenario.minWarmup ?? 0, fresh ? FRESH_SERVER_WARMUP_SECONDS : 0) }
-          fresh = false
-          const of = turns > 1 ? ` (turn ${turn} of ${turns})` : ''
-          log(`> ${label} running${of} (${own.warmup} s warm-up + ${own.duration} s, ${own.connections} connections)`)
-          const row = await runScenario(scenario, target.name, ctx, { server: server.cpuMeter, database: target.databaseCpu }, own)
-          log(`  ${label} ${describeRow(row)}${of}`)
-          measured.get(scenario)!.push(row)
+      try {
+        for (let turn = 1; turn <= turns; turn++) {
+          for (const scenario of step) {
+            const on = scenario.target === 'baseline' && aside ? aside : main
+            const label = `${on.target.name.padEnd(8)} ${scenario.name.padEnd(15)}`
+            const own = { ...settings, duration, warmup: Math.max(settings.warmup, turn === 1 ? scenario.minWarmup ?? 0 : 0, on.fresh ? FRESH_SERVER_WARMUP_SECONDS : 0) }
+            on.fresh = false
+            const of = turns > 1 ? ` (turn ${turn} of ${turns})` : ''
+            log(`> ${label} running${of} (${own.warmup} s warm-up + ${own.duration} s, ${own.connections} connections)`)
+            const row = await runScenario(scenario, on.target.name, on.ctx, { server: on.server.cpuMeter, database: on.target.databaseCpu }, own)
+            log(`  ${label} ${describeRow(row)}${of}`)
+            measured.get(scenario)!.push(row)
+          }
         }
+      } finally {
+        await aside?.server.stop()
       }
       const merged = step.map(s => mergeTurns(measured.get(s)!))
-      if (turns > 1) for (const row of merged) log(`  ${target.name.padEnd(8)} ${row.scenario.padEnd(15)} ${describeRow(row)} (${turns} turns)`)
+      if (turns > 1) for (const row of merged) log(`  ${row.engine.padEnd(8)} ${row.scenario.padEnd(15)} ${describeRow(row)} (${turns} turns)`)
       rows.push(...merged)
-      if (merged.some(row => row.status === 'errors')) {
+      if (merged.some(row => row.status === 'errors' && row.engine === target.name)) {
         log(`  restarting the ${target.name} server (requests may still be queued)`)
-        await server.stop()
-        server = await target.start()
-        fresh = true
+        await main.server.stop()
+        main = await start(target)
       }
     }
   } finally {
-    await server.stop()
+    await main.server.stop()
   }
   return rows
 }

@@ -16,7 +16,7 @@ import { generateSeedData, type SeedData } from './seed-data.ts'
 import { seedDatabase, MODELS_DIR } from './seed-database.ts'
 import { copyTestTable } from './baseline-table.ts'
 import { BASELINE_INSERTS, selectScenarios, yardstickOf, type Scenario } from './scenarios.ts'
-import { runScenarios } from './run-scenarios.ts'
+import { runScenarios, type BenchTarget } from './run-scenarios.ts'
 import { addPrevious, addRatios, describeAuthCost, describeFeedCost, describeGoal, describeScaling, formatTable, log, writeResults, type ResultRow } from './report.ts'
 import { measureStartup, type StartupResult } from './startup.ts'
 import { waitForChangeLog } from './change-log-settled.ts'
@@ -53,8 +53,8 @@ async function preparePglite (data: SeedData): Promise<Database> {
 
 interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[], env?: Record<string, string>, settle?: () => Promise<void> }
 
-/** Runs a plan's scenarios against its server, started (and restarted when needed) in a child process. */
-async function benchServer (plan: ServerPlan, testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
+/** How to start a plan's server (and start it again) in a child process. */
+function targetOf (plan: ServerPlan, options: BenchOptions): BenchTarget {
   // One profile per thread (the main thread is the one with the most samples), in a directory per server.
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, plan.name)}`] : []
   const start = async (): Promise<ChildServer> => {
@@ -64,7 +64,12 @@ async function benchServer (plan: ServerPlan, testIds: string[], options: BenchO
     await plan.settle?.()
     return server
   }
-  return await runScenarios(plan.scenarios, { name: plan.name, start, databaseCpu: plan.database.cpuMeter }, testIds, options)
+  return { name: plan.name, start, databaseCpu: plan.database.cpuMeter }
+}
+
+/** Runs a plan's scenarios against its server; those of the baseline's among them on a `baseline` server beside it. */
+async function benchServer (plan: ServerPlan, testIds: string[], options: BenchOptions, baseline?: BenchTarget): Promise<ResultRow[]> {
+  return await runScenarios(plan.scenarios, targetOf(plan, options), testIds, options, baseline)
 }
 
 async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
@@ -79,11 +84,16 @@ async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
   const rows: ResultRow[] = []
   const pg = baseline.length || options.engines.includes('postgres') ? await preparePostgres(data) : undefined
   if (pg && baseline.some(s => s.name === BASELINE_INSERTS)) await copyTestTable(pg.url, data.test.length)
-  if (baseline.length && pg) rows.push(...await benchServer({ name: 'baseline', script: './baseline-server.ts', database: pg, scenarios: baseline }, testIds, options))
+  // The bare insert takes turns with PostgreSQL's creates (INTERLEAVED) when both run.
+  const pairedInserts = baseline.find(s => s.name === BASELINE_INSERTS && options.engines.includes('postgres') && quire.some(q => q.name === 'create'))
+  const baselinePlan: ServerPlan | undefined = pg && { name: 'baseline', script: './baseline-server.ts', database: pg, scenarios: baseline.filter(s => s !== pairedInserts) }
+  if (baselinePlan?.scenarios.length) rows.push(...await benchServer(baselinePlan, testIds, options))
   if (!quire.length) return rows
   for (const engine of options.engines) {
     const database = engine === 'postgres' ? pg! : await preparePglite(data)
-    for (const group of groupByWorkers(quire)) rows.push(...await benchGroup(engine, database, group, testIds, options))
+    const own = engine === 'postgres' && pairedInserts ? scenarios.filter(s => s.target === 'quire' || s === pairedInserts) : quire
+    const aside = baselinePlan && targetOf(baselinePlan, options)
+    for (const group of groupByWorkers(own)) rows.push(...await benchGroup(engine, database, group, testIds, options, aside))
   }
   return rows
 }
@@ -104,11 +114,11 @@ function groupByWorkers (scenarios: Scenario[]): Scenario[][] {
 }
 
 /** One server (WORKERS as the group says) for a group of scenarios; PGlite refuses several workers. */
-async function benchGroup (engine: string, database: Database, scenarios: Scenario[], testIds: string[], options: BenchOptions): Promise<ResultRow[]> {
+async function benchGroup (engine: string, database: Database, scenarios: Scenario[], testIds: string[], options: BenchOptions, baseline?: BenchTarget): Promise<ResultRow[]> {
   const workers = scenarios[0].workers ?? 1
   if (workers > 1 && engine === 'pglite') return scenarios.map(s => ({ scenario: s.name, engine, status: 'skipped', note: 'PGlite is one process\'s database (WORKERS=1)' }))
   const settle = engine === 'postgres' ? () => waitForChangeLog(database.url) : undefined
-  return await benchServer({ name: engine, script: './serve.ts', database, scenarios, env: workers > 1 ? { WORKERS: String(workers) } : {}, settle }, testIds, options)
+  return await benchServer({ name: engine, script: './serve.ts', database, scenarios, env: workers > 1 ? { WORKERS: String(workers) } : {}, settle }, testIds, options, baseline)
 }
 
 async function main (): Promise<void> {
