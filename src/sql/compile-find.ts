@@ -83,10 +83,12 @@ function searchParts (model: Model, text: string, params: SqlParams): SearchPart
 }
 
 /**
- * How many of a search's matches a page ranks at most: a query matching up to this many documents
- * gets its true top; above it, the page ranks the first this many matches found in storage order
- * (roughly the oldest documents), so that a common word costs what 10,000 matches cost instead of
- * growing with the collection (README, "Full-text search"). Exports rank every match.
+ * How many matches a page of a search that is not one word (several words, a phrase, a negation)
+ * ranks at most: such a query matching up to this many documents gets its true top; above it, the
+ * page ranks the first this many matches found in storage order (roughly the oldest documents),
+ * so that common words cost what 10,000 matches cost instead of growing with the collection.
+ * One-word searches are exact at any size (the rank table: oneWordRows); exports rank every
+ * match (README, "Full-text search").
  */
 export const SEARCH_CANDIDATES = 10_000
 
