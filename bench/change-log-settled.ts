@@ -1,10 +1,29 @@
-// Waits until a freshly started Quire server has numbered every change captured before it ran
-// (the seed's inserts, the baseline's creates: tens of thousands of rows), so that this
-// one-time catch-up is not measured as part of the first scenario's requests.
+// Keeps the numbering of the changes captured before a Quire server ran (the seed's inserts,
+// the baseline's creates: tens of thousands of rows) out of the first scenario's requests: on
+// PostgreSQL by waiting until the freshly started server has numbered them; on PGlite, whose
+// directory one process opens at a time, by numbering them before the server starts.
 import postgres from 'postgres'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
+import { openPglite } from '../src/engines/pglite-client.ts'
+import { sequenceAll } from '../src/engines/sql-change-sequencer.ts'
 import { log } from './report.ts'
+
+/** Numbers every captured change of the PGlite directory `dir` (no server may have it open). */
+export async function numberPgliteChangeLog (dir: string): Promise<void> {
+  const client = await openPglite(dir)
+  try {
+    const started = Date.now()
+    let numbered = 0
+    await sequenceAll(client, false, changes => {
+      numbered += changes.length
+      if (numbered % 20_000 < changes.length) log(`  numbered ${numbered} captured changes`)
+    })
+    log(`  numbered the captured changes in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  } finally {
+    await client.close()
+  }
+}
 
 const SETTLE_TIMEOUT_MS = 300_000
 
