@@ -27,9 +27,10 @@ async function changesPlugin (app: FastifyInstance): Promise<void> {
     log: msg => app.log.warn(msg)
   })
   app.decorate('changes', hub)
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const scope = currentRequestScope()
     if (scope) scope.caller = request.caller
+    done()
   })
   const retention = { seconds: config.changesRetentionSeconds, entries: config.changesRetentionEvents }
   let pruning: Promise<void> = Promise.resolve()

@@ -6,9 +6,14 @@ import type { FastifyInstance } from 'fastify'
 import { checkInput } from '../src/validation/check-input.ts'
 
 async function inputGuardPlugin (app: FastifyInstance): Promise<void> {
-  app.addHook('onRequest', async (request) => { checkInput(request.query, 'query string') })
-  app.addHook('preValidation', async (request) => {
+  // Callback hooks (no promise per request); Fastify answers what checkInput throws.
+  app.addHook('onRequest', (request, reply, done) => {
+    checkInput(request.query, 'query string')
+    done()
+  })
+  app.addHook('preValidation', (request, reply, done) => {
     if (request.body !== undefined) checkInput(request.body, 'body')
+    done()
   })
 }
 

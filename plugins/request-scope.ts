@@ -1,20 +1,36 @@
 // Serves every request inside a request scope (src/engines/request-scope.ts) whose signal aborts
-// when the client closes its connection before the response is complete.
+// when the client closes its connection before the response is complete. The signal is made when
+// first asked for (most requests never ask): one asked for after the client left is already aborted.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { runInRequestScope, type RequestScope } from '../src/engines/request-scope.ts'
+import type { ServerResponse } from 'node:http'
+import { runInRequestScope, NEVER_ABORTED, type RequestScope } from '../src/engines/request-scope.ts'
 import { QuireError } from '../src/errors.ts'
+
+const clientClosed = (): QuireError => new QuireError('CLIENT_CLOSED')
+
+/** The signal of the request `response` answers, made now. */
+function signalOf (response: ServerResponse): AbortSignal {
+  if (response.destroyed) return response.writableEnded ? NEVER_ABORTED : AbortSignal.abort(clientClosed())
+  const controller = new AbortController()
+  // Not request.signal: Fastify aborts it as soon as a request body has been read (its 'close').
+  response.once('close', () => {
+    if (!response.writableEnded) controller.abort(clientClosed())
+  })
+  return controller.signal
+}
 
 async function requestScopePlugin (app: FastifyInstance): Promise<void> {
   const scopes = new WeakMap<FastifyRequest, RequestScope>()
   app.addHook('onRequest', (request, reply, done) => {
-    const controller = new AbortController()
     const response = reply.raw
-    // Not request.signal: Fastify aborts it as soon as a request body has been read (its 'close').
-    response.once('close', () => {
-      if (!response.writableEnded) controller.abort(new QuireError('CLIENT_CLOSED'))
-    })
-    const scope: RequestScope = { signal: controller.signal, client: request.ip, startedAt: performance.now(), answering: () => response.headersSent }
+    let signal: AbortSignal | undefined
+    const scope: RequestScope = {
+      get signal () { return (signal ??= signalOf(response)) },
+      client: request.ip,
+      startedAt: performance.now(),
+      answering: () => response.headersSent
+    }
     scopes.set(request, scope)
     runInRequestScope(scope, done)
   })

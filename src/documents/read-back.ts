@@ -21,7 +21,9 @@ function producedKeys (model: Model): string[] {
   return [...model.links.map(link => link.as), 'score', '_silence'].filter(key => !Object.hasOwn(model.fields, key))
 }
 
+/** `body` without `keys`: the body itself when it has none of them (most writes). */
 function withoutKeys (body: Doc, keys: string[]): Doc {
+  if (!keys.some(key => Object.hasOwn(body, key))) return body
   return Object.fromEntries(Object.entries(body).filter(([key]) => !keys.includes(key)))
 }
 

@@ -9,7 +9,7 @@
 // must not cancel the others' writes; the change capture records the queue's acting user.
 import type { Doc } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
-import { currentRequestScope, runInRequestScope, type RequestScope } from './request-scope.ts'
+import { currentRequestScope, runInRequestScope, NEVER_ABORTED, type RequestScope } from './request-scope.ts'
 import { actingUserId } from './acting-user.ts'
 
 /** Documents one statement inserts at most. */
@@ -35,8 +35,6 @@ interface Queue {
   running: number
   scheduled: boolean
 }
-
-const NEVER = new AbortController().signal
 
 /** The first waiting documents one statement takes: at most MAX_BATCH and MAX_BATCH_BYTES of JSON, at least one. */
 function takeBatch (waiting: Waiting[]): Waiting[] {
@@ -79,7 +77,7 @@ export function createInsertBatches (statements: InsertStatements): (model: Mode
     queue.scheduled = false
     const batch = takeBatch(queue.waiting)
     queue.running++
-    const scope = queue.scope && { ...queue.scope, signal: NEVER }
+    const scope = queue.scope && { ...queue.scope, signal: NEVER_ABORTED }
     try {
       await (scope ? runInRequestScope(scope, () => insertBatch(queue, batch)) : insertBatch(queue, batch))
     } finally {

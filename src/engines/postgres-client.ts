@@ -41,8 +41,8 @@ const TRANSACTION_ATTEMPTS = 3
  * (another request's, answered 400 QUERY_TIMEOUT), whereas one that finds it idle is ignored.
  */
 async function awaitCancellable<T> (query: postgres.PendingQuery<postgres.Row[]>, cancellable: boolean): Promise<T> {
-  const signal = currentRequestScope()?.signal
-  if (!cancellable || !signal) return await query as T
+  const signal = cancellable ? currentRequestScope()?.signal : undefined
+  if (!signal) return await query as T
   if (signal.aborted) throw signal.reason
   let cancelling: Promise<void> | undefined
   const cancel = (): void => { cancelling = (query.cancel() as unknown as Promise<void> | null) ?? undefined }

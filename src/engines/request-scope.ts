@@ -18,7 +18,8 @@ export interface RequestScope {
 }
 
 const storage = new AsyncLocalStorage<RequestScope>()
-const NEVER = new AbortController().signal
+/** A signal that never aborts: for work no client's leaving may cancel. */
+export const NEVER_ABORTED = new AbortController().signal
 
 /** Runs `work` (and everything it starts) inside `scope`. */
 export function runInRequestScope<T> (scope: RequestScope, work: () => T): T {

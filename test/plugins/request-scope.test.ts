@@ -1,11 +1,11 @@
 // The request scope plugin: handlers (and what they call) see the scope, after a body was read
-// too; its signal stays quiet for a request that completes (Fastify's own request.signal aborts
+// too; its signal (made when first asked for) stays quiet for a request that completes (Fastify's own request.signal aborts
 // once a body has been read) and aborts when the client closes its connection first.
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
 import { request as httpRequest } from 'node:http'
 import requestScope from '../../plugins/request-scope.ts'
-import { currentRequestScope } from '../../src/engines/request-scope.ts'
+import { currentRequestScope, type RequestScope } from '../../src/engines/request-scope.ts'
 
 async function startServer (t: Test) {
   const seen: Array<{ client?: string, abortedAtEnd?: boolean }> = []
@@ -28,9 +28,23 @@ async function startServer (t: Test) {
     await new Promise(resolve => scope.signal.addEventListener('abort', resolve))
     return 'too late'
   })
+  // Asks for its signal only once the client has gone: the signal is made when first asked for.
+  app.get('/late', async (request, reply) => {
+    const scope = currentRequestScope()!
+    entered()
+    await new Promise(resolve => reply.raw.once('close', resolve))
+    aborted(scope.signal.aborted ? scope.signal.reason : 'not aborted')
+    return 'too late'
+  })
+  // Keeps its scope, unasked, for the test to ask once the response is complete.
+  let keptScope: { scope: RequestScope, closed: Promise<unknown> } | undefined
+  app.get('/keep', async (request, reply) => {
+    keptScope = { scope: currentRequestScope()!, closed: new Promise(resolve => reply.raw.once('close', resolve)) }
+    return 'kept'
+  })
   await app.listen({ port: 0, host: '127.0.0.1' })
   t.teardown(() => app.close())
-  return { port: (app.server.address() as { port: number }).port, seen, abortedReason, hanging, app }
+  return { port: (app.server.address() as { port: number }).port, seen, abortedReason, hanging, app, kept: () => keptScope! }
 }
 
 t.test('a request with a body sees its scope and a quiet signal to the end', async t => {
@@ -50,4 +64,23 @@ t.test('the signal aborts with CLIENT_CLOSED when the client leaves first', asyn
   await hanging
   req.destroy()
   t.match(await abortedReason, { code: 'CLIENT_CLOSED', status: 499 })
+})
+
+t.test('a signal first asked for after the client left is already aborted', async t => {
+  const { port, abortedReason, hanging } = await startServer(t)
+  const req = httpRequest({ port, host: '127.0.0.1', path: '/late' })
+  req.on('error', () => {})
+  req.end()
+  await hanging
+  req.destroy()
+  t.match(await abortedReason, { code: 'CLIENT_CLOSED', status: 499 })
+})
+
+t.test('a signal first asked for after a complete response stays quiet', async t => {
+  const { port, kept } = await startServer(t)
+  const res = await fetch(`http://127.0.0.1:${port}/keep`, { headers: { connection: 'close' } })
+  t.equal(await res.text(), 'kept')
+  const { scope, closed } = kept()
+  await closed
+  t.equal(scope.signal.aborted, false)
 })
