@@ -1,8 +1,9 @@
 // The ChangeLog of the SQL engines, over the `quire_changes` table the capture trigger
 // fills. Followers get every numbered change in order: on PostgreSQL through LISTEN
 // (every process hears every batch, and fills any gap from the table), on PGlite
-// (one process) straight from the sequencer. Numbering runs after this process's writes
-// and, while someone follows, on a short poll for changes other processes captured.
+// (one process) straight from the sequencer. Numbering runs after this process's writes (at
+// once while someone follows, else within UNFOLLOWED_NUMBERING_MS, a batch of what came
+// meanwhile) and, while someone follows, on a short poll for changes other processes captured.
 import type { SqlClient } from '../sql/sql-client.ts'
 import { CHANGE_STATE, CHANGE_TABLE } from '../sql/change-capture-ddl.ts'
 import type { ChangeLog, ChangeLogRetention, StoredChange } from './change-log.ts'
@@ -11,7 +12,7 @@ import { createFollower, type Follower } from './sql-change-follower.ts'
 import { createPacedRounds } from './paced-rounds.ts'
 
 export interface SqlChangeLog extends ChangeLog {
-  /** A statement of this process may have written: number what it captured (when someone follows). */
+  /** A statement of this process may have written: number what it captured (at once when someone follows, else soon). */
   localWrite: () => void
   /** Stops every follower (the engine is closing). */
   close: () => Promise<void>
@@ -20,6 +21,12 @@ export interface SqlChangeLog extends ChangeLog {
 const POLL_MS = 100
 /** While writes keep coming, rounds of numbering (a transaction and a NOTIFY each) start at most this often. */
 const NUMBERING_PAUSE_MS = 10
+/**
+ * While no one follows, what this process wrote is numbered this long after, in one round with
+ * whatever came meanwhile: its cost is spread over the writes instead of landing all at once
+ * on the next prune or reader (a minute of steady writes is hundreds of thousands of changes).
+ */
+const UNFOLLOWED_NUMBERING_MS = 1000
 const PRUNE_LOCK = 726354102
 const POSITION = /^(0|[1-9][0-9]{0,17})$/
 
@@ -40,6 +47,7 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
   const announce = client.listen !== undefined
   let poll: NodeJS.Timeout | undefined
   let unlisten: (() => Promise<void>) | undefined
+  let unfollowedNumbering: NodeJS.Timeout | undefined
 
   /** Changes after `after` up to the last numbered one, or 'gone' (pruned, or never given). */
   async function readLog (after: string, limit: number): Promise<StoredChange[] | 'gone'> {
@@ -115,8 +123,12 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
         return Number(row.n)
       })
     },
-    localWrite: () => { if (followers.size > 0) void requestSequencing() },
+    localWrite: () => {
+      if (followers.size > 0) void requestSequencing()
+      else unfollowedNumbering ??= setTimeout(() => { unfollowedNumbering = undefined; void requestSequencing() }, UNFOLLOWED_NUMBERING_MS).unref()
+    },
     close: async () => {
+      clearTimeout(unfollowedNumbering)
       followers.clear()
       await stopFollowing()
       await numbering.idle()

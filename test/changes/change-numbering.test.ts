@@ -1,0 +1,49 @@
+// Numbering without followers: what a process writes while no one follows its change feed is
+// numbered within about a second (one round for what came meanwhile), not left for the next
+// prune (every minute) or reader to number all at once, which on PGlite stalls every request.
+import t, { type Test } from 'tap'
+import type { SqlClient } from '../../src/sql/sql-client.ts'
+import { openPglite } from '../../src/engines/pglite-client.ts'
+import { openPostgres } from '../../src/engines/postgres-client.ts'
+import { startPgCluster } from '../../src/sql/pg-cluster.ts'
+import { resolveModel } from '../../src/models/load-models.ts'
+import { createSqlEngine } from '../../src/engines/sql-engine.ts'
+
+const MODEL = resolveModel({ name: 'numbered', fields: { n: { type: 'number' } } })
+const WRITES = 30
+
+const unnumbered = async (client: SqlClient): Promise<number> =>
+  Number((await client.query('SELECT count(*)::int AS n FROM quire_changes WHERE pos IS NULL'))[0].n)
+
+/** Polls until no change waits for a position, for at most `ms`; returns how many still wait. */
+async function settled (client: SqlClient, ms: number): Promise<number> {
+  const until = Date.now() + ms
+  for (;;) {
+    const waiting = await unnumbered(client)
+    if (waiting === 0 || Date.now() > until) return waiting
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+}
+
+async function checkEngine (t: Test, client: SqlClient): Promise<void> {
+  const engine = createSqlEngine(client)
+  t.teardown(() => engine.close()) // closes the client too
+  await engine.syncModels([MODEL])
+  await Promise.all(Array.from({ length: WRITES }, (_, n) =>
+    engine.insert(MODEL, { _id: (0x1000 + n).toString(16).padStart(24, '0'), n })))
+  t.equal(await settled(client, 5000), 0, 'numbered soon after, with no follower, reader or prune')
+  const positions = await client.query('SELECT pos::int AS pos FROM quire_changes ORDER BY id')
+  t.strictSame(positions.map(row => row.pos), Array.from({ length: WRITES }, (_, i) => i + 1), 'in capture order, from 1')
+}
+
+t.test('PGlite', async t => {
+  const client = await openPglite(undefined)
+  await checkEngine(t, client)
+})
+
+t.test('PostgreSQL', async t => {
+  const cluster = await startPgCluster()
+  t.teardown(() => cluster.stop())
+  const client = openPostgres(cluster.url, 5000)
+  await checkEngine(t, client)
+})
