@@ -6,7 +6,7 @@ import postgres from 'postgres'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
 import { openPglite } from '../src/engines/pglite-client.ts'
-import { sequenceAll } from '../src/engines/sql-change-sequencer.ts'
+import { createChangeSequencer } from '../src/engines/sql-change-sequencer.ts'
 import { log } from './report.ts'
 
 /** Numbers every captured change of the PGlite directory `dir` (no server may have it open). */
@@ -15,7 +15,7 @@ export async function numberPgliteChangeLog (dir: string): Promise<void> {
   try {
     const started = Date.now()
     let numbered = 0
-    await sequenceAll(client, false, changes => {
+    await createChangeSequencer(client).sequenceAll(false, changes => {
       numbered += changes.length
       if (numbered % 20_000 < changes.length) log(`  numbered ${numbered} captured changes`)
     })

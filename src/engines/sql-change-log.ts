@@ -7,7 +7,7 @@
 import type { SqlClient } from '../sql/sql-client.ts'
 import { CHANGE_STATE, CHANGE_TABLE } from '../sql/change-capture-ddl.ts'
 import type { ChangeLog, ChangeLogRetention, StoredChange } from './change-log.ts'
-import { CHANGE_CHANNEL, CHANGE_COLUMNS, changeOfRow, hasUnsequenced, sequenceAll, type ChangeNotice } from './sql-change-sequencer.ts'
+import { CHANGE_CHANNEL, CHANGE_COLUMNS, changeOfRow, createChangeSequencer, type ChangeNotice } from './sql-change-sequencer.ts'
 import { createFollower, type Follower } from './sql-change-follower.ts'
 import { createPacedRounds } from './paced-rounds.ts'
 
@@ -63,8 +63,9 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
   }
 
   /** Numbers what is waiting, one round at a time per process; a round that finds another process numbering waits for it. */
+  const sequencer = createChangeSequencer(client)
   const numbering = createPacedRounds({
-    round: async () => await sequenceAll(client, announce, deliverLocally) === 'done' || !await hasUnsequenced(client),
+    round: async () => await sequencer.sequenceAll(announce, deliverLocally) === 'done' || !await sequencer.hasUnsequenced(),
     pauseMs: NUMBERING_PAUSE_MS,
     retryMs: 20,
     log: msg => log(`numbering the change log failed: ${msg}`)
@@ -78,7 +79,7 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
         for (const follower of followers) 'changes' in notice ? follower.offer(notice.changes) : follower.catchUp()
       }, () => { for (const follower of followers) follower.catchUp() })
       poll = setInterval(() => {
-        hasUnsequenced(client).then(pending => { if (pending) void requestSequencing() }, () => {})
+        sequencer.hasUnsequenced().then(pending => { if (pending) void requestSequencing() }, () => {})
       }, POLL_MS)
       poll.unref()
     }

@@ -1,6 +1,8 @@
 // Numbering without followers: what a process writes while no one follows its change feed is
 // numbered within about a second (one round for what came meanwhile), not left for the next
 // prune (every minute) or reader to number all at once, which on PGlite stalls every request.
+// The sequencer's floor (where it starts looking for unnumbered changes) never passes a change
+// whose transaction is still open, however many later ones it numbers meanwhile.
 import t, { type Test } from 'tap'
 import type { SqlClient } from '../../src/sql/sql-client.ts'
 import { openPglite } from '../../src/engines/pglite-client.ts'
@@ -8,6 +10,7 @@ import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { startPgCluster } from '../../src/sql/pg-cluster.ts'
 import { resolveModel } from '../../src/models/load-models.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
+import { createChangeSequencer } from '../../src/engines/sql-change-sequencer.ts'
 
 const MODEL = resolveModel({ name: 'numbered', fields: { n: { type: 'number' } } })
 const WRITES = 30
@@ -46,4 +49,38 @@ t.test('PostgreSQL', async t => {
   t.teardown(() => cluster.stop())
   const client = openPostgres(cluster.url, 5000)
   await checkEngine(t, client)
+})
+
+t.test('a change committed after later ones were numbered still gets its position (PostgreSQL)', async t => {
+  const cluster = await startPgCluster()
+  t.teardown(() => cluster.stop())
+  const [holder, writer, numberer] = [0, 1, 2].map(() => openPostgres(cluster.url, 5000))
+  const engine = createSqlEngine(writer)
+  t.teardown(async () => { await engine.close(); await holder.close(); await numberer.close() })
+  await engine.syncModels([MODEL])
+  const sequencer = createChangeSequencer(numberer)
+  const positionOf = async (id: string): Promise<unknown> =>
+    (await numberer.query('SELECT pos::int AS pos FROM quire_changes WHERE doc_id = $1', [id]))[0]?.pos
+
+  let commit = (): void => {}
+  const held = new Promise<void>(resolve => { commit = resolve })
+  let captured = (): void => {}
+  const capturing = new Promise<void>(resolve => { captured = resolve })
+  const open = holder.transaction(async tx => {
+    await tx.query('INSERT INTO q_numbered (_id, doc) VALUES ($1, $2::jsonb)', ['held', '{"n":1}'])
+    captured()
+    await held
+  })
+  await capturing
+  for (let round = 0; round < 4; round++) {
+    await writer.query('INSERT INTO q_numbered (_id, doc) VALUES ($1, $2::jsonb)', [`later-${round}`, '{"n":2}'])
+    t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+  }
+  t.equal(await positionOf('later-3'), 4, 'the later changes are numbered while the first is open')
+  t.equal(await positionOf('held'), undefined, 'the open one is not (nor visible)')
+  commit()
+  await open
+  t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+  t.equal(await positionOf('held'), 5, 'once committed, it is numbered after them')
+  t.equal(await sequencer.hasUnsequenced(), false)
 })
