@@ -56,24 +56,23 @@ t.test('a request with a body sees its scope and a quiet signal to the end', asy
   t.same(seen, [{ client: '127.0.0.1', abortedAtEnd: false }, { client: '127.0.0.1', abortedAtEnd: false }])
 })
 
-t.test('the signal aborts with CLIENT_CLOSED when the client leaves first', async t => {
+/** Requests `path`, leaves once its handler runs, and returns why the request's signal aborted. */
+async function leaveWhileServed (t: Test, path: string): Promise<unknown> {
   const { port, abortedReason, hanging } = await startServer(t)
-  const req = httpRequest({ port, host: '127.0.0.1', path: '/hang' })
+  const req = httpRequest({ port, host: '127.0.0.1', path })
   req.on('error', () => {})
   req.end()
   await hanging
   req.destroy()
-  t.match(await abortedReason, { code: 'CLIENT_CLOSED', status: 499 })
+  return await abortedReason
+}
+
+t.test('the signal aborts with CLIENT_CLOSED when the client leaves first', async t => {
+  t.match(await leaveWhileServed(t, '/hang'), { code: 'CLIENT_CLOSED', status: 499 })
 })
 
 t.test('a signal first asked for after the client left is already aborted', async t => {
-  const { port, abortedReason, hanging } = await startServer(t)
-  const req = httpRequest({ port, host: '127.0.0.1', path: '/late' })
-  req.on('error', () => {})
-  req.end()
-  await hanging
-  req.destroy()
-  t.match(await abortedReason, { code: 'CLIENT_CLOSED', status: 499 })
+  t.match(await leaveWhileServed(t, '/late'), { code: 'CLIENT_CLOSED', status: 499 })
 })
 
 t.test('a signal first asked for after a complete response stays quiet', async t => {
