@@ -6,7 +6,7 @@ import postgres from 'postgres'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
 import { openPglite } from '../src/engines/pglite-client.ts'
-import { createChangeSequencer } from '../src/engines/sql-change-sequencer.ts'
+import { UNNUMBERED, createChangeSequencer } from '../src/engines/sql-change-sequencer.ts'
 import { log } from './report.ts'
 
 /** Numbers every captured change of the PGlite directory `dir` (no server may have it open). */
@@ -32,7 +32,7 @@ export async function waitForChangeLog (url: string): Promise<void> {
   try {
     const started = Date.now()
     for (let logged = false; ;) {
-      const [{ waiting }] = await sql.unsafe(`SELECT count(*)::int AS waiting FROM ${CHANGE_TABLE} WHERE pos IS NULL`)
+      const [{ waiting }] = await sql.unsafe(`SELECT count(*)::int AS waiting FROM ${CHANGE_TABLE} c WHERE ${UNNUMBERED}`)
       if (waiting === 0) return
       if (!logged) log(`  waiting for the server to number ${waiting as number} captured changes`)
       logged = true

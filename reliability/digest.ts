@@ -2,13 +2,13 @@
 // (documents, users, credentials, and any table added later), read with SQL.
 // Equal digests mean that not one stored row changed, apart from the change log's
 // numbering, which a server does in the background (the captured changes themselves
-// are compared). Taken while no server uses the store (PGlite admits one process at a time).
+// are compared; their positions are not). Taken while no server uses the store (PGlite admits one process at a time).
 import { createHash } from 'node:crypto'
 import { openPglite } from '../src/engines/pglite-client.ts'
 import { openPostgres } from '../src/engines/postgres-client.ts'
 import type { SqlClient } from '../src/sql/sql-client.ts'
 import { quoteIdent, quoteLiteral } from '../src/sql/quote.ts'
-import { CHANGE_STATE, CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
+import { CHANGE_POSITIONS, CHANGE_STATE } from '../src/sql/change-capture-ddl.ts'
 
 export interface StoreDigest {
   /** sha256 over every table's rows. */
@@ -22,8 +22,10 @@ async function openStore (url: string): Promise<SqlClient> {
   return openPostgres(url, 120_000)
 }
 
-/** Columns a server fills in the background whatever the requests: the change log's positions and head. */
-const BOOKKEEPING: Record<string, string[]> = { [CHANGE_TABLE]: ['pos'], [CHANGE_STATE]: ['head'] }
+/** Columns a server fills in the background whatever the requests: the change log's head and floor. */
+const BOOKKEEPING: Record<string, string[]> = { [CHANGE_STATE]: ['head', 'floor'] }
+/** Tables a server fills in the background: the positions given to captured changes. */
+const BOOKKEEPING_TABLES = new Set([CHANGE_POSITIONS])
 
 /** Each row of `table` as text, without its bookkeeping columns. */
 function rowText (table: string): string {
@@ -34,7 +36,8 @@ function rowText (table: string): string {
 export async function digestStore (url: string): Promise<StoreDigest> {
   const client = await openStore(url)
   try {
-    const tables = await client.query("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1")
+    const tables = (await client.query("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1"))
+      .filter(row => !BOOKKEEPING_TABLES.has(String(row.t)))
     const hash = createHash('sha256')
     const counts: Record<string, number> = {}
     for (const { t } of tables as Array<{ t: string }>) {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { digestStore } from '../reliability/digest.ts'
 import { openPglite } from '../src/engines/pglite-client.ts'
-import { CHANGE_LOG_DDL, CHANGE_STATE, CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
+import { CHANGE_LOG_DDL, CHANGE_POSITIONS, CHANGE_STATE, CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
 import { createRequestGenerator } from '../reliability/fuzz/requests.ts'
 import { createChoice } from '../reliability/fuzz/random-choice.ts'
 import { drawPools } from '../reliability/fuzz/pools.ts'
@@ -87,7 +87,7 @@ t.test('the store digest sees a changed document, not the change log being numbe
   await write([CHANGE_LOG_DDL, 'CREATE TABLE q_items (_id text PRIMARY KEY, doc jsonb NOT NULL)',
     `INSERT INTO q_items VALUES ('a', '{"n": 1}')`, `INSERT INTO ${CHANGE_TABLE} (model, op, doc_id) VALUES ('items', 'put', 'a')`])
   const before = await digestStore(`pglite://${dir}`)
-  await write([`UPDATE ${CHANGE_TABLE} SET pos = 1`, `UPDATE ${CHANGE_STATE} SET head = 1`])
+  await write([`INSERT INTO ${CHANGE_POSITIONS} (pos, id) SELECT 1, id FROM ${CHANGE_TABLE}`, `UPDATE ${CHANGE_STATE} SET head = 1, floor = 1`])
   t.equal((await digestStore(`pglite://${dir}`)).digest, before.digest, 'numbering captured changes is the server\'s bookkeeping')
   await write([`UPDATE ${CHANGE_TABLE} SET doc_id = 'b'`])
   t.not((await digestStore(`pglite://${dir}`)).digest, before.digest, 'a changed captured change is a change')

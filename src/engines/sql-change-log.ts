@@ -5,7 +5,7 @@
 // once while someone follows, else within UNFOLLOWED_NUMBERING_MS, a batch of what came
 // meanwhile) and, while someone follows, on a short poll for changes other processes captured.
 import type { SqlClient } from '../sql/sql-client.ts'
-import { CHANGE_STATE, CHANGE_TABLE } from '../sql/change-capture-ddl.ts'
+import { CHANGE_POSITIONS, CHANGE_STATE, CHANGE_TABLE } from '../sql/change-capture-ddl.ts'
 import type { ChangeLog, ChangeLogRetention, StoredChange } from './change-log.ts'
 import { CHANGE_CHANNEL, CHANGE_COLUMNS, changeOfRow, createChangeSequencer, type ChangeNotice } from './sql-change-sequencer.ts'
 import { createFollower, type Follower } from './sql-change-follower.ts'
@@ -32,13 +32,16 @@ const POSITION = /^(0|[1-9][0-9]{0,17})$/
 
 const READ_AFTER = `SELECT st.head::text AS head, st.pruned_through::text AS pruned_through, ${CHANGE_COLUMNS}
 FROM ${CHANGE_STATE} st LEFT JOIN LATERAL (
-  SELECT * FROM ${CHANGE_TABLE} WHERE pos > $1::bigint AND pos <= st.head ORDER BY pos LIMIT $2::int) c ON true
+  SELECT p.pos, c.at, c.model, c.op, c.doc_id, c.actor, c.doc FROM ${CHANGE_POSITIONS} p JOIN ${CHANGE_TABLE} c ON c.id = p.id
+  WHERE p.pos > $1::bigint AND p.pos <= st.head ORDER BY p.pos LIMIT $2::int) c ON true
 ORDER BY c.pos`
 
 const PRUNE = `WITH cut AS (SELECT greatest(
     (SELECT head FROM ${CHANGE_STATE}) - $1::bigint,
-    (SELECT coalesce(max(pos), 0) FROM ${CHANGE_TABLE} WHERE at < now() - make_interval(secs => $2::double precision))) AS through),
-  gone AS (DELETE FROM ${CHANGE_TABLE} c USING cut WHERE c.pos <= cut.through RETURNING c.pos)
+    (SELECT coalesce(max(p.pos), 0) FROM ${CHANGE_TABLE} c JOIN ${CHANGE_POSITIONS} p ON p.id = c.id
+     WHERE c.at < now() - make_interval(secs => $2::double precision))) AS through),
+  gone AS (DELETE FROM ${CHANGE_POSITIONS} p USING cut WHERE p.pos <= cut.through RETURNING p.id),
+  dropped AS (DELETE FROM ${CHANGE_TABLE} c USING gone WHERE c.id = gone.id)
 UPDATE ${CHANGE_STATE} SET pruned_through = greatest(pruned_through, (SELECT through FROM cut))
 RETURNING (SELECT count(*) FROM gone) AS n`
 

@@ -1,11 +1,11 @@
 // Gives the captured changes their positions in commit order. The capture trigger
 // cannot: a transaction that started first may commit last. The sequencer numbers only
-// committed entries, under an advisory lock (one sequencer at a time across every
+// committed entries (a position is a row of its own, so the captured change is never rewritten), under an advisory lock (one sequencer at a time across every
 // process), so whatever it numbers later was committed later. On PostgreSQL it then
 // announces the batch with NOTIFY: the batch itself when it fits NOTIFY's 8 KB payload,
 // otherwise the range of positions, which listeners read from the log.
 import type { SqlClient, Row } from '../sql/sql-client.ts'
-import { CHANGE_STATE, CHANGE_TABLE } from '../sql/change-capture-ddl.ts'
+import { CHANGE_POSITIONS, CHANGE_STATE, CHANGE_TABLE } from '../sql/change-capture-ddl.ts'
 import type { ChangeOp, StoredChange } from './change-log.ts'
 
 export const CHANGE_CHANNEL = 'quire_changes'
@@ -17,7 +17,11 @@ const SEQUENCER_LOCK = 726354101
 /** A NOTIFY payload: the changes, or the range of positions to read from the log. */
 export type ChangeNotice = { changes: StoredChange[] } | { from: string, to: string }
 
+/** A change's columns, from `c`: a captured change with its position. */
 export const CHANGE_COLUMNS = 'c.pos::text AS pos, c.at, c.model, c.op, c.doc_id, c.actor, c.doc::text AS doc'
+
+/** The captured changes `c` with no position yet. */
+export const UNNUMBERED = `NOT EXISTS (SELECT 1 FROM ${CHANGE_POSITIONS} p WHERE p.id = c.id)`
 
 /** A row of CHANGE_COLUMNS as a StoredChange. */
 export function changeOfRow (row: Row): StoredChange {
@@ -44,17 +48,22 @@ export function noticeOf (changes: StoredChange[]): string {
 }
 
 /**
- * Numbers a batch of the changes after $2 (the floor); returns their documents only when their
+ * Numbers a batch of the changes above the floor; returns their documents only when their
  * stored size stays within $1 (about, so that a batch too large to announce inline does not
  * travel back to be parsed for nothing).
  */
 const NUMBER_BATCH = `WITH batch AS (
-    SELECT id, row_number() OVER (ORDER BY id) AS n FROM ${CHANGE_TABLE} WHERE pos IS NULL AND id > $2::bigint ORDER BY id LIMIT ${BATCH}),
+    SELECT c.id, row_number() OVER (ORDER BY c.id) AS n FROM ${CHANGE_TABLE} c
+    WHERE c.id > (SELECT floor FROM ${CHANGE_STATE}) AND ${UNNUMBERED} ORDER BY c.id LIMIT ${BATCH}),
   st AS (UPDATE ${CHANGE_STATE} SET head = head + (SELECT count(*) FROM batch) WHERE EXISTS (SELECT 1 FROM batch) RETURNING head - (SELECT count(*) FROM batch) AS base),
-  numbered AS (UPDATE ${CHANGE_TABLE} c SET pos = st.base + batch.n FROM batch, st WHERE c.id = batch.id RETURNING c.*),
+  p AS (INSERT INTO ${CHANGE_POSITIONS} (pos, id) SELECT st.base + batch.n, batch.id FROM batch, st RETURNING pos, id),
+  numbered AS (SELECT p.pos, c.at, c.model, c.op, c.doc_id, c.actor, c.doc FROM p JOIN ${CHANGE_TABLE} c ON c.id = p.id),
   whole AS (SELECT coalesce(sum(pg_column_size(doc)), 0) <= $1::bigint AS docs FROM numbered)
-SELECT c.pos::text AS pos, c.at, c.model, c.op, c.doc_id, c.actor, CASE WHEN whole.docs THEN c.doc::text END AS doc, whole.docs
-FROM numbered c, whole ORDER BY c.pos`
+SELECT n.pos::text AS pos, n.at, n.model, n.op, n.doc_id, n.actor, CASE WHEN whole.docs THEN n.doc::text END AS doc, whole.docs
+FROM numbered n, whole ORDER BY n.pos`
+
+/** Moves the floor up to $1 (every change up to it has a position, or was rolled back). */
+const RAISE_FLOOR = `UPDATE ${CHANGE_STATE} SET floor = $1::bigint WHERE floor < $1::bigint`
 
 /** The last change id given out. */
 const LAST_ID = `SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('${CHANGE_TABLE}', 'id')::regclass), 0)::text AS last_id`
@@ -74,21 +83,18 @@ export interface ChangeSequencer {
 }
 
 /**
- * A sequencer over `client`, which keeps a floor: every change with a lower id is numbered (or
- * was rolled back). Numbered changes leave dead entries in the index of unnumbered ones until
- * VACUUM; a search from the start walks them all and reads the table for each, and while some
- * snapshot older than them is open (a long report, autovacuum's ANALYZE) none can be marked dead,
- * so every batch walks them again: 80,500 of them took 18-23 ms a batch, 0.3 ms from the floor.
+ * A sequencer over `client`. It searches for unnumbered changes above a floor kept in the state
+ * row: every change with a lower id has a position (or was rolled back). Without it, every batch
+ * (and every follower's poll) would probe the positions of the whole log, numbered or not.
  * The floor moves in two steps. A batch notes the last id given out (S), then, inside its
  * transaction (any isolation level: a later snapshot), the next transaction id to be given out
  * (X): a change with id <= S was captured by a transaction that had its id before X (the capture
  * trigger runs after its row's write, and the identity sequence hands out ids uncached, so none
  * lower is taken later). Once every transaction older than X has ended (a snapshot's xmin >= X),
  * every change <= S is visible or gone, and once a committed batch has numbered all the visible
- * ones, the floor becomes S. Each process keeps its own floor (from 0 at start: one walk).
+ * ones, the floor becomes S. Any process's sequencer may raise it; each tracks its own S and X.
  */
 export function createChangeSequencer (client: SqlClient): ChangeSequencer {
-  let floor = '0'
   let candidate: { lastId: string, xmax: string } | undefined
 
   /**
@@ -103,7 +109,7 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
     if (outcome === 'busy') return outcome
     // Only now that the batch is committed: the floor passes the changes it numbered.
     if (outcome.drained && candidate !== undefined && BigInt(outcome.xmin) >= BigInt(candidate.xmax)) {
-      floor = candidate.lastId
+      await client.query(RAISE_FLOOR, [candidate.lastId])
       candidate = undefined
     }
     if (candidate === undefined && lastId !== undefined) candidate = { lastId, xmax: outcome.xmax }
@@ -114,7 +120,7 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
   const numberBatch = async (tx: SqlClient, announce: boolean): Promise<{ batch: NumberedBatch, drained: boolean, xmin: string, xmax: string } | 'busy'> => {
     const [snapshot] = await tx.query(LOCK_AND_SNAPSHOT)
     if (snapshot.got !== true) return 'busy'
-    const rows = await tx.query(NUMBER_BATCH, [announce ? MAX_PAYLOAD_BYTES : Number.MAX_SAFE_INTEGER, floor])
+    const rows = await tx.query(NUMBER_BATCH, [announce ? MAX_PAYLOAD_BYTES : Number.MAX_SAFE_INTEGER])
     const state = { drained: rows.length < BATCH, xmin: String(snapshot.xmin), xmax: String(snapshot.xmax) }
     if (rows.length === 0) return { batch: { count: 0, changes: [] }, ...state }
     const changes = rows[0].docs === true ? rows.map(changeOfRow) : undefined
@@ -133,7 +139,7 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
       }
     },
     hasUnsequenced: async () => {
-      const rows = await client.query(`SELECT EXISTS (SELECT 1 FROM ${CHANGE_TABLE} WHERE pos IS NULL AND id > $1::bigint) AS pending`, [floor])
+      const rows = await client.query(`SELECT EXISTS (SELECT 1 FROM ${CHANGE_TABLE} c WHERE c.id > (SELECT floor FROM ${CHANGE_STATE}) AND ${UNNUMBERED}) AS pending`)
       return rows[0].pending === true
     }
   }

@@ -1,21 +1,27 @@
 // Change capture for the SQL engines: one trigger function, attached to every model's
 // table, records each changed row in the change log (`quire_changes`), whatever
 // statement wrote it (REST, bulk writes, imports, cascades, hooks, psql). Positions are
-// assigned later, in commit order, by the sequencer (src/engines/sql-change-log.ts).
+// assigned later, in commit order, by the sequencer (src/engines/sql-change-sequencer.ts), in
+// a narrow table of their own: a captured change is written once and never updated, so the
+// log's wide rows (whole documents) are only appended and pruned.
 import type { Model } from '../models/model-definition.ts'
 import { quoteIdent, quoteLiteral } from './quote.ts'
 import { tableName } from './schema-ddl.ts'
 
 export const CHANGE_TABLE = 'quire_changes'
 export const CHANGE_STATE = 'quire_change_state'
+export const CHANGE_POSITIONS = 'quire_change_positions'
 /** The setting a write statement sets (locally) to the acting user's id; the trigger reads it. */
 export const ACTOR_SETTING = 'quire.actor'
 
-/** The log, its state row (the last position given, the last one pruned) and the capture function. */
+/**
+ * The log, the positions given to its changes, its state row (the last position given, the last
+ * one pruned, the id below which every change has a position) and the capture function. A log
+ * from before positions had their own table (a `pos` column, updated in place) moves them there.
+ */
 export const CHANGE_LOG_DDL = `
 CREATE TABLE IF NOT EXISTS ${CHANGE_TABLE} (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  pos bigint UNIQUE,
   at timestamptz NOT NULL DEFAULT now(),
   model text NOT NULL,
   op text NOT NULL,
@@ -23,14 +29,24 @@ CREATE TABLE IF NOT EXISTS ${CHANGE_TABLE} (
   actor text,
   doc jsonb
 );
-CREATE INDEX IF NOT EXISTS ${CHANGE_TABLE}_unsequenced ON ${CHANGE_TABLE} (id) WHERE pos IS NULL;
 CREATE INDEX IF NOT EXISTS ${CHANGE_TABLE}_at ON ${CHANGE_TABLE} USING brin (at);
+CREATE TABLE IF NOT EXISTS ${CHANGE_POSITIONS} (
+  pos bigint PRIMARY KEY,
+  id bigint NOT NULL UNIQUE
+);
 CREATE TABLE IF NOT EXISTS ${CHANGE_STATE} (
   one boolean PRIMARY KEY DEFAULT true CHECK (one),
   head bigint NOT NULL DEFAULT 0,
   pruned_through bigint NOT NULL DEFAULT 0
 );
+ALTER TABLE ${CHANGE_STATE} ADD COLUMN IF NOT EXISTS floor bigint NOT NULL DEFAULT 0;
 INSERT INTO ${CHANGE_STATE} DEFAULT VALUES ON CONFLICT DO NOTHING;
+DO $move$ BEGIN
+  IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${CHANGE_TABLE}'::regclass AND attname = 'pos' AND NOT attisdropped) THEN
+    INSERT INTO ${CHANGE_POSITIONS} (pos, id) SELECT pos, id FROM ${CHANGE_TABLE} WHERE pos IS NOT NULL;
+    ALTER TABLE ${CHANGE_TABLE} DROP COLUMN pos;
+  END IF;
+END $move$;
 CREATE OR REPLACE FUNCTION quire_capture_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
 DECLARE
   change_op text;

@@ -68,7 +68,7 @@ t.test('capture and actor', async t => {
       t.equal(writes, 7, 'every write statement and transaction is reported')
       t.strictSame(await plain(client.query('SELECT count(*)::int AS n FROM q_cap')), [{ n: 1 }], 'reads pass through')
       t.equal(writes, 7, 'reads are not reported as writes')
-      await raw.exec('DROP TABLE q_cap, q__secretive, quire_changes, quire_change_state')
+      await raw.exec('DROP TABLE q_cap, q__secretive, quire_changes, quire_change_positions, quire_change_state')
     })
   }
 })

@@ -10,13 +10,14 @@ import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { startPgCluster } from '../../src/sql/pg-cluster.ts'
 import { resolveModel } from '../../src/models/load-models.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
-import { createChangeSequencer } from '../../src/engines/sql-change-sequencer.ts'
+import { UNNUMBERED, createChangeSequencer } from '../../src/engines/sql-change-sequencer.ts'
 
 const MODEL = resolveModel({ name: 'numbered', fields: { n: { type: 'number' } } })
 const WRITES = 30
+const POSITIONS_IN_CAPTURE_ORDER = 'SELECT p.pos::int AS pos FROM quire_changes c LEFT JOIN quire_change_positions p ON p.id = c.id ORDER BY c.id'
 
 const unnumbered = async (client: SqlClient): Promise<number> =>
-  Number((await client.query('SELECT count(*)::int AS n FROM quire_changes WHERE pos IS NULL'))[0].n)
+  Number((await client.query(`SELECT count(*)::int AS n FROM quire_changes c WHERE ${UNNUMBERED}`))[0].n)
 
 /** Polls until no change waits for a position, for at most `ms`; returns how many still wait. */
 async function settled (client: SqlClient, ms: number): Promise<number> {
@@ -35,7 +36,7 @@ async function checkEngine (t: Test, client: SqlClient): Promise<void> {
   await Promise.all(Array.from({ length: WRITES }, (_, n) =>
     engine.insert(MODEL, { _id: (0x1000 + n).toString(16).padStart(24, '0'), n })))
   t.equal(await settled(client, 5000), 0, 'numbered soon after, with no follower, reader or prune')
-  const positions = await client.query('SELECT pos::int AS pos FROM quire_changes ORDER BY id')
+  const positions = await client.query(POSITIONS_IN_CAPTURE_ORDER)
   t.strictSame(positions.map(row => row.pos), Array.from({ length: WRITES }, (_, i) => i + 1), 'in capture order, from 1')
 }
 
@@ -60,7 +61,7 @@ t.test('a change committed after later ones were numbered still gets its positio
   await engine.syncModels([MODEL])
   const sequencer = createChangeSequencer(numberer)
   const positionOf = async (id: string): Promise<unknown> =>
-    (await numberer.query('SELECT pos::int AS pos FROM quire_changes WHERE doc_id = $1', [id]))[0]?.pos
+    (await numberer.query('SELECT p.pos::int AS pos FROM quire_changes c JOIN quire_change_positions p ON p.id = c.id WHERE c.doc_id = $1', [id]))[0]?.pos
 
   let commit = (): void => {}
   const held = new Promise<void>(resolve => { commit = resolve })
@@ -83,4 +84,26 @@ t.test('a change committed after later ones were numbered still gets its positio
   t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
   t.equal(await positionOf('held'), 5, 'once committed, it is numbered after them')
   t.equal(await sequencer.hasUnsequenced(), false)
+})
+
+t.test('a log from before positions had their own table keeps its positions and numbers the rest after them', async t => {
+  const client = await openPglite(undefined)
+  await client.exec(`
+    CREATE TABLE quire_changes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, pos bigint UNIQUE,
+      at timestamptz NOT NULL DEFAULT now(), model text NOT NULL, op text NOT NULL, doc_id text NOT NULL, actor text, doc jsonb);
+    CREATE INDEX quire_changes_unsequenced ON quire_changes (id) WHERE pos IS NULL;
+    CREATE TABLE quire_change_state (one boolean PRIMARY KEY DEFAULT true CHECK (one),
+      head bigint NOT NULL DEFAULT 0, pruned_through bigint NOT NULL DEFAULT 0);
+    INSERT INTO quire_change_state (head) VALUES (2);
+    INSERT INTO quire_changes (pos, model, op, doc_id) VALUES (2, 'numbered', 'create', 'b'), (1, 'numbered', 'create', 'a'), (NULL, 'numbered', 'create', 'c')`)
+  const engine = createSqlEngine(client)
+  t.teardown(() => engine.close())
+  await engine.syncModels([MODEL])
+  const columns = await client.query("SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'quire_changes' AND column_name = 'pos'")
+  t.strictSame(columns, [], 'the old column is gone')
+  await engine.insert(MODEL, { _id: 'd'.repeat(24), n: 1 })
+  t.equal(await settled(client, 5000), 0)
+  const positions = await client.query('SELECT c.doc_id, p.pos::int AS pos FROM quire_changes c JOIN quire_change_positions p ON p.id = c.id ORDER BY p.pos')
+  t.strictSame(positions.map(row => [row.doc_id, row.pos]), [['a', 1], ['b', 2], ['c', 3], ['d'.repeat(24), 4]],
+    'the given positions stay; the unnumbered change and a new one come after them')
 })
