@@ -20,8 +20,15 @@ export type ChangeNotice = { changes: StoredChange[] } | { from: string, to: str
 /** A change's columns, from `c`: a captured change with its position. */
 export const CHANGE_COLUMNS = 'c.pos::text AS pos, c.at, c.model, c.op, c.doc_id, c.actor, c.doc::text AS doc'
 
+/**
+ * The captured changes `c` above `floor` with no position yet. Both sides are bounded by the
+ * floor: PostgreSQL merges the two id indexes, and an unbounded side is read from its start.
+ */
+const unnumberedAbove = (floor: string): string =>
+  `c.id > ${floor} AND NOT EXISTS (SELECT 1 FROM ${CHANGE_POSITIONS} p WHERE p.id = c.id AND p.id > ${floor})`
+
 /** The captured changes `c` with no position yet. */
-export const UNNUMBERED = `NOT EXISTS (SELECT 1 FROM ${CHANGE_POSITIONS} p WHERE p.id = c.id)`
+export const UNNUMBERED = unnumberedAbove('0')
 
 /** A row of CHANGE_COLUMNS as a StoredChange. */
 export function changeOfRow (row: Row): StoredChange {
@@ -48,18 +55,23 @@ export function noticeOf (changes: StoredChange[]): string {
 }
 
 /**
- * Numbers a batch of the changes above the floor; returns their documents only when their
+ * Numbers a batch of the changes above the floor ($2); returns their documents only when their
  * stored size stays within $1 (about, so that a batch too large to announce inline does not
- * travel back to be parsed for nothing).
+ * travel back to be parsed for nothing). The floor is a parameter, not a subquery: planned for
+ * its value, the search is an index scan from it; planned for an unknown one, PostgreSQL guessed
+ * a third of the log and read all of it (a sequential scan and a hash anti-join) every batch.
+ * Likewise the base position is a scalar: joined as a row of the state table (which is never
+ * analyzed, so guessed at 1,540 rows), the batch looked 1.5 million rows long, and PostgreSQL
+ * hashed the whole log (spilling to disk) to read back its 1,000 changes.
  */
 const NUMBER_BATCH = `WITH batch AS (
     SELECT c.id, row_number() OVER (ORDER BY c.id) AS n FROM ${CHANGE_TABLE} c
-    WHERE c.id > (SELECT floor FROM ${CHANGE_STATE}) AND ${UNNUMBERED} ORDER BY c.id LIMIT ${BATCH}),
+    WHERE ${unnumberedAbove('$2::bigint')} ORDER BY c.id LIMIT ${BATCH}),
   st AS (UPDATE ${CHANGE_STATE} SET head = head + (SELECT count(*) FROM batch) WHERE EXISTS (SELECT 1 FROM batch) RETURNING head - (SELECT count(*) FROM batch) AS base),
-  p AS (INSERT INTO ${CHANGE_POSITIONS} (pos, id) SELECT st.base + batch.n, batch.id FROM batch, st RETURNING pos, id),
-  numbered AS (SELECT p.pos, c.at, c.model, c.op, c.doc_id, c.actor, c.doc FROM p JOIN ${CHANGE_TABLE} c ON c.id = p.id),
-  whole AS (SELECT coalesce(sum(pg_column_size(doc)), 0) <= $1::bigint AS docs FROM numbered)
-SELECT n.pos::text AS pos, n.at, n.model, n.op, n.doc_id, n.actor, CASE WHEN whole.docs THEN n.doc::text END AS doc, whole.docs
+  p AS (INSERT INTO ${CHANGE_POSITIONS} (pos, id) SELECT (SELECT base FROM st) + batch.n, batch.id FROM batch RETURNING pos, id),
+  numbered AS (SELECT p.pos, c.id, c.at, c.model, c.op, c.doc_id, c.actor, c.doc FROM p JOIN ${CHANGE_TABLE} c ON c.id = p.id),
+  whole AS (SELECT coalesce(sum(pg_column_size(doc)), 0) <= $1::bigint AS docs, max(id)::text AS last_id FROM numbered)
+SELECT n.pos::text AS pos, n.at, n.model, n.op, n.doc_id, n.actor, CASE WHEN whole.docs THEN n.doc::text END AS doc, whole.docs, whole.last_id
 FROM numbered n, whole ORDER BY n.pos`
 
 /** Moves the floor up to $1 (every change up to it has a position, or was rolled back). */
@@ -68,9 +80,15 @@ const RAISE_FLOOR = `UPDATE ${CHANGE_STATE} SET floor = $1::bigint WHERE floor <
 /** The last change id given out. */
 const LAST_ID = `SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('${CHANGE_TABLE}', 'id')::regclass), 0)::text AS last_id`
 
-/** The sequencer's lock, the oldest transaction still running and the next one to be given an id (the snapshot's xmin and xmax). */
-const LOCK_AND_SNAPSHOT = `SELECT pg_try_advisory_xact_lock(${SEQUENCER_LOCK}) AS got,
+/** The floor. */
+const FLOOR = `SELECT floor::text AS floor FROM ${CHANGE_STATE}`
+
+/** The sequencer's lock, the floor, the oldest transaction still running and the next one to be given an id (the snapshot's xmin and xmax). */
+const LOCK_AND_SNAPSHOT = `SELECT pg_try_advisory_xact_lock(${SEQUENCER_LOCK}) AS got, (${FLOOR}) AS floor,
   pg_snapshot_xmin(s)::text AS xmin, pg_snapshot_xmax(s)::text AS xmax FROM pg_current_snapshot() s`
+
+/** Whether a change above the floor ($1) has no position. */
+const ANY_UNNUMBERED = `SELECT EXISTS (SELECT 1 FROM ${CHANGE_TABLE} c WHERE ${unnumberedAbove('$1::bigint')}) AS pending`
 
 /** A numbered batch: how many changes, and the changes themselves when their documents were read. */
 interface NumberedBatch { count: number, changes?: StoredChange[] }
@@ -78,7 +96,7 @@ interface NumberedBatch { count: number, changes?: StoredChange[] }
 export interface ChangeSequencer {
   /** Numbers every committed change: batches until none is left; `onBatch` sees each. */
   sequenceAll: (announce: boolean, onBatch: (changes: StoredChange[]) => void) => Promise<'done' | 'busy'>
-  /** True when some captured change has no position yet (one index probe). */
+  /** True when some captured change has no position yet (the floor, then an index scan from it). */
   hasUnsequenced: () => Promise<boolean>
 }
 
@@ -91,8 +109,13 @@ export interface ChangeSequencer {
  * (X): a change with id <= S was captured by a transaction that had its id before X (the capture
  * trigger runs after its row's write, and the identity sequence hands out ids uncached, so none
  * lower is taken later). Once every transaction older than X has ended (a snapshot's xmin >= X),
- * every change <= S is visible or gone, and once a committed batch has numbered all the visible
- * ones, the floor becomes S. Any process's sequencer may raise it; each tracks its own S and X.
+ * every change <= S is visible or gone. A committed batch with such a snapshot took the lowest
+ * unnumbered ids first, so it left none up to the last id it numbered (none at all when it took
+ * fewer than a batch): the floor rises to that, or to S when that is above it, and once at S the
+ * next batch notes the next S. So under a steady stream of writes the floor trails the last
+ * numbered change by about two batches, and a batch walks no more numbered changes than that
+ * (numbering a long backlog, by one batch). Any process's sequencer may raise the floor; each
+ * tracks its own S and X.
  */
 export function createChangeSequencer (client: SqlClient): ChangeSequencer {
   let candidate: { lastId: string, xmax: string } | undefined
@@ -108,20 +131,31 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
     const outcome = await client.transaction(async tx => await numberBatch(tx, announce))
     if (outcome === 'busy') return outcome
     // Only now that the batch is committed: the floor passes the changes it numbered.
-    if (outcome.drained && candidate !== undefined && BigInt(outcome.xmin) >= BigInt(candidate.xmax)) {
-      await client.query(RAISE_FLOOR, [candidate.lastId])
-      candidate = undefined
+    if (candidate !== undefined && BigInt(outcome.xmin) >= BigInt(candidate.xmax)) {
+      const through = outcome.numberedThrough(BigInt(candidate.lastId))
+      if (through > outcome.floor) await client.query(RAISE_FLOOR, [String(through)])
+      if (through === BigInt(candidate.lastId)) candidate = undefined
     }
     if (candidate === undefined && lastId !== undefined) candidate = { lastId, xmax: outcome.xmax }
     return outcome.batch
   }
 
-  /** One batch, and what the floor needs: whether it took every visible change after the floor, and its snapshot's xmin and xmax. */
-  const numberBatch = async (tx: SqlClient, announce: boolean): Promise<{ batch: NumberedBatch, drained: boolean, xmin: string, xmax: string } | 'busy'> => {
+  /**
+   * One batch, and what the floor needs: the floor it started from, its snapshot's xmin and xmax,
+   * and up to which id, at most `upTo`, it left no visible change unnumbered.
+   */
+  const numberBatch = async (tx: SqlClient, announce: boolean): Promise<{ batch: NumberedBatch, floor: bigint, numberedThrough: (upTo: bigint) => bigint, xmin: string, xmax: string } | 'busy'> => {
     const [snapshot] = await tx.query(LOCK_AND_SNAPSHOT)
     if (snapshot.got !== true) return 'busy'
-    const rows = await tx.query(NUMBER_BATCH, [announce ? MAX_PAYLOAD_BYTES : Number.MAX_SAFE_INTEGER])
-    const state = { drained: rows.length < BATCH, xmin: String(snapshot.xmin), xmax: String(snapshot.xmax) }
+    const rows = await tx.query(NUMBER_BATCH, [announce ? MAX_PAYLOAD_BYTES : Number.MAX_SAFE_INTEGER, String(snapshot.floor)])
+    const drained = rows.length < BATCH
+    const lastId = rows.length > 0 ? BigInt(String(rows[0].last_id)) : 0n
+    const state = {
+      floor: BigInt(String(snapshot.floor)),
+      numberedThrough: (upTo: bigint) => drained || lastId >= upTo ? upTo : lastId,
+      xmin: String(snapshot.xmin),
+      xmax: String(snapshot.xmax)
+    }
     if (rows.length === 0) return { batch: { count: 0, changes: [] }, ...state }
     const changes = rows[0].docs === true ? rows.map(changeOfRow) : undefined
     const notice = changes ? noticeOf(changes) : rangeNotice(String(rows[0].pos), String(rows[rows.length - 1].pos))
@@ -139,8 +173,8 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
       }
     },
     hasUnsequenced: async () => {
-      const rows = await client.query(`SELECT EXISTS (SELECT 1 FROM ${CHANGE_TABLE} c WHERE c.id > (SELECT floor FROM ${CHANGE_STATE}) AND ${UNNUMBERED}) AS pending`)
-      return rows[0].pending === true
+      const [{ floor }] = await client.query(FLOOR)
+      return (await client.query(ANY_UNNUMBERED, [String(floor)]))[0].pending === true
     }
   }
 }

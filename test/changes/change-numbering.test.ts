@@ -84,6 +84,12 @@ t.test('a change committed after later ones were numbered still gets its positio
   t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
   t.equal(await positionOf('held'), 5, 'once committed, it is numbered after them')
   t.equal(await sequencer.hasUnsequenced(), false)
+
+  // More than one batch (1,000) waits: the floor passes none of them before its batch numbered it.
+  await writer.query("INSERT INTO q_numbered (_id, doc) SELECT 'bulk-' || n, '{\"n\":3}'::jsonb FROM generate_series(1, 2500) n")
+  t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+  t.equal(await unnumbered(numberer), 0, 'every one of them is numbered')
+  t.equal(await positionOf('bulk-2500'), 2505, 'in capture order, after the others')
 })
 
 t.test('a log from before positions had their own table keeps its positions and numbers the rest after them', async t => {
