@@ -13,7 +13,7 @@ import { loadModels } from '../src/models/load-models.ts'
 
 const MEMO = {
   name: 'memo',
-  fields: { title: { type: 'string' }, note: { type: 'string' }, stamped: { type: 'string' }, secret: { type: 'password' } },
+  fields: { title: { type: 'string' }, note: { type: 'string' }, stamped: { type: 'string' }, secret: { type: 'password' }, tags: { type: 'array', items: { type: 'string' } } },
   perms: { admin: 'crud', owner: 'crud', user: 'cr', all: 'r' }
 }
 
@@ -24,6 +24,7 @@ export const hooks = {
     if (doc.title === 'bad hook') return { ...doc, stamped: 42 }
     if (doc.title === 'in place') { doc.stamped = 'in place'; return }
     if (doc.title === 'in place, badly') { doc.stamped = 7; return }
+    if (doc.title === 'deep, badly') { doc.tags.push(7); return }
     if (doc.title === 'looked') return
     return { ...doc, stamped: 'by ' + (ctx.caller.email ?? 'anonymous') }
   },
@@ -74,6 +75,7 @@ for (const engine of ENGINES) {
       t.match(json(await send('POST', '/api/memo', alice.auth, { title: 'bad hook' })), { code: 'VALIDATION_FAILED' }, 'what a hook returns is validated again')
       t.match(json(await send('POST', '/api/memo', alice.auth, { title: 'in place' })).data, { title: 'in place', stamped: 'in place' }, 'a hook may change the document in place')
       t.match(json(await send('POST', '/api/memo', alice.auth, { title: 'in place, badly' })), { code: 'VALIDATION_FAILED' }, 'and what it changed is validated again')
+      t.match(json(await send('POST', '/api/memo', alice.auth, { title: 'deep, badly', tags: ['a'] })), { code: 'VALIDATION_FAILED' }, 'at any depth')
       const looked = json(await send('POST', '/api/memo', alice.auth, { title: 'looked', note: 'as sent' })).data
       t.match(looked, { title: 'looked', note: 'as sent' }, 'a hook that only looks leaves the document as sent')
       t.notOk('stamped' in looked)

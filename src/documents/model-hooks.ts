@@ -12,14 +12,17 @@ import { QuireError, RefusalError } from '../errors.ts'
 import { checkFieldValues, checkStoredDocument } from './prepare-document.ts'
 import type { DocumentContext } from './document-context.ts'
 
+/** Fields of a new document that are the service's, kept out of a hook's reach. */
+const CREATE_SYSTEM_KEYS: ReadonlySet<string> = new Set(SYSTEM_FIELDS)
 /** Fields of an update that are the service's (restore, owner, timestamps), kept out of a hook's reach. */
-const UPDATE_SYSTEM_KEYS = [...SYSTEM_FIELDS, 'updatedAt']
+const UPDATE_SYSTEM_KEYS: ReadonlySet<string> = new Set([...SYSTEM_FIELDS, 'updatedAt'])
 
-/** What model code gets besides its document, with `extra`; the scoped documents are made when first used. */
+/** What model code gets besides its document, with `extra`; the caller's copy and the scoped documents are made when first used. */
 export function codeContext<T extends object = object> (ctx: DocumentContext, model: Model, extra?: T): ModelCodeContext & T {
   let documents: ModelCodeContext['documents'] | undefined
+  let caller: ModelCodeContext['caller'] | undefined
   const context: ModelCodeContext = {
-    caller: Object.freeze({ ...ctx.caller, groups: [...ctx.caller.groups] }),
+    get caller () { return (caller ??= Object.freeze({ ...ctx.caller, groups: [...ctx.caller.groups] })) },
     model: model.name,
     get documents () { return (documents ??= ctx.documents) },
     refuse: (status, message) => { throw new RefusalError(status, message) }
@@ -39,22 +42,40 @@ export async function runModelCode<T> (work: () => T | Promise<T>): Promise<T> {
   }
 }
 
-function split (doc: Doc, systemKeys: readonly string[]): { fields: Doc, system: Doc } {
+function split (doc: Doc, systemKeys: ReadonlySet<string>): { fields: Doc, system: Doc } {
   const fields: Doc = {}
   const system: Doc = {}
-  for (const [key, value] of Object.entries(doc)) (systemKeys.includes(key) ? system : fields)[key] = value
+  for (const key in doc) (systemKeys.has(key) ? system : fields)[key] = doc[key]
   return { fields, system }
+}
+
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null
+
+/**
+ * Tells later whether `fields` changed from now: the same keys, each primitive the same, each
+ * object (which a hook may change in place, at any depth) the same JSON. Cheaper than the JSON
+ * of the whole document twice: most values are primitives, compared as they are.
+ */
+function changeCheck (fields: Doc): () => boolean {
+  const keys = Object.keys(fields)
+  const values = keys.map(key => fields[key])
+  const jsons = values.map(value => isObject(value) ? JSON.stringify(value) : undefined)
+  return () => Object.keys(fields).length !== keys.length || keys.some((key, i) => {
+    if (!Object.hasOwn(fields, key)) return true
+    const value = fields[key]
+    return jsons[i] === undefined ? value !== values[i] : !isObject(value) || JSON.stringify(value) !== jsons[i]
+  })
 }
 
 /** The new document after `beforeCreate` (system fields as the service set them), validated again. */
 export async function beforeCreate (ctx: DocumentContext, model: Model, doc: Doc): Promise<Doc> {
   const hook = ctx.code.hooksOf(model.name).beforeCreate
   if (!hook) return doc
-  const { fields, system } = split(doc, SYSTEM_FIELDS)
-  // Most hooks only look: a document whose JSON the hook left as it was is stored as it was.
-  const before = JSON.stringify(fields)
+  const { fields, system } = split(doc, CREATE_SYSTEM_KEYS)
+  // Most hooks only look: a document the hook left as it was is stored as it was.
+  const changed = changeCheck(fields)
   const returned = await runModelCode(() => hook(fields, codeContext(ctx, model)))
-  if (returned === undefined && JSON.stringify(fields) === before) return doc
+  if (returned === undefined && !changed()) return doc
   const next = { ...normalizeDates(model.fields, returned ?? fields), ...system }
   checkStoredDocument(model, next)
   return next

@@ -6,17 +6,17 @@ import type { Model } from '../models/model-definition.ts'
 
 export function watchWrites (engine: Engine, watched: string[], onWrite: () => Promise<void>): Engine {
   const names = new Set(watched)
-  const after = async <R>(models: Model[], write: () => Promise<R>): Promise<R> => {
-    try { return await write() } finally {
-      if (models.some(m => names.has(m.name))) await onWrite()
-    }
+  /** `write`, followed by onWrite when it touches a watched model; other writes pass straight through. */
+  const after = <R>(models: Model[], write: () => Promise<R>): Promise<R> => {
+    if (!models.some(m => names.has(m.name))) return write()
+    return (async () => { try { return await write() } finally { await onWrite() } })()
   }
   return {
     ...engine,
-    insert: async (model, ...args) => await after([model], () => engine.insert(model, ...args)),
-    updateOne: async (model, ...args) => await after([model], () => engine.updateOne(model, ...args)),
-    bulkWrite: async (model, ...args) => await after([model], () => engine.bulkWrite(model, ...args)),
-    insertMany: async (model, ...args) => await after([model], () => engine.insertMany(model, ...args)),
-    deleteOne: async (model, plan) => await after([model, ...plan.referrers.map(r => r.model)], () => engine.deleteOne(model, plan))
+    insert: (model, ...args) => after([model], () => engine.insert(model, ...args)),
+    updateOne: (model, ...args) => after([model], () => engine.updateOne(model, ...args)),
+    bulkWrite: (model, ...args) => after([model], () => engine.bulkWrite(model, ...args)),
+    insertMany: (model, ...args) => after([model], () => engine.insertMany(model, ...args)),
+    deleteOne: (model, plan) => after([model, ...plan.referrers.map(r => r.model)], () => engine.deleteOne(model, plan))
   }
 }
