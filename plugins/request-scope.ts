@@ -2,7 +2,7 @@
 // when the client closes its connection before the response is complete. The signal is made when
 // first asked for (most requests never ask): one asked for after the client left is already aborted.
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { ServerResponse } from 'node:http'
 import { runInRequestScope, NEVER_ABORTED, type RequestScope } from '../src/engines/request-scope.ts'
 import { QuireError } from '../src/errors.ts'
@@ -21,7 +21,9 @@ function signalOf (response: ServerResponse): AbortSignal {
 }
 
 async function requestScopePlugin (app: FastifyInstance): Promise<void> {
-  const scopes = new WeakMap<FastifyRequest, RequestScope>()
+  // A property of the request rather than a WeakMap entry: a WeakMap with an entry for every
+  // request in flight is work for every garbage collection.
+  app.decorateRequest('requestScope', null)
   app.addHook('onRequest', (request, reply, done) => {
     const response = reply.raw
     let signal: AbortSignal | undefined
@@ -31,15 +33,22 @@ async function requestScopePlugin (app: FastifyInstance): Promise<void> {
       startedAt: performance.now(),
       answering: () => response.headersSent
     }
-    scopes.set(request, scope)
+    request.requestScope = scope
     runInRequestScope(scope, done)
   })
   // The body is read on the socket's events, outside the scope: enter it again once it is parsed.
   app.addHook('preValidation', (request, reply, done) => {
-    const scope = scopes.get(request)
+    const scope = request.requestScope
     if (scope) runInRequestScope(scope, done)
     else done()
   })
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's scope, from its first hook on (null before). */
+    requestScope: RequestScope | null
+  }
 }
 
 export default fp(requestScopePlugin, { name: 'request-scope' })

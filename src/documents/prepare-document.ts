@@ -46,7 +46,10 @@ function splitSystemFields (body: unknown): { fields: Doc, owner?: unknown, dele
 
 /** Hashes, in place, the password fields each document sets; at most LIMITS.passwordsPerRequest of them, each at most 72 bytes. */
 export async function hashPasswordFields (model: Model, docs: Doc[], rounds: number): Promise<void> {
-  const targets = docs.flatMap(doc => hiddenFields(model).filter(field => typeof doc[field] === 'string').map(field => ({ doc, field })))
+  const fields = hiddenFields(model)
+  if (fields.length === 0) return
+  const targets = docs.flatMap(doc => fields.filter(field => typeof doc[field] === 'string').map(field => ({ doc, field })))
+  if (targets.length === 0) return
   if (targets.length > LIMITS.passwordsPerRequest) {
     throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.passwordsPerRequest} passwords may be set in one request`)
   }
