@@ -1,7 +1,8 @@
 // Gives the captured changes their positions in commit order. The capture trigger
 // cannot: a transaction that started first may commit last. The sequencer numbers only
-// committed entries (a position is a row of its own, so the captured change is never rewritten), under an advisory lock (one sequencer at a time across every
-// process), so whatever it numbers later was committed later. On PostgreSQL it then
+// committed entries (a position is a row of its own: the captured change is never rewritten),
+// under an advisory lock (one sequencer at a time across every process), so whatever it
+// numbers later was committed later. On PostgreSQL it then
 // announces the batch with NOTIFY: the batch itself when it fits NOTIFY's 8 KB payload,
 // otherwise the range of positions, which listeners read from the log.
 import type { SqlClient, Row } from '../sql/sql-client.ts'
