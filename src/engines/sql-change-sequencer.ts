@@ -84,9 +84,15 @@ const LAST_ID = `SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('
 /** The floor. */
 const FLOOR = `SELECT floor::text AS floor FROM ${CHANGE_STATE}`
 
-/** The sequencer's lock, the floor, the oldest transaction still running and the next one to be given an id (the snapshot's xmin and xmax). */
+/**
+ * The sequencer's lock, the floor, the oldest transaction still running (the snapshot's xmin) and
+ * this transaction's own id, given to it now: higher than every id given before. Not the
+ * snapshot's xmax, which is one past the last transaction to have ended: a transaction still
+ * running (a bulk import, the only writer) may hold that very id, and the xmin of the next
+ * snapshots equals it while it runs.
+ */
 const LOCK_AND_SNAPSHOT = `SELECT pg_try_advisory_xact_lock(${SEQUENCER_LOCK}) AS got, (${FLOOR}) AS floor,
-  pg_snapshot_xmin(s)::text AS xmin, pg_snapshot_xmax(s)::text AS xmax FROM pg_current_snapshot() s`
+  pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, pg_current_xact_id()::text AS xid`
 
 /** Whether a change above the floor ($1) has no position. */
 const ANY_UNNUMBERED = `SELECT EXISTS (SELECT 1 FROM ${CHANGE_TABLE} c WHERE ${unnumberedAbove('$1::bigint')}) AS pending`
@@ -106,11 +112,11 @@ export interface ChangeSequencer {
  * row: every change with a lower id has a position (or was rolled back). Without it, every batch
  * (and every follower's poll) would probe the positions of the whole log, numbered or not.
  * The floor moves in two steps. A batch notes the last id given out (S), then, inside its
- * transaction (any isolation level: a later snapshot), the next transaction id to be given out
- * (X): a change with id <= S was captured by a transaction that had its id before X (the capture
- * trigger runs after its row's write, and the identity sequence hands out ids uncached, so none
- * lower is taken later). Once every transaction older than X has ended (a snapshot's xmin >= X),
- * every change <= S is visible or gone. A committed batch with such a snapshot took the lowest
+ * transaction, takes a transaction id of its own (X): a change with id <= S was captured by a
+ * transaction that had its id before X (the capture trigger runs after its row's write, and the
+ * identity sequence hands out ids uncached, so none lower is taken later). Once every
+ * transaction older than X has ended (a later snapshot's xmin >= X), every change <= S is
+ * visible or gone. A committed batch with such a snapshot took the lowest
  * unnumbered ids first, so it left none up to the last id it numbered (none at all when it took
  * fewer than a batch): the floor rises to that, or to S when that is above it, and once at S the
  * next batch notes the next S. So under a steady stream of writes the floor trails the last
@@ -119,7 +125,7 @@ export interface ChangeSequencer {
  * tracks its own S and X.
  */
 export function createChangeSequencer (client: SqlClient): ChangeSequencer {
-  let candidate: { lastId: string, xmax: string } | undefined
+  let candidate: { lastId: string, xid: string } | undefined
 
   /**
    * Numbers one batch of committed, unnumbered changes (in capture order) and announces it when
@@ -132,20 +138,20 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
     const outcome = await client.transaction(async tx => await numberBatch(tx, announce))
     if (outcome === 'busy') return outcome
     // Only now that the batch is committed: the floor passes the changes it numbered.
-    if (candidate !== undefined && BigInt(outcome.xmin) >= BigInt(candidate.xmax)) {
+    if (candidate !== undefined && BigInt(outcome.xmin) >= BigInt(candidate.xid)) {
       const through = outcome.numberedThrough(BigInt(candidate.lastId))
       if (through > outcome.floor) await client.query(RAISE_FLOOR, [String(through)])
       if (through === BigInt(candidate.lastId)) candidate = undefined
     }
-    if (candidate === undefined && lastId !== undefined) candidate = { lastId, xmax: outcome.xmax }
+    if (candidate === undefined && lastId !== undefined) candidate = { lastId, xid: outcome.xid }
     return outcome.batch
   }
 
   /**
-   * One batch, and what the floor needs: the floor it started from, its snapshot's xmin and xmax,
+   * One batch, and what the floor needs: the floor it started from, its snapshot's xmin, its own transaction id,
    * and up to which id, at most `upTo`, it left no visible change unnumbered.
    */
-  const numberBatch = async (tx: SqlClient, announce: boolean): Promise<{ batch: NumberedBatch, floor: bigint, numberedThrough: (upTo: bigint) => bigint, xmin: string, xmax: string } | 'busy'> => {
+  const numberBatch = async (tx: SqlClient, announce: boolean): Promise<{ batch: NumberedBatch, floor: bigint, numberedThrough: (upTo: bigint) => bigint, xmin: string, xid: string } | 'busy'> => {
     const [snapshot] = await tx.query(LOCK_AND_SNAPSHOT)
     if (snapshot.got !== true) return 'busy'
     const rows = await tx.query(NUMBER_BATCH, [announce ? MAX_PAYLOAD_BYTES : Number.MAX_SAFE_INTEGER, String(snapshot.floor)])
@@ -155,7 +161,7 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
       floor: BigInt(String(snapshot.floor)),
       numberedThrough: (upTo: bigint) => drained || lastId >= upTo ? upTo : lastId,
       xmin: String(snapshot.xmin),
-      xmax: String(snapshot.xmax)
+      xid: String(snapshot.xid)
     }
     if (rows.length === 0) return { batch: { count: 0, changes: [] }, ...state }
     const changes = rows[0].docs === true ? rows.map(changeOfRow) : undefined

@@ -18,6 +18,10 @@ export const ACTOR_SETTING = 'quire.actor'
  * The log, the positions given to its changes, its state row (the last position given, the last
  * one pruned, the id below which every change has a position) and the capture function. A log
  * from before positions had their own table (a `pos` column, updated in place) moves them there.
+ * A floor above a change without a position goes back below it, so that the change is numbered:
+ * the sequencer's floor from commit 740226f could pass over the changes of a transaction that
+ * was the only one running (CHANGELOG.md, Fixed). That reads the log's ids once, at the first
+ * start with this definition (src/sql/sync-change-capture.ts runs it when its digest changed).
  */
 export const CHANGE_LOG_DDL = `
 CREATE TABLE IF NOT EXISTS ${CHANGE_TABLE} (
@@ -47,6 +51,9 @@ DO $move$ BEGIN
     ALTER TABLE ${CHANGE_TABLE} DROP COLUMN pos;
   END IF;
 END $move$;
+UPDATE ${CHANGE_STATE} SET floor = skipped.id - 1 FROM (SELECT min(c.id) AS id FROM ${CHANGE_TABLE} c
+  WHERE c.id <= (SELECT floor FROM ${CHANGE_STATE}) AND NOT EXISTS (SELECT 1 FROM ${CHANGE_POSITIONS} p WHERE p.id = c.id)) skipped
+WHERE skipped.id IS NOT NULL;
 CREATE OR REPLACE FUNCTION quire_capture_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
 DECLARE
   change_op text;

@@ -92,6 +92,46 @@ t.test('a change committed after later ones were numbered still gets its positio
   t.equal(await positionOf('bulk-2500'), 2505, 'in capture order, after the others')
 })
 
+// The one writer of a quiet database (a bulk import): its transaction was the last to get an id and
+// nothing has ended since, so a snapshot's xmax is that very id, and its xmin still equals it
+// while it runs. The floor must not pass the ids it took however many rounds run meanwhile.
+t.test('the only open transaction, with nothing committed after it, still gets its positions (PostgreSQL)', async t => {
+  const cluster = await startPgCluster()
+  t.teardown(() => cluster.stop())
+  const [holder, numberer] = [0, 1].map(() => openPostgres(cluster.url, 5000))
+  const engine = createSqlEngine(holder)
+  t.teardown(async () => { await engine.close(); await numberer.close() })
+  await engine.syncModels([MODEL])
+  const sequencer = createChangeSequencer(numberer)
+
+  let commit = (): void => {}
+  const held = new Promise<void>(resolve => { commit = resolve })
+  let captured = (): void => {}
+  const capturing = new Promise<void>(resolve => { captured = resolve })
+  const open = holder.transaction(async tx => {
+    await tx.query("INSERT INTO q_numbered (_id, doc) SELECT 'import-' || n, '{\"n\":1}'::jsonb FROM generate_series(1, 3) n")
+    captured()
+    await held
+  })
+  await capturing
+  for (let round = 0; round < 3; round++) t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+  commit()
+  await open
+  t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+  t.equal(await unnumbered(numberer), 0, 'once committed, every change of the import is numbered')
+  t.equal(await sequencer.hasUnsequenced(), false)
+
+  // A database that the sequencer before the fix left with its floor above changes without positions.
+  await holder.query("INSERT INTO q_numbered (_id, doc) VALUES ('passed-over', '{\"n\":2}')")
+  await numberer.query('UPDATE quire_change_state SET floor = (SELECT max(id) FROM quire_changes) + 1')
+  await numberer.query('COMMENT ON FUNCTION quire_capture_change() IS NULL') // the change log's DDL of an older version
+  t.equal(await sequencer.hasUnsequenced(), false, 'a floor above a change hides it')
+  await engine.syncModels([MODEL])
+  t.equal(await sequencer.hasUnsequenced(), true, 'the first start of this version lowers the floor below it')
+  t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+  t.equal(await unnumbered(numberer), 0, 'and it is numbered')
+})
+
 t.test('a log from before positions had their own table keeps its positions and numbers the rest after them', async t => {
   const client = await openPglite(undefined)
   await client.exec(`
