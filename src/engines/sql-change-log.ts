@@ -36,13 +36,25 @@ FROM ${CHANGE_STATE} st LEFT JOIN LATERAL (
   WHERE p.pos > $1::bigint AND p.pos <= st.head ORDER BY p.pos LIMIT $2::int) c ON true
 ORDER BY c.pos`
 
-const PRUNE = `WITH cut AS (SELECT greatest(
+/** The last position to prune: all but the newest $1 entries, and every entry older than $2 seconds. */
+const PRUNE_THROUGH = `SELECT greatest(
     (SELECT head FROM ${CHANGE_STATE}) - $1::bigint,
     (SELECT coalesce(max(p.pos), 0) FROM ${CHANGE_TABLE} c JOIN ${CHANGE_POSITIONS} p ON p.id = c.id
-     WHERE c.at < now() - make_interval(secs => $2::double precision))) AS through),
-  gone AS (DELETE FROM ${CHANGE_POSITIONS} p USING cut WHERE p.pos <= cut.through RETURNING p.id),
+     WHERE c.at < now() - make_interval(secs => $2::double precision)))::text AS through`
+
+/**
+ * Entries a pruning statement deletes at most: a backlog (the first prune after a bulk import of
+ * a million documents) goes in short statements, each within the statement timeout and holding a
+ * connection (on PGlite, every other statement) only briefly. In one statement, 900,000 entries
+ * took longer than the default 5 s timeout, so every prune failed and the log kept growing.
+ */
+const PRUNE_CHUNK = 5000
+
+/** Prunes the oldest entries up to position $1, at most PRUNE_CHUNK of them. */
+const PRUNE = `WITH gone AS (DELETE FROM ${CHANGE_POSITIONS} p
+    WHERE p.pos IN (SELECT pos FROM ${CHANGE_POSITIONS} WHERE pos <= $1::bigint ORDER BY pos LIMIT ${PRUNE_CHUNK}) RETURNING p.id, p.pos),
   dropped AS (DELETE FROM ${CHANGE_TABLE} c USING gone WHERE c.id = gone.id)
-UPDATE ${CHANGE_STATE} SET pruned_through = greatest(pruned_through, (SELECT through FROM cut))
+UPDATE ${CHANGE_STATE} SET pruned_through = greatest(pruned_through, (SELECT max(pos) FROM gone))
 RETURNING (SELECT count(*) FROM gone) AS n`
 
 export function createSqlChangeLog (client: SqlClient, log: (msg: string) => void): SqlChangeLog {
@@ -120,12 +132,17 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
     },
     prune: async (retention: ChangeLogRetention) => {
       await requestSequencing()
-      return await client.transaction(async tx => {
-        const [lock] = await tx.query(`SELECT pg_try_advisory_xact_lock(${PRUNE_LOCK}) AS got`)
-        if (lock.got !== true) return 0
-        const [row] = await tx.query(PRUNE, [retention.entries, retention.seconds])
-        return Number(row.n)
-      })
+      const through = String((await client.query(PRUNE_THROUGH, [retention.entries, retention.seconds]))[0].through)
+      for (let pruned = 0; ;) {
+        const n = await client.transaction(async tx => {
+          const [lock] = await tx.query(`SELECT pg_try_advisory_xact_lock(${PRUNE_LOCK}) AS got`)
+          if (lock.got !== true) return 0
+          const [row] = await tx.query(PRUNE, [through])
+          return Number(row.n)
+        })
+        pruned += n
+        if (n < PRUNE_CHUNK) return pruned
+      }
     },
     localWrite: () => {
       if (followers.size > 0) void requestSequencing()
