@@ -53,3 +53,15 @@ export function readBenchOptions (env: NodeJS.ProcessEnv = process.env): BenchOp
     cpuProfDir: env.BENCH_CPU_PROF || undefined
   }
 }
+
+/**
+ * The results file of runs like this one: `latest.json` at the default size and connections,
+ * else one named after them (`latest-1000000-docs-10-connections.json`), so that a run of
+ * another size is compared with the last run of its own size, and does not replace the default
+ * run's figures that the next default run prints as `previous`.
+ */
+export function resultsFileOf (options: Pick<BenchOptions, 'testDocs' | 'linkDocs' | 'connections'>): string {
+  const defaults = readBenchOptions({})
+  if (options.testDocs === defaults.testDocs && options.linkDocs === defaults.linkDocs && options.connections === defaults.connections) return 'latest.json'
+  return `latest-${options.testDocs}-docs-${options.linkDocs}-links-${options.connections}-connections.json`
+}

@@ -1,5 +1,5 @@
 // What the benchmark prints and keeps: progress lines, the results table
-// (ratios against the baseline, the previous run's req/s) and bench/results/latest.json.
+// (ratios against the baseline, the previous run's req/s) and the results file (bench/options.ts).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { ANONYMOUS_READS } from './scenarios.ts'
@@ -21,7 +21,7 @@ export interface ResultRow {
   databaseCpuMicros?: number
   /** reqPerSec divided by its yardstick's (the baseline scenario it is compared with). */
   ratio?: number
-  /** reqPerSec of the same scenario and engine in the previous run (bench/results/latest.json before this run). */
+  /** reqPerSec of the same scenario and engine in the previous run of the same size (its results file before this run). */
   previousReqPerSec?: number
   requests?: number
   non2xx?: number

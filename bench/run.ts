@@ -1,6 +1,6 @@
 // `npm run bench`: seeds PostgreSQL and PGlite, starts the real Quire server on
 // each (plus a bare Fastify + postgres.js baseline) in child processes, runs the
-// scenarios with autocannon, prints the table and writes bench/results/latest.json.
+// scenarios with autocannon, prints the table and writes bench/results/latest.json (resultsFileOf).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,7 +8,7 @@ import postgres from 'postgres'
 import { startPgCluster } from '../src/sql/pg-cluster.ts'
 import { quoteIdent } from '../src/sql/quote.ts'
 import { loadModels } from '../src/models/load-models.ts'
-import { readBenchOptions, type BenchOptions } from './options.ts'
+import { readBenchOptions, resultsFileOf, type BenchOptions } from './options.ts'
 import { onCleanup, runCleanup, cleanupOnSignals } from './cleanup.ts'
 import { startChildServer, type ChildServer } from './child-server.ts'
 import { createDatabaseCpuMeter } from './database-cpu.ts'
@@ -159,7 +159,8 @@ async function main (): Promise<void> {
   }
   const rows = await benchAll(options)
   addRatios(rows, yardstickOf)
-  addPrevious(rows)
+  const resultsFile = resultsFileOf(options)
+  addPrevious(rows, resultsFile)
   const seconds = (Date.now() - started) / 1000
   if (rows.length) log(`results:\n${formatTable(rows)}\n`)
   const goal = describeGoal(rows)
@@ -172,7 +173,7 @@ async function main (): Promise<void> {
     options,
     startup,
     rows
-  })
+  }, resultsFile)
   log(`total ${seconds.toFixed(0)} s; results in ${path}`)
   if (rows.some(r => r.status === 'errors' || r.status === 'failed')) log('some scenarios had errors: see the status column')
 }

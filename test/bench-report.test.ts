@@ -6,6 +6,7 @@ import t from 'tap'
 import { rmSync } from 'node:fs'
 import { addPrevious, addRatios, describeAuthCost, describeScaling, formatTable, writeResults, type ResultRow } from '../bench/report.ts'
 import { yardstickOf } from '../bench/scenarios.ts'
+import { readBenchOptions, resultsFileOf } from '../bench/options.ts'
 
 const row = (scenario: string, engine: string, reqPerSec: number): ResultRow => ({ scenario, engine, status: 'ok', reqPerSec })
 
@@ -22,6 +23,13 @@ t.test('the previous run beside the new one', async t => {
   addPrevious(rows, 'test-previous.json')
   t.same(rows.map(r => r.previousReqPerSec), [666, undefined, undefined], 'same scenario and engine, measured runs only')
   t.match(formatTable(rows), /create\s+\| postgres \|\s+700 \|\s+666 \|/)
+})
+
+t.test('a run of another size keeps its own previous run', async t => {
+  t.equal(resultsFileOf(readBenchOptions({})), 'latest.json', 'the default size and connections')
+  t.equal(resultsFileOf(readBenchOptions({ BENCH_SCENARIOS: 'baseline', BENCH_DURATION: '20' })), 'latest.json', 'whatever scenarios and duration')
+  const large = readBenchOptions({ BENCH_TEST_DOCS: '1000000', BENCH_LINK_DOCS: '1000', BENCH_CONNECTIONS: '10' })
+  t.equal(resultsFileOf(large), 'latest-1000000-docs-1000-links-10-connections.json', 'the 1,000,000-document run: a file of its own')
 })
 
 t.test('the scaling from one worker to two', async t => {
