@@ -12,6 +12,7 @@ import { createTableSql } from '../../src/sql/schema-ddl.ts'
 import { withChangeActor } from '../../src/engines/sql-change-client.ts'
 import { resolveModel } from '../../src/models/load-models.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
+import { holdOpen } from '../helpers/held-transaction.ts'
 
 const MODEL = resolveModel({ name: 'cap', fields: { n: { type: 'number' } } })
 const INTERNAL = resolveModel({ name: '_secretive', fields: { user_id: { type: 'string' }, token: { type: 'string' } } })
@@ -82,21 +83,11 @@ t.test('a start on an up-to-date PostgreSQL waits for no writer', async t => {
   const engine = createSqlEngine(starter)
   await engine.syncModels([MODEL, INTERNAL])
 
-  let commit = (): void => {}
-  const held = new Promise<void>(resolve => { commit = resolve })
-  let wrote = (): void => {}
-  const writing = new Promise<void>(resolve => { wrote = resolve })
-  const open = writer.transaction(async tx => {
-    await tx.query("INSERT INTO q_cap (_id, doc) VALUES ('w', '{\"n\":1}')")
-    wrote()
-    await held
-  })
-  await writing
+  const open = await holdOpen(writer, "INSERT INTO q_cap (_id, doc) VALUES ('w', '{\"n\":1}')")
   const second = engine.syncModels([MODEL, INTERNAL]).then(() => 'done')
   const blocked = new Promise(resolve => setTimeout(() => resolve('blocked by the open write'), 10_000))
   t.equal(await Promise.race([second, blocked]), 'done', 'a second start (another process, a restart) only reads the catalog')
-  commit()
-  await open
+  await open.commit()
   await second
   t.strictSame((await starter.query("SELECT op FROM quire_changes WHERE doc_id = 'w'")).map(r => r.op), ['create'], 'the capture trigger still records')
 })

@@ -11,6 +11,7 @@ import { startPgCluster } from '../../src/sql/pg-cluster.ts'
 import { resolveModel } from '../../src/models/load-models.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
 import { UNNUMBERED, createChangeSequencer } from '../../src/engines/sql-change-sequencer.ts'
+import { holdOpen } from '../helpers/held-transaction.ts'
 
 const MODEL = resolveModel({ name: 'numbered', fields: { n: { type: 'number' } } })
 const WRITES = 30
@@ -63,24 +64,14 @@ t.test('a change committed after later ones were numbered still gets its positio
   const positionOf = async (id: string): Promise<unknown> =>
     (await numberer.query('SELECT p.pos::int AS pos FROM quire_changes c JOIN quire_change_positions p ON p.id = c.id WHERE c.doc_id = $1', [id]))[0]?.pos
 
-  let commit = (): void => {}
-  const held = new Promise<void>(resolve => { commit = resolve })
-  let captured = (): void => {}
-  const capturing = new Promise<void>(resolve => { captured = resolve })
-  const open = holder.transaction(async tx => {
-    await tx.query('INSERT INTO q_numbered (_id, doc) VALUES ($1, $2::jsonb)', ['held', '{"n":1}'])
-    captured()
-    await held
-  })
-  await capturing
+  const open = await holdOpen(holder, 'INSERT INTO q_numbered (_id, doc) VALUES ($1, $2::jsonb)', ['held', '{"n":1}'])
   for (let round = 0; round < 4; round++) {
     await writer.query('INSERT INTO q_numbered (_id, doc) VALUES ($1, $2::jsonb)', [`later-${round}`, '{"n":2}'])
     t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
   }
   t.equal(await positionOf('later-3'), 4, 'the later changes are numbered while the first is open')
   t.equal(await positionOf('held'), undefined, 'the open one is not (nor visible)')
-  commit()
-  await open
+  await open.commit()
   t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
   t.equal(await positionOf('held'), 5, 'once committed, it is numbered after them')
   t.equal(await sequencer.hasUnsequenced(), false)
@@ -104,19 +95,9 @@ t.test('the only open transaction, with nothing committed after it, still gets i
   await engine.syncModels([MODEL])
   const sequencer = createChangeSequencer(numberer)
 
-  let commit = (): void => {}
-  const held = new Promise<void>(resolve => { commit = resolve })
-  let captured = (): void => {}
-  const capturing = new Promise<void>(resolve => { captured = resolve })
-  const open = holder.transaction(async tx => {
-    await tx.query("INSERT INTO q_numbered (_id, doc) SELECT 'import-' || n, '{\"n\":1}'::jsonb FROM generate_series(1, 3) n")
-    captured()
-    await held
-  })
-  await capturing
+  const open = await holdOpen(holder, "INSERT INTO q_numbered (_id, doc) SELECT 'import-' || n, '{\"n\":1}'::jsonb FROM generate_series(1, 3) n")
   for (let round = 0; round < 3; round++) t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
-  commit()
-  await open
+  await open.commit()
   t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
   t.equal(await unnumbered(numberer), 0, 'once committed, every change of the import is numbered')
   t.equal(await sequencer.hasUnsequenced(), false)
