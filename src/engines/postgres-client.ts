@@ -62,11 +62,11 @@ async function awaitCancellable<T> (query: postgres.PendingQuery<postgres.Row[]>
  * otherwise pipeline other statements on the connection behind it, simple ones included. The time
  * it waited counts against its statement timeout (`budgetMs`).
  */
-async function onReservedConnection<T> (sql: postgres.Sql, gate: ExpensiveGate, budgetMs: number, work: (connection: postgres.Sql) => Promise<T>): Promise<T> {
+async function onReservedConnection<T> (pool: Pool, work: (connection: postgres.Sql) => Promise<T>): Promise<T> {
   const askedAt = performance.now()
-  return await gate.run(async () => {
-    const reserved = await sql.reserve()
-    try { return await withinBudget(reserved, budgetMs, askedAt, () => work(reserved)) } finally { reserved.release() }
+  return await pool.gate.run(async () => {
+    const reserved = await pool.reserve()
+    try { return await withinBudget(reserved, pool.budgetMs, askedAt, () => work(reserved)) } finally { reserved.release() }
   })
 }
 
@@ -81,10 +81,14 @@ function statementOptions (options: StatementOptions | undefined): postgres.Unsa
   return { prepare: false, describeFirst: false } as postgres.UnsafeQueryOptions
 }
 
-function wrap (sql: postgres.Sql | postgres.TransactionSql, gate: ExpensiveGate, budgetMs: number, inTransaction: boolean): SqlClient {
-  /** Expensive work outside a transaction waits for a slot and a connection of its own; a transaction holds both. */
+/** The pool's expensive-statement gate, the statement budget, and how to take a connection of its own. */
+interface Pool { gate: ExpensiveGate, budgetMs: number, reserve: () => Promise<postgres.ReservedSql> }
+
+/** `sql` is the pool, or a transaction (`pool` undefined): a transaction holds its connection and slot. */
+function wrap (sql: postgres.Sql | postgres.TransactionSql, pool: Pool | undefined): SqlClient {
+  /** Expensive work outside a transaction waits for a slot and a connection of its own. */
   const run = <T>(options: StatementOptions | undefined, work: (connection: postgres.Sql | postgres.TransactionSql) => Promise<T>): Promise<T> =>
-    inTransaction || options?.cost === 'simple' || !('reserve' in sql) ? work(sql) : onReservedConnection(sql, gate, budgetMs, work)
+    pool === undefined || options?.cost === 'simple' ? work(sql) : onReservedConnection(pool, work)
   return {
     kind: 'postgres',
     query: async (text: string, values: SqlValue[] = [], options) => {
@@ -97,11 +101,11 @@ function wrap (sql: postgres.Sql | postgres.TransactionSql, gate: ExpensiveGate,
       try { await run(undefined, connection => awaitCancellable(connection.unsafe(text), true)) } catch (err) { toSqlError(err) }
     },
     transaction: async (work, options) => {
-      if (!('begin' in sql)) return await work(wrap(sql, gate, budgetMs, true))
-      const transact = (): Promise<unknown> => sql.begin(tx => work(wrap(tx, gate, budgetMs, true)))
+      if (!('begin' in sql)) return await work(wrap(sql, undefined))
+      const transact = (): Promise<unknown> => sql.begin(tx => work(wrap(tx, undefined)))
       for (let attempt = 1; ; attempt++) {
         try {
-          return await (options?.cost === 'simple' ? transact() : gate.run(transact)) as Awaited<ReturnType<typeof work>>
+          return await (options?.cost === 'simple' || pool === undefined ? transact() : pool.gate.run(transact)) as Awaited<ReturnType<typeof work>>
         } catch (err) {
           if (attempt < TRANSACTION_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? '')) continue
           return toSqlError(err)
@@ -131,5 +135,13 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
     connection: { statement_timeout: statementTimeoutMs, application_name: given.applicationName ?? 'quire', jit: 'off' }
   })
   const gate = createExpensiveGate({ slots, perClient, maxWaitMs: statementTimeoutMs || Infinity, maxWaiting: MAX_WAITING })
-  return wrap(sql, gate, statementTimeoutMs, false)
+  // postgres.js refuses queries once ended, but would open a new connection to reserve one: after
+  // close, a late expensive statement (background work still running) is refused the same way.
+  let closed = false
+  const reserve = async (): Promise<postgres.ReservedSql> => {
+    if (closed) throw Object.assign(new Error('The database client is closed'), { code: 'CONNECTION_ENDED' })
+    return await sql.reserve()
+  }
+  const client = wrap(sql, { gate, budgetMs: statementTimeoutMs, reserve })
+  return { ...client, close: async () => { closed = true; await client.close() } }
 }

@@ -8,6 +8,7 @@ import t from 'tap'
 import { openPglite } from '../../src/engines/pglite-client.ts'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
+import type { Engine } from '../../src/engines/engine.ts'
 import { authorized } from '../../src/permissions/authorized.ts'
 import type { PlainQuery } from '../helpers/unchecked-engine.ts'
 import { loadModels } from '../../src/models/load-models.ts'
@@ -33,8 +34,7 @@ async function openClient (engine: EngineName): Promise<SqlClient> {
 }
 
 /** The sample models' tables, with DOCS live `test` documents whose `foo` takes FOO_VALUES values. */
-async function seed (client: SqlClient): Promise<void> {
-  const engine = createSqlEngine(client)
+async function seed (engine: Engine, client: SqlClient): Promise<void> {
   await engine.syncModels([...models.values()])
   const id = "lpad(to_hex(g), 24, '0')"
   await client.exec(`INSERT INTO q_test SELECT ${id}, jsonb_build_object('_id', ${id}, 'id', ${id}, '_deleted', false, ` +
@@ -86,8 +86,10 @@ function sorts (nodes: PlanNode[]): string[] {
 for (const engine of ENGINES) {
   t.test(`paged lists read declared indexes in page order on ${engine}`, async t => {
     const client = await openClient(engine)
-    t.teardown(() => client.close())
-    await seed(client)
+    // The engine's close stops its change numbering (started by its writes) before the client closes.
+    const sqlEngine = createSqlEngine(client)
+    t.teardown(() => sqlEngine.close())
+    await seed(sqlEngine, client)
 
     const filtered = await pagePlan(client, { filter: { _deleted: false, foo: 'foo-7' } })
     t.equal(indexScans(filtered).length, 1, 'filter[foo]=x&limit=10 walks the foo index')
@@ -116,7 +118,7 @@ for (const engine of ENGINES) {
     t.equal(documentIndexScans(common).length, 0, 'a value every document holds walks the primary key instead, stopping after the page')
     t.equal(documentIndexScans(undeclared).length, 1, '$in on an undeclared field reads it through one jsonpath')
 
-    await createSqlEngine(client).syncModels([...models.values()])
+    await sqlEngine.syncModels([...models.values()])
     const [stats] = await client.query("SELECT count(*)::int AS n FROM pg_statistic_ext WHERE stxrelid = 'q_test'::regclass")
     t.equal(stats.n, 1, 'syncing again keeps one statistics object on the table')
   })
