@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { GroupBody, GroupParams, GroupsResponse, UserParams } from '../schemas/auth.ts'
 import { requireAdmin } from '../src/permissions/access.ts'
-import { changeGroups, checkGroupName, listGroups } from '../src/auth/user-groups.ts'
+import { changeGroups, checkGroupName, listGroups, requireGroupAdmin } from '../src/auth/user-groups.ts'
 
 export default async function userRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
@@ -16,17 +16,16 @@ export default async function userRoutes (fastify: FastifyInstance): Promise<voi
   })
 
   app.post('/users/:id/groups', { schema: { summary: 'Add a user to a group (admins)', ...schema, params: UserParams, body: GroupBody } }, async (request) => {
-    requireAdmin(request.caller, 'change the groups of users')
+    requireGroupAdmin(request.caller)
     const { group } = request.body
     checkGroupName(group)
-    const groups = await changeGroups(app.system, request.params.id, list => list.includes(group) ? list : [...list, group])
+    const groups = await changeGroups(app.system, request.caller, request.params.id, list => list.includes(group) ? list : [...list, group])
     return { status: 'ok' as const, message: `User ${request.params.id} is in group ${group}`, groups }
   })
 
   app.delete('/users/:id/groups/:group', { schema: { summary: 'Remove a user from a group (admins)', ...schema, params: GroupParams } }, async (request) => {
-    requireAdmin(request.caller, 'change the groups of users')
     const { id, group } = request.params
-    const groups = await changeGroups(app.system, id, list => list.filter(g => g !== group))
+    const groups = await changeGroups(app.system, request.caller, id, list => list.filter(g => g !== group))
     return { status: 'ok' as const, message: `User ${id} is not in group ${group}`, groups }
   })
 }

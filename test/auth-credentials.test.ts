@@ -197,6 +197,26 @@ for (const engine of ENGINES) {
       t.equal((await call(app, 'GET', `/api/user/${hal.id}?jwt=${jwt}`)).status, 200, 'it still logs the admin in')
     })
 
+    // Found by an audit: a link could change a user's email, and recovery then mailed a reset link
+    // to the new address: a one-hour link became a lasting password (and an admin's, an admin).
+    t.test('an admin\'s login link cannot change emails, roles or groups, nor create users', async t => {
+      const jwt = await linkFor('admin@example.com')
+      const ivy = await createUser('ivy@example.com', 'ivy-password')
+      const put = async (fields: Record<string, unknown>): Promise<number> => (await call(app, 'PUT', `/api/user/${ivy.id}?jwt=${jwt}`, {}, fields)).status
+      t.equal(await put({ email: 'attacker@example.com' }), 403, 'not the email, where recovery mails its link')
+      t.equal(await put({ admin: true }), 403, 'not the admin flag')
+      t.equal(await put({ groups: ['staff'] }), 403, 'not the groups')
+      t.equal((await call(app, 'POST', `/api/user?jwt=${jwt}`, {}, { email: 'mallory@example.com' })).status, 403, 'no new account, even without a password')
+      t.equal((await call(app, 'PUT', `/groups/${ivy.id}?jwt=${jwt}`, {}, { group: 'staff' })).status, 403, 'no groups through /groups')
+      t.equal((await call(app, 'POST', `/users/${ivy.id}/groups?jwt=${jwt}`, {}, { group: 'staff' })).status, 403, 'nor through /users/{id}/groups')
+      t.equal((await call(app, 'DELETE', `/users/${ivy.id}/groups/staff?jwt=${jwt}`)).status, 403, 'nor removed')
+      const record = await call(app, 'GET', `/api/user/${ivy.id}`, adminHeaders)
+      t.match(record.body.data, { email: 'ivy@example.com', admin: false }, 'the record is unchanged')
+      t.notOk((record.body.data.groups ?? []).includes('staff'))
+      t.equal(await put({ name: 'Ivy' }), 200, 'a name is still fine')
+      t.equal((await call(app, 'PUT', `/groups/${ivy.id}`, adminHeaders, { group: 'staff' })).status, 200, 'an admin with a password still changes groups')
+    })
+
     t.test('a recovery link only resets the password, once', async t => {
       const ida = await createUser('ida@example.com', 'ida-password')
       t.equal((await call(app, 'POST', '/login/recover', {}, { email: 'ida@example.com' })).status, 200)

@@ -1,9 +1,12 @@
-// Admin operations on a user's groups: list, add, remove. Changes are
-// compare-and-swap on the record's version, so concurrent changes do not lose
-// each other's groups. A changed group list applies from the user's next request.
+// Admin operations on a user's groups: list, add, remove. Only an admin who logged in with a
+// credential changes groups (not with a login link). Changes are compare-and-swap on the
+// record's version, so concurrent changes do not lose each other's groups. A changed group list
+// applies from the user's next request.
 import type { Doc } from '../engines/engine.ts'
 import type { SystemStore } from '../permissions/system-access.ts'
 import { QuireError } from '../errors.ts'
+import { requireAdmin } from '../permissions/access.ts'
+import { refuseLoginLinks, type Caller } from './caller.ts'
 import { checkGroupNames } from './user-rules.ts'
 import { findLiveUser } from './user-records.ts'
 import { USER_MODEL } from './user-model.ts'
@@ -26,8 +29,15 @@ export async function listGroups (engine: SystemStore, userId: string): Promise<
   return groupsOf(await findLiveUser(engine, userId))
 }
 
-/** Applies `change` to the user's groups and stores the result; returns the new list. */
-export async function changeGroups (engine: SystemStore, userId: string, change: (groups: string[]) => string[]): Promise<string[]> {
+/** Throws unless `caller` may change groups: an admin, not come with a login link (it logs in, nothing more). */
+export function requireGroupAdmin (caller: Caller): void {
+  requireAdmin(caller, 'change the groups of users')
+  refuseLoginLinks(caller, 'change the groups of users')
+}
+
+/** Applies `change` to the user's groups for `caller` and stores the result; returns the new list. */
+export async function changeGroups (engine: SystemStore, caller: Caller, userId: string, change: (groups: string[]) => string[]): Promise<string[]> {
+  requireGroupAdmin(caller)
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const user = await findLiveUser(engine, userId)
     const groups = change(groupsOf(user))

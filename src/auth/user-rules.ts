@@ -1,7 +1,7 @@
 // What the built-in user model adds to document writes (called from
 // src/documents): emails are stored lower-case, users own their own record,
 // non-admins may change only their own name and password, changing one's own
-// password needs the current one, login links set no password, groups cannot be
+// password needs the current one, login links change nothing but a name, groups cannot be
 // named like roles, and a new password or a deletion revokes the user's session
 // and API key.
 import bcrypt from 'bcrypt'
@@ -19,6 +19,13 @@ import { USER_MODEL } from './user-model.ts'
 
 /** Fields a non-admin may change in their own user record. */
 const SELF_EDITABLE = ['name', 'password']
+
+/**
+ * Fields a caller that came with a login link may write in a user record: a link logs in, nothing
+ * more. Not a password, nor an email (recovery mails a reset link there), nor a role or group, nor
+ * a new user: each would turn a one-hour link into a lasting password or admin.
+ */
+const LINK_EDITABLE = ['name']
 
 /** Wrong current passwords per account, per app (its config): LOGIN_RATE_LIMIT per 15 minutes. */
 const wrongGuesses = new WeakMap<Config, RateLimiter>()
@@ -45,6 +52,8 @@ export function applyUserRules (model: Model, caller: Caller, fields: Doc): Doc 
   const refused = caller.admin ? [] : Object.keys(fields).filter(f => !SELF_EDITABLE.includes(f))
   if (refused.length) throw new QuireError('FORBIDDEN', `Only an admin can change ${refused.slice(0, 5).join(', ').slice(0, 200)} (you may change ${SELF_EDITABLE.join(' and ')})`)
   if ('password' in fields) refuseLoginLinks(caller, 'set a password')
+  const beyondLink = Object.keys(fields).filter(f => !LINK_EDITABLE.includes(f))
+  if (beyondLink.length) refuseLoginLinks(caller, `change ${beyondLink.slice(0, 5).join(', ').slice(0, 200)} of a user`)
   checkGroupNames(fields.groups)
   return typeof fields.email === 'string' ? { ...fields, email: fields.email.toLowerCase() } : fields
 }
