@@ -2,7 +2,9 @@
 // engines: a PUT cannot delete past an owner-only d right; a readable but unwritable
 // document answers 403; a form restores; showDeleted works alone; list counts agree
 // with their data after an empty search; bulk writes check every operation before
-// hashing any password, and hash a bounded number of them.
+// hashing any password, and hash a bounded number of them. Second audit: only an admin or the
+// owner restores a deleted document, and a deleted document others cannot see answers 404, not
+// 403; a bulk filter on fields selects only among documents the caller may read.
 import t from 'tap'
 import { mkdtempSync, writeFileSync, cpSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,13 +12,17 @@ import { join } from 'node:path'
 import { ENGINES, createTestApp } from './helpers/test-app.ts'
 import { json } from './helpers/auth-helpers.ts'
 
-/** The sample models plus `memo`, whose editors may create, read and update any memo but delete only their own. */
+/**
+ * The sample models plus `memo`, whose editors may create, read and update any memo but delete
+ * only their own, and `ballot`, which users may create and update but not read.
+ */
 function modelsWithMemo (): string {
   const dir = mkdtempSync(join(tmpdir(), 'quire-audit-'))
   cpSync(new URL('../models', import.meta.url).pathname, dir, { recursive: true })
   writeFileSync(join(dir, 'memo.json'), JSON.stringify({
     name: 'memo', fields: { text: { type: 'string' }, pin: { type: 'password' } }, perms: { editors: 'cru', owner: 'rud' }
   }))
+  writeFileSync(join(dir, 'ballot.json'), JSON.stringify({ name: 'ballot', fields: { choice: { type: 'string' } }, perms: { admin: 'crud', user: 'cu' } }))
   return dir
 }
 
@@ -44,6 +50,33 @@ for (const engine of ENGINES) {
     t.equal(readOnly.statusCode, 403, 'a document the caller can read but not change: 403 on PUT')
     t.equal((await send('DELETE', `/api/test/${testDoc}`, anna.auth)).statusCode, 403, 'and on DELETE')
     t.equal((await send('PUT', `/api/test/${'0'.repeat(24)}`, anna.auth, { foo: 'x' })).statusCode, 404, 'a document that does not exist: 404')
+  })
+
+  t.test(`deleted documents and bulk filters keep the read scope on ${engine}`, async t => {
+    const { app, admin, createUser } = await createTestApp(t, engine, { modelsDir: modelsWithMemo() })
+    const anna = await createUser('anna@example.com', 'anna-password', { groups: ['editors'] })
+    const ben = await createUser('ben@example.com', 'ben-password', { groups: ['editors'] })
+    const send = (method: 'POST' | 'PUT' | 'DELETE', url: string, authorization: string, payload?: unknown) =>
+      app.inject({ method, url, headers: { authorization }, ...(payload !== undefined && { payload: payload as object }) })
+
+    const memo = json(await send('POST', '/api/memo', anna.auth, { text: "anna's" })).data._id as string
+    t.equal((await send('PUT', `/api/memo/${memo}`, ben.auth, { text: 'read, edited, written back', _deleted: false })).statusCode, 200,
+      'a live memo sent back with _deleted: false (a front end\'s read-edit-write) is still an update for any editor')
+    t.equal((await send('DELETE', `/api/memo/${memo}`, anna.auth)).statusCode, 200, 'its owner deletes it')
+    const restore = await send('PUT', `/api/memo/${memo}`, ben.auth, { _deleted: false })
+    t.equal(restore.statusCode, 404, 'another editor cannot restore it, and learns nothing of it: 404')
+    t.equal((await send('DELETE', `/api/memo/${memo}?_permaDelete=1`, ben.auth)).statusCode, 404, 'nor delete it for good: 404')
+    t.equal((await send('PUT', `/api/memo/${memo}`, anna.auth, { _deleted: false })).statusCode, 200, 'its owner restores it')
+    await send('DELETE', `/api/memo/${memo}`, anna.auth)
+    t.equal((await send('PUT', `/api/memo/${memo}`, admin, { _deleted: false })).statusCode, 200, 'and so does an admin')
+
+    const ballot = json(await send('POST', '/api/ballot', anna.auth, { choice: 'anna secret choice' })).data._id as string
+    const probe = (filter: object) => send('POST', '/bulkwrite/ballot', ben.auth, [{ updateOne: { filter, update: { $set: { choice: 'x' } } } }])
+    const byContent = await probe({ choice: { $regex: '^anna' } })
+    t.equal(byContent.statusCode, 403, 'a user who may not read ballots cannot select them by their fields (nMatched would tell what they hold)')
+    t.equal(json(await probe({ _id: ballot })).nMatched, 1, 'by _id they may still update one')
+    const stored = json(await app.inject({ method: 'GET', url: `/api/ballot/${ballot}`, headers: { authorization: admin } })).data
+    t.equal(stored.choice, 'x', 'and only that update was written')
   })
 
   t.test(`forms, showDeleted and counts on ${engine}`, async t => {

@@ -90,10 +90,10 @@ for (const engine of ENGINES) {
         for (const caller of Object.keys(all) as CallerName[]) {
           t.test(caller, async t => {
             await checkRead(t, call, model, caller, all[caller].r, docs)
-            await checkCreate(t, call, model, caller, all[caller].c, ids[caller])
-            await checkWrite(t, call, model, caller, all[caller].u, docs, 'PUT')
+            await checkCreate(t, call, model, caller, all[caller], ids[caller])
+            await checkWrite(t, call, model, caller, all[caller], docs, 'PUT')
             const fresh = { alice: await seed(model, 'alice', 'fresh'), bob: await seed(model, 'bob', 'fresh') }
-            await checkWrite(t, call, model, caller, all[caller].d, fresh, 'DELETE')
+            await checkWrite(t, call, model, caller, all[caller], fresh, 'DELETE')
           })
         }
       })
@@ -138,21 +138,34 @@ async function checkRead (t: Test, call: Call, model: string, caller: CallerName
   }
 }
 
-async function checkCreate (t: Test, call: Call, model: string, caller: CallerName, access: Access, callerId?: string): Promise<void> {
+/**
+ * A write's reply shows the document only to a caller who may read it; anyone else gets its _id
+ * (found by an audit: a PUT answered with the whole document of a model its caller may not read).
+ */
+function checkReply (t: Test, data: Record<string, unknown>, readable: boolean, field: string, value: string): void {
+  if (readable) t.equal(data[field], value, 'the reply shows the document')
+  else t.same(data, { _id: data._id }, 'the reply shows only its _id: the caller may not read it')
+}
+
+async function checkCreate (t: Test, call: Call, model: string, caller: CallerName, rights: Rights, callerId?: string): Promise<void> {
   const res = await call(caller, 'POST', `/api/${model}`, { v: 'new' })
-  if (typeof access === 'number') {
-    t.equal(res.status, access, `create: ${access}`)
+  if (typeof rights.c === 'number') {
+    t.equal(res.status, rights.c, `create: ${rights.c}`)
     return
   }
   t.equal(res.status, 200, 'create')
-  if (caller !== 'admin') t.equal(res.body.data._owner_id, callerId ?? null, 'the creator owns it')
+  checkReply(t, res.body.data, rights.r === 'any' || rights.r === 'own', 'v', 'new')
+  const stored = await call('admin', 'GET', `/api/${model}/${res.body.data._id as string}`)
+  if (caller !== 'admin') t.equal(stored.body.data._owner_id, callerId ?? null, 'the creator owns it')
 }
 
 /** PUT or DELETE on alice's and bob's documents, as the update or delete right says. */
-async function checkWrite (t: Test, call: Call, model: string, caller: CallerName, access: Access, docs: Record<'alice' | 'bob', string>, method: 'PUT' | 'DELETE'): Promise<void> {
+async function checkWrite (t: Test, call: Call, model: string, caller: CallerName, rights: Rights, docs: Record<'alice' | 'bob', string>, method: 'PUT' | 'DELETE'): Promise<void> {
+  const access = method === 'PUT' ? rights.u : rights.d
   for (const owner of ['alice', 'bob'] as const) {
     const res = await call(caller, method, `/api/${model}/${docs[owner]}`, method === 'PUT' ? { w: 'changed' } : undefined)
     const expected = typeof access === 'number' ? access : access === 'any' || owner === caller ? 200 : 404
     t.equal(res.status, expected, `${method} ${owner}'s document: ${expected}`)
+    if (method === 'PUT' && res.status === 200) checkReply(t, res.body.data, rights.r === 'any' || (rights.r === 'own' && owner === caller), 'w', 'changed')
   }
 }

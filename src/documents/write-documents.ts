@@ -1,10 +1,10 @@
 // Write operations on documents: create, partial update (and restore). Which
-// documents a write may touch comes from src/permissions; when it finds none, a
-// document the caller can still read answers 403, anything else 404. The model's
-// hooks run around each write (src/documents/model-hooks.ts).
+// documents a write may touch, and how much of the result its reply shows, comes from
+// src/permissions; when it finds none, a document the caller can still read answers 403,
+// anything else 404. The model's hooks run around each write (src/documents/model-hooks.ts).
 import type { Model } from '../models/model-definition.ts'
 import { requireAccess } from '../permissions/access.ts'
-import { authorizeUpdate, authorizeVisible } from '../permissions/authorize-write.ts'
+import { authorizeUpdate, authorizeVisible, writeReply } from '../permissions/authorize-write.ts'
 import { hashPasswordFields, shapeCreate, shapeUpdate } from './prepare-document.ts'
 import { checkId } from './read-documents.ts'
 import { createBody, updateBody } from './read-back.ts'
@@ -35,7 +35,7 @@ export async function createDocument (ctx: DocumentContext, model: Model, body: 
   await hashPasswordFields(model, [doc], ctx.config.bcryptRounds)
   const data = await ctx.engine.insert(model, doc)
   await afterWrite(ctx, model, 'afterCreate', data)
-  return { message: `${model.name} created`, data }
+  return { message: `${model.name} created`, data: writeReply(model, ctx.caller, data) }
 }
 
 /** PUT /api/{model}/{_id}: merges the given top-level fields; `_deleted:false` restores, `_deleted:true` deletes. */
@@ -53,5 +53,5 @@ export async function updateDocument (ctx: DocumentContext, model: Model, id: st
   }
   await afterUserWrite(ctx.system, model, id, set)
   await afterWrite(ctx, model, 'afterUpdate', data)
-  return { message: `${model.name} updated`, data }
+  return { message: `${model.name} updated`, data: writeReply(model, ctx.caller, data) }
 }
