@@ -143,10 +143,13 @@ export function createChangeHub (options: ChangeHubOptions): ChangeHub {
     subscribe: async (request) => {
       checkLimits(request.client)
       const sub = createSubscription(request, registry, now())
-      await ensureFollowing()
+      // Counted, and removed when its sink closes, before anything is awaited: subscribes arriving
+      // meanwhile see it in the limits, and one whose client leaves meanwhile holds nothing. It
+      // starts behind, so changes arriving before its start are only buffered.
       subs.add(sub)
       request.sink.onClose(() => remove(sub))
       try {
+        await ensureFollowing()
         readLog(sub, await start(sub, request.after))
       } catch (err) {
         remove(sub)

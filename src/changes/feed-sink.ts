@@ -26,6 +26,6 @@ export interface FeedSink {
   readonly closed: boolean
   /** What waits in its queue (bytes, about). */
   readonly queuedBytes: number
-  /** Called once when the sink closes, for whatever reason (set by the hub). */
+  /** Called once when the sink closes, for whatever reason (set by the hub); at once when it already has. */
   onClose: (listener: () => void) => void
 }

@@ -59,6 +59,6 @@ export function socketSink ({ clientId, modelname, outbox, onClose }: SocketSink
     drained: () => outbox.drained(),
     get closed () { return closed },
     get queuedBytes () { return outbox.queuedBytes },
-    onClose: listener => { listeners.push(listener) }
+    onClose: listener => { if (closed) listener(); else listeners.push(listener) }
   }
 }

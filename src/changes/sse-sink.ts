@@ -78,6 +78,6 @@ export function createSseSink (writer: SseWriter, maxBytes: number): FeedSink {
     drained: () => outbox.drained(),
     get closed () { return closed },
     get queuedBytes () { return outbox.queuedBytes },
-    onClose: listener => { listeners.push(listener) }
+    onClose: listener => { if (closed) listener(); else listeners.push(listener) }
   }
 }

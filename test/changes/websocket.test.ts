@@ -173,4 +173,31 @@ for (const engine of ENGINES) {
     again!.raw.close()
     idle[1].raw.close()
   })
+
+  // Found by an audit: a subscription whose socket closed while the hub started following the log
+  // (the first subscriber's database round trip) was never removed, and counted against the
+  // limits for good: 25 such sockets closed every change feed of the server until a restart. And
+  // subscribes arriving together all passed the limit check before any of them was counted.
+  t.test(`subscriptions of sockets that close at once are released, and the limits hold meanwhile, on ${engine}`, async t => {
+    const { app } = await createTestApp(t, engine, { ...FEED_SETTINGS, changesMaxStreams: 1000, changesMaxStreamsPerClient: 30 })
+    const url = (await listen(app)).replace('http', 'ws') + '/websocket'
+    const subscribeAll = async (count: number): Promise<{ raw: WebSocket, replies: Promise<Message[]> }> => {
+      const raw = new WebSocket(url)
+      await new Promise((resolve, reject) => { raw.once('open', resolve); raw.once('error', reject) })
+      const replies: Message[] = []
+      const all = new Promise<Message[]>(resolve => raw.on('message', text => {
+        const message = JSON.parse(String(text)) as Message
+        if (message.msg_id !== undefined && replies.push(message) === count) resolve(replies)
+      }))
+      for (let k = 0; k < count; k++) raw.send(JSON.stringify({ action: 'subscribe', msg_id: k, data: { model: 'test', id: k.toString(16).padStart(24, '0') } }))
+      t.teardown(() => raw.terminate())
+      return { raw, replies: all }
+    }
+    for (let socket = 0; socket < 2; socket++) (await subscribeAll(20)).raw.terminate()
+    t.equal(await settleStreams(app, 0), 0, 'the subscriptions of sockets closed at once are all released')
+    const replies = await (await subscribeAll(40)).replies
+    t.equal(replies.filter(reply => reply.status === 'okay').length, 30, 'of 40 subscribes sent together, 30 (the limit per address) are taken')
+    t.equal(replies.filter(reply => reply.code === 'TOO_MANY_STREAMS').length, 10, 'and 10 refused')
+    t.equal(app.changes.stats().streams, 30)
+  })
 }
