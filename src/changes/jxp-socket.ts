@@ -41,6 +41,14 @@ export interface JxpSocket {
 type Handler = (data: Record<string, unknown>) => Promise<unknown>
 
 /** A JXP filter: {field: value} pairs in the list syntax (values as in filter[field]=value), or a MongoDB filter. */
+/** The model and document a subscribe or unsubscribe names, checked, and the subscription's key. */
+function targetOf (data: Record<string, unknown>): { key: string, id?: string } {
+  if (typeof data.model !== 'string') throw new QuireError('BAD_REQUEST', 'data.model must be the name of a model')
+  const { id } = data
+  if (id !== undefined && (typeof id !== 'string' || !/^[0-9a-f]{24}$/.test(id))) throw new QuireError('INVALID_ID', 'A document id is 24 hexadecimal characters')
+  return { key: `${data.model}/${id ?? ''}`, id }
+}
+
 function filterOf (filter: unknown): Record<string, string> | Filter {
   if (filter === undefined) return {}
   if (!isPlainObject(filter)) throw new QuireError('BAD_REQUEST', 'filter must be an object')
@@ -60,32 +68,37 @@ export function createJxpSocket (options: JxpSocketOptions): JxpSocket {
     onError: () => {}
   })
 
-  const keyOf = (data: Record<string, unknown>): string => `${String(data.model)}/${data.id === undefined ? '' : String(data.id)}`
+  /** Subscriptions being set up, by key: a repeat waits for the first one's outcome. */
+  const starting = new Map<string, Promise<void>>()
 
   async function subscribe (data: Record<string, unknown>): Promise<string> {
-    const model = options.registry.get(String(data.model ?? ''))
-    const key = keyOf(data)
+    const { key, id } = targetOf(data)
+    const model = options.registry.get(data.model as string)
+    while (starting.has(key)) await starting.get(key)!.catch(() => {})
     if (subscriptions.has(key)) return 'Already subscribed'
     if (subscriptions.size >= options.maxSubscriptions) throw new QuireError('TOO_MANY_STREAMS', `At most ${options.maxSubscriptions} subscriptions per connection`)
     const given = filterOf(data.filter)
     const simple = Object.keys(given).every(k => k.startsWith('filter['))
     const filter = simple ? parseFeedParams(model, given as Record<string, string>).filter : given as Filter
-    if (data.id !== undefined && (typeof data.id !== 'string' || !/^[0-9a-f]{24}$/.test(data.id))) throw new QuireError('INVALID_ID', 'A document id is 24 hexadecimal characters')
     const sink = socketSink({ clientId, modelname: model.name, outbox, onClose: () => subscriptions.delete(key) })
     subscriptions.set(key, sink)
+    const started = options.hub.subscribe({
+      model,
+      filter: id === undefined ? filter : withDocumentId(filter, id),
+      showDeleted: data.showDeleted === true,
+      after: typeof data.after === 'string' ? data.after : undefined,
+      callers,
+      client: options.client,
+      sink
+    })
+    starting.set(key, started)
     try {
-      await options.hub.subscribe({
-        model,
-        filter: data.id === undefined ? filter : withDocumentId(filter, data.id as string),
-        showDeleted: data.showDeleted === true,
-        after: typeof data.after === 'string' ? data.after : undefined,
-        callers,
-        client: options.client,
-        sink
-      })
+      await started
     } catch (err) {
       subscriptions.delete(key)
       throw err
+    } finally {
+      starting.delete(key)
     }
     return `Subscribed to ${key.replace(/\/$/, '')}`
   }
@@ -98,7 +111,7 @@ export function createJxpSocket (options: JxpSocketOptions): JxpSocket {
     },
     subscribe,
     unsubscribe: async (data) => {
-      const key = keyOf(data)
+      const { key } = targetOf(data)
       const sink = subscriptions.get(key)
       if (!sink) throw new QuireError('NOT_FOUND', `Not subscribed to ${key.replace(/\/$/, '')}`)
       sink.close({ code: 'UNSUBSCRIBED', message: 'Unsubscribed' })

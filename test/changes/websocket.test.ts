@@ -174,6 +174,23 @@ for (const engine of ENGINES) {
     idle[1].raw.close()
   })
 
+  // Found by an audit: a model or id that cannot be made a string was an INTERNAL error, and a
+  // repeated subscribe sent before the first was answered got "okay" for one that then failed.
+  t.test(`malformed targets are 4xx, and a repeated subscribe waits for the first on ${engine}`, async t => {
+    const { app } = await createTestApp(t, engine, FEED_SETTINGS)
+    const client = await connect((await listen(app)).replace('http', 'ws') + '/websocket')
+    t.teardown(() => client.raw.terminate())
+    t.match(await client.call('subscribe', { model: { toString: 1 } }), { status: 'error', code: 'BAD_REQUEST' }, 'a model that is not a name')
+    t.match(await client.call('unsubscribe', { model: 'test', id: { toString: 1 } }), { status: 'error', code: 'INVALID_ID' }, 'an id that is not a string')
+    const [bad, good] = await Promise.all([
+      client.call('subscribe', { model: 'test', filter: { foo: { $regex: '(a' } } }),
+      client.call('subscribe', { model: 'test', filter: { foo: 'x' } })
+    ])
+    t.match(bad, { status: 'error', code: 'INVALID_REGEX' }, 'the first fails')
+    t.match(good, { status: 'okay', result: 'Subscribed to test' }, 'the second, sent before that answer, is set up on its own')
+    t.equal(await settleStreams(app, 1), 1)
+  })
+
   // Found by an audit: a subscription whose socket closed while the hub started following the log
   // (the first subscriber's database round trip) was never removed, and counted against the
   // limits for good: 25 such sockets closed every change feed of the server until a restart. And
