@@ -32,8 +32,8 @@ const NUMBER_WRAPPERS = new Set(['$numberInt', '$numberLong', '$numberDouble', '
 
 function reviveNumber (key: string, inner: unknown): number {
   const value = typeof inner === 'string' ? Number(inner) : NaN
-  if (typeof inner !== 'string' || inner.trim() === '' || Number.isNaN(value)) {
-    throw new QuireError('INVALID_BODY', `Invalid extended JSON: ${key} needs a number as a string`)
+  if (typeof inner !== 'string' || inner.trim() === '' || !Number.isFinite(value)) {
+    throw new QuireError('INVALID_BODY', `Invalid extended JSON: ${key} needs a finite number as a string`)
   }
   return value
 }

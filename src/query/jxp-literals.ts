@@ -55,7 +55,7 @@ function relativeDate (text: string, inner: string): string {
   }
   if (startOf !== undefined) date = date.startOf(unitOf(START_UNITS, startOf, text) as OpUnitType)
   if (endOf !== undefined) date = date.endOf(unitOf(START_UNITS, endOf, text) as OpUnitType)
-  return date.toISOString()
+  return date.isValid() ? date.toISOString() : refuse(text, 'a relative_date within the range of dates')
 }
 
 function newDate (text: string, match: RegExpExecArray): string {

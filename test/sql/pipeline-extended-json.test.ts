@@ -25,7 +25,9 @@ t.test('does not change its input', async t => {
 })
 
 t.test('invalid wrappers are a client error', async t => {
-  for (const input of [{ $oid: 'xyz' }, { $oid: 42 }, { $date: 'yesterday' }, { $date: { $numberLong: '1.5' } }, { $date: null }, { $date: true }]) {
+  // Numbers JSON cannot hold (an audit found Infinity stored as null in a number field).
+  const notFinite = [{ $numberDouble: 'Infinity' }, { $numberDouble: '-Infinity' }, { $numberLong: '-1e999' }, { $numberDouble: '1e400' }, { $numberDouble: 'NaN' }]
+  for (const input of [{ $oid: 'xyz' }, { $oid: 42 }, { $date: 'yesterday' }, { $date: { $numberLong: '1.5' } }, { $date: null }, { $date: true }, ...notFinite]) {
     t.throws(() => reviveExtendedJson(input), { code: 'INVALID_BODY', status: 400 }, JSON.stringify(input))
   }
 })
