@@ -93,6 +93,8 @@ for (const engine of ENGINES) {
       t.match([restored.statusCode, json(restored).data?._deleted], [200, false], 'a form _deleted=false restores')
       const deep = await send('POST', '/api/test', { authorization: alice.auth, 'content-type': FORM }, 'yack[a][b][c][d][e][f][g][h][i][j]=1')
       t.match([deep.statusCode, json(deep).code], [400, 'INVALID_BODY'], 'deeper than 8 levels: 400')
+      const infinite = await send('POST', '/api/test', { authorization: alice.auth, 'content-type': FORM }, 'foo=inf&yack[n]=1e400')
+      t.match([infinite.statusCode, json(infinite).code], [400, 'VALIDATION_FAILED'], 'a number beyond float8 (Infinity) is refused, not stored as null')
       const polluting = await send('POST', '/api/test', { authorization: alice.auth, 'content-type': FORM }, '__proto__[admin]=true&foo=p')
       t.equal(polluting.statusCode, 200, 'a prototype key is dropped')
       t.equal(({} as Record<string, unknown>).admin, undefined, 'and pollutes nothing')

@@ -22,10 +22,16 @@ const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v']
 
 const validatorCache = new WeakMap<Model, ReturnType<typeof compileValidators>>()
 
-function validatorsFor (model: Model, form: boolean): DocumentValidators {
+/**
+ * Checks `doc` against the model's schema for a create or an update. A form's strings are first
+ * coerced to the schema's types, then checked as JSON is: Ajv's coercion turns "1e400" into
+ * Infinity without checking it again (JSON would store it as null).
+ */
+function validateFields (model: Model, form: boolean, kind: keyof DocumentValidators, doc: Doc): void {
   let compiled = validatorCache.get(model)
   if (!compiled) validatorCache.set(model, compiled = compileValidators(model))
-  return form ? compiled.form : compiled.json
+  if (form) validate(compiled.form[kind], doc)
+  validate(compiled.json[kind], doc)
 }
 
 export interface WriteInput {
@@ -86,13 +92,13 @@ const STORED_SYSTEM_KEYS = new Set([...READ_ONLY, '_deleted', '_owner_id'])
 
 export function checkStoredDocument (model: Model, doc: Doc): void {
   const fields = Object.fromEntries(Object.entries(doc).filter(([key]) => !STORED_SYSTEM_KEYS.has(key)))
-  validate(validatorsFor(model, false).create, fields)
+  validateFields(model, false, 'create', fields)
   Object.assign(doc, fields)
 }
 
 /** Validates field values a bulk $set gives (the partial schema), before they are applied. */
 export function checkFieldValues (model: Model, fields: Doc): void {
-  validate(validatorsFor(model, false).update, fields)
+  validateFields(model, false, 'update', fields)
 }
 
 /** A complete new document for POST, passwords still in plain text. */
@@ -102,7 +108,7 @@ export function shapeCreate (input: Omit<WriteInput, 'bcryptRounds'>): Doc {
   if (deleted !== undefined) throw new QuireError('VALIDATION_FAILED', '_deleted cannot be set on create', [{ field: '_deleted', message: 'is set by DELETE' }])
   checkOwner(owner, caller)
   const doc = normalizeDates(model.fields, applyUserRules(model, caller, clearedLinks(model, fields)))
-  validate(validatorsFor(model, input.form).create, doc)
+  validateFields(model, input.form, 'create', doc)
   return ownUserRecord(model, { ...doc, ...newSystemFields(caller, owner) }, owner !== undefined)
 }
 
@@ -118,7 +124,7 @@ export function shapeReplacement (input: Omit<WriteInput, 'bcryptRounds'>): Doc 
   const { fields, owner, deleted } = splitSystemFields(input.body)
   if (owner !== undefined || deleted !== undefined) throw new QuireError('VALIDATION_FAILED', 'A replacement cannot set _owner_id or _deleted')
   const doc = normalizeDates(input.model.fields, fields)
-  validate(validatorsFor(input.model, false).create, doc)
+  validateFields(input.model, false, 'create', doc)
   return doc
 }
 
@@ -135,7 +141,7 @@ export function shapeUpdate (input: Omit<WriteInput, 'bcryptRounds'>): Doc {
   checkOwner(owner, caller)
   if (deleted !== undefined && typeof deleted !== 'boolean') throw new QuireError('VALIDATION_FAILED', '_deleted must be a boolean', [{ field: '_deleted', message: 'must be boolean' }])
   const set = normalizeDates(model.fields, applyUserRules(model, caller, clearedLinks(model, fields)))
-  validate(validatorsFor(model, input.form).update, set)
+  validateFields(model, input.form, 'update', set)
   return {
     ...set,
     ...(owner !== undefined && { _owner_id: owner }),

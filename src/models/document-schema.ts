@@ -53,7 +53,7 @@ export interface DocumentValidators {
 }
 
 function newAjv (coerce: boolean, useDefaults: boolean): Ajv {
-  return addFormats(new Ajv({ allErrors: true, strict: false, useDefaults, ...(coerce && { coerceTypes: 'array' as const }) }))
+  return addFormats(new Ajv({ allErrors: true, strict: false, strictNumbers: true, useDefaults, ...(coerce && { coerceTypes: 'array' as const }) }))
 }
 
 /** Create validators fill in defaults; update validators must not (a PUT would overwrite stored values). */
