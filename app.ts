@@ -41,6 +41,15 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   const app = Fastify({
     logger: withRedactedUrls(logger),
     bodyLimit: config.bodyLimitBytes,
+    // Fastify turns Node's request timeout off: without one, a client sending a body a byte at a
+    // time holds its connection and buffered body for ever. Node checks it every
+    // connectionsCheckingInterval (30 s by default, as long as the default timeout): a tenth of it.
+    // Node's headers timeout (60 s) must not be longer, or it delays the request timeout's answer.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      connectionsCheckingInterval: Math.max(1000, Math.floor(config.requestTimeoutMs / 10)),
+      headersTimeout: Math.min(60_000, config.requestTimeoutMs || 60_000)
+    },
     trustProxy: config.trustProxy,
     // No limit: syncing the schema on start may build indexes over millions of documents (it logs
     // its progress); a database that cannot be reached still fails through the driver's timeouts.

@@ -49,6 +49,7 @@ export interface Config {
   loginRateLimit: number
   /** How long in-flight requests may take to finish when the process is told to stop. */
   shutdownTimeoutMs: number
+  requestTimeoutMs: number
   /** Requests get 503 OVERLOADED while the event loop lags more than this; 0: never. */
   maxEventLoopDelayMs: number
   /** Serve GET /openapi.json and the API reference at /docs. */
@@ -154,6 +155,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     recoveryEmailTemplate: v.RECOVERY_EMAIL_TEMPLATE,
     loginRateLimit: v.LOGIN_RATE_LIMIT,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    requestTimeoutMs: v.REQUEST_TIMEOUT_MS,
     maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS,
     apiDocsEnabled: v.API_DOCS_ENABLED,
     metricsEnabled: v.METRICS_ENABLED,

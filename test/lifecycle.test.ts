@@ -1,11 +1,12 @@
 // The service's life: a real `quire serve` told to stop with SIGTERM while requests are in flight
 // answers every one of them and stores their writes; /health and /ready; load shed with 503
-// while the event loop lags.
+// while the event loop lags; a client too slow to send its request is cut off.
 import t from 'tap'
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { connect } from 'node:net'
 import { QUIET_SETTINGS, createTestApp, databaseUrl, ENGINES } from './helpers/test-app.ts'
 import { runCli, startServer } from './helpers/run-cli.ts'
 import { buildApp } from '../app.ts'
@@ -110,4 +111,23 @@ t.test('a stalled event loop sheds requests with 503 OVERLOADED, then recovers',
     status = (await app.inject('/api/test')).statusCode
   }
   t.equal(status, 200, 'once the loop keeps up, requests are served again')
+})
+
+// Found by an audit: Fastify turns Node's request timeout off, so a client sending its body a few
+// bytes at a time held its connection (and up to a body's worth of memory) for ever.
+t.test('a client too slow to send its request is cut off (REQUEST_TIMEOUT_MS)', async t => {
+  const { app } = await createTestApp(t, 'pglite', { requestTimeoutMs: 1000 })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  const socket = connect(port, '127.0.0.1')
+  const started = Date.now()
+  let answer = ''
+  socket.on('data', chunk => { answer += String(chunk) })
+  socket.write('POST /api/test HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"foo":')
+  const trickle = setInterval(() => socket.write(' '), 200)
+  const closed = await Promise.race([new Promise(resolve => socket.once('close', () => resolve(true))), sleep(20_000, false)])
+  clearInterval(trickle)
+  socket.destroy()
+  t.ok(closed, `the connection is closed soon after the timeout, though the client kept sending (${Date.now() - started} ms)`)
+  t.match(answer, /^HTTP\/1\.1 408/, 'with 408 Request Timeout')
 })
