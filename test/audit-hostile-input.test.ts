@@ -43,3 +43,22 @@ for (const engine of ENGINES) {
     t.equal(users.count, 1, 'no user with a reserved group name')
   })
 }
+
+// Found by the second audit: an aggregation's result had no bound. A 90-byte pipeline returned
+// 42 MB and stalled the event loop (and PGlite's one connection) for over a second.
+for (const engine of ENGINES) {
+  t.test(`an aggregation's result is bounded on ${engine}`, async t => {
+    const { app, admin } = await createTestApp(t, engine)
+    const headers = { authorization: admin }
+    const big = 'x'.repeat(700_000)
+    for (let i = 0; i < 5; i++) await app.inject({ method: 'POST', url: '/api/test', headers, payload: { foo: `big-${i}`, shmack: [big] } })
+    const aggregate = (pipeline: unknown[]) => app.inject({ method: 'POST', url: '/aggregate/test', payload: pipeline })
+    const blowUp = await aggregate([{ $lookup: { from: 'test', pipeline: [], as: 'all' } }])
+    t.equal(blowUp.statusCode, 400, 'five documents each carrying all five (21 MB): 400')
+    t.match(json(blowUp), { code: 'QUERY_TOO_COMPLEX', message: /larger than 16 MB/ })
+    const whole = await aggregate([{ $sort: { foo: -1 } }])
+    t.equal(whole.statusCode, 200, 'the five documents themselves (3.5 MB) are within the bound')
+    t.same(json(whole).data.map((doc: { foo: string, shmack: string[] }) => [doc.foo, doc.shmack[0].length]),
+      [4, 3, 2, 1, 0].map(i => [`big-${i}`, 700_000]), 'whole, in the pipeline\'s order')
+  })
+}

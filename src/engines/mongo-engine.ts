@@ -10,6 +10,7 @@ import { findPipeline, matchOf, projectionOf } from './mongo-pipeline.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 import { inTransaction, runBulkWrite, toStored, type StoredDoc } from './mongo-bulk-write.ts'
 import { preparePipeline } from './mongo-aggregate.ts'
+import { resultArray } from './aggregate-result.ts'
 import { runDelete } from './mongo-delete.ts'
 import { QuireError } from '../errors.ts'
 import { mongoMatchDocuments } from './mongo-match-documents.ts'
@@ -83,10 +84,14 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
       return updated && JSON.stringify(updated)
     },
 
-    aggregate: async (model, plan) => {
-      const docs = await run(() => collectionOf(model).aggregate(preparePipeline(model, plan), { maxTimeMS }).toArray())
-      return JSON.stringify(docs)
-    },
+    aggregate: async (model, plan) => await run(async () => {
+      const cursor = collectionOf(model).aggregate(preparePipeline(model, plan), { maxTimeMS })
+      try {
+        return await resultArray((async function * () { for await (const doc of cursor) yield JSON.stringify(doc) })())
+      } finally {
+        await cursor.close()
+      }
+    }),
 
     bulkWrite: (model, operations) => run(() => runBulkWrite(client, { model, collection: collectionOf(model), maxTimeMS }, operations)),
 

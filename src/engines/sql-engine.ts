@@ -14,7 +14,8 @@ import { syncModelSchema } from '../sql/sync-schema.ts'
 import { insertDocs, runBulkWrite } from './sql-bulk-write.ts'
 import { runDelete } from './sql-delete.ts'
 import { streamFind } from './sql-stream.ts'
-import { compilePipeline } from '../sql/compile-pipeline.ts'
+import { compileBoundedPipeline } from '../sql/compile-pipeline.ts'
+import { MAX_RESULT_BYTES, resultArray } from './aggregate-result.ts'
 import { pipelineContextFor } from './pipeline-context.ts'
 import { QuireError } from '../errors.ts'
 import { syncChangeCapture } from '../sql/sync-change-capture.ts'
@@ -134,9 +135,9 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
     },
 
     aggregate: async (model, plan) => {
-      const { text, values } = compilePipeline(plan.stages, pipelineContextFor(model, plan))
+      const { text, values } = compileBoundedPipeline(plan.stages, pipelineContextFor(model, plan), MAX_RESULT_BYTES)
       const rows = await run(() => client.query(text, values))
-      return JSON.stringify(rows.map(r => r.doc))
+      return await resultArray(rows.map(r => r.d as string))
     },
 
     bulkWrite: (model, operations) => run(() => runBulkWrite(client, model, operations)),

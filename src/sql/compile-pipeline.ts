@@ -85,11 +85,8 @@ function coveredGroupSource (stages: unknown[], leading: number, where: string, 
   return columnWhere === undefined ? undefined : compileCoveredGroup(plan, { table: st.ctx.sourceTable, alias: t, where: columnWhere }, st.params)
 }
 
-/**
- * The statement for a checked pipeline. It returns one row per output document, with one
- * jsonb column `doc`, in the pipeline's order when it sorts.
- */
-export function compilePipeline (stages: unknown[], ctx: PipelineContext): { text: string, values: SqlValue[] } {
+/** The pipeline's relation: rows with a jsonb column `doc` (and `ord` when `ordered`). */
+function compileRelation (stages: unknown[], ctx: PipelineContext): { rel: Rel, st: CompileState } {
   const st: CompileState = { params: new SqlParams(), ctx, counters: { names: 0 }, vars: new Map(), kindOf: ctx.kindOf, compileStages }
   const t = freshName(st, 't')
   const leading = countLeadingMatches(stages)
@@ -101,7 +98,32 @@ export function compilePipeline (stages: unknown[], ctx: PipelineContext): { tex
   const rel = covered !== undefined
     ? compileStages(stages.slice(leading + 1), covered, { ...st, kindOf: undefined })
     : compileStages(stages.slice(leading), { sql: `SELECT ${doc} FROM ${ctx.sourceTable} ${t}${where === '' ? '' : ` WHERE ${where}`}`, ordered: false }, st)
+  return { rel, st }
+}
+
+/**
+ * The statement for a checked pipeline. It returns one row per output document, with one
+ * jsonb column `doc`, in the pipeline's order when it sorts.
+ */
+export function compilePipeline (stages: unknown[], ctx: PipelineContext): { text: string, values: SqlValue[] } {
+  const { rel, st } = compileRelation(stages, ctx)
   if (!rel.ordered) return { text: rel.sql, values: st.params.values }
   const o = freshName(st, 'o')
   return { text: `SELECT ${o}.doc FROM (${rel.sql}) ${o} ORDER BY ${o}.ord`, values: st.params.values }
+}
+
+/**
+ * The statement for a checked pipeline whose result the database bounds: one row per output
+ * document, in order, with `d` (the document as JSON text), up to the first row that takes the
+ * result past `maxBytes`. Whatever lies beyond is never sent; the caller refuses a result past the
+ * bound (src/engines/aggregate-result.ts).
+ */
+export function compileBoundedPipeline (stages: unknown[], ctx: PipelineContext, maxBytes: number): { text: string, values: SqlValue[] } {
+  const { rel, st } = compileRelation(stages, ctx)
+  const [r, s, b] = [freshName(st, 'r'), freshName(st, 's'), freshName(st, 'b')]
+  const ord = (alias: string): string => rel.ordered ? `, ${alias}.ord` : ''
+  const sizes = `sum(octet_length(${s}.d)) OVER (${rel.ordered ? `ORDER BY ${s}.ord ` : ''}ROWS UNBOUNDED PRECEDING) AS upto`
+  const text = `SELECT ${b}.d FROM (SELECT ${s}.d${ord(s)}, ${sizes} FROM (SELECT ${r}.doc::text AS d${ord(r)} FROM (${rel.sql}) ${r}) ${s}) ${b} ` +
+    `WHERE ${b}.upto - octet_length(${b}.d) <= ${Math.floor(maxBytes)}${rel.ordered ? ` ORDER BY ${b}.ord` : ''}`
+  return { text, values: st.params.values }
 }

@@ -40,5 +40,7 @@ export const LIMITS = {
   /** Documents read from the database at a time by a CSV export. */
   csvBatchRows: 500,
   /** How long a CSV export waits for a client that takes no data before it gives up. */
-  csvStallMs: 30_000
+  csvStallMs: 30_000,
+  /** Bytes of one aggregation's result (its documents as JSON); a larger one is refused. */
+  aggregateResultBytes: 16 * 1024 * 1024
 } as const
