@@ -127,6 +127,11 @@ function combine (conditions: Filter[]): Filter {
   return { $and: conditions }
 }
 
+/** A bare `filter=x` filters on no field: a 400 rather than a list that ignores it (an empty one is nothing). */
+function checkBareFilter (raw: string | string[] | undefined): void {
+  if (values(raw).some(v => v !== '')) throw new QuireError('BAD_REQUEST', 'filter needs a field: filter[field]=value')
+}
+
 /** The full-text search text; an empty `search=` is no search (JXP's clients send it). */
 function searchText (raw: string | string[] | undefined): string | undefined {
   const text = single('search', raw)
@@ -141,6 +146,7 @@ export function parseListParams (model: Model, query: QueryParams): ListParams {
     if (bracket) collectBracket(model, [...bracket], raw, into)
     else if (name === 'sort') for (const term of sortTerms(raw)) addSort(into.sort, term)
     else if (name === 'populate') for (const link of commaList(raw)) into.populate.set(link, undefined)
+    else if (name === 'filter') checkBareFilter(raw)
     else if (!KNOWN_PARAMS.includes(name)) checkUnknownParam(name, KNOWN_PARAMS)
   }
   bool('count', query.count)

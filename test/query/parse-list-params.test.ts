@@ -91,7 +91,9 @@ const errors: Array<[string, QueryParams, string]> = [
   ['too many sort terms', { sort: 'a,b,c,d,e,f,g,h,i' }, 'QUERY_TOO_COMPLEX'],
   ['very long value', { 'filter[name]': 'x'.repeat(1001) }, 'QUERY_TOO_COMPLEX'],
   ['too many filters', Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`filter[f${i}]`, 'x'])), 'QUERY_TOO_COMPLEX'],
-  ['limit twice', { limit: ['1', '2'] }, 'BAD_REQUEST']
+  ['limit twice', { limit: ['1', '2'] }, 'BAD_REQUEST'],
+  // A bare filter was ignored: the list came back whole.
+  ['a filter without a field', { filter: 'foo' }, 'BAD_REQUEST']
 ]
 
 for (const [name, query, code] of errors) {
