@@ -87,6 +87,9 @@ for (const engine of ENGINES) {
       t.same([locked.statusCode, json(locked).message], [409, 'locked by a hook'], 'an error with a 4xx statusCode (as JXP\'s restify errors) is that reply')
       const permanent = await send('DELETE', `/api/memo/${id}?_permaDelete=1`, alice.auth)
       t.same([permanent.statusCode, json(permanent).message], [403, 'memos are never removed for good'], 'beforeDelete refuses')
+      // Found by an audit: the hook ran for any caller who could read the document.
+      const byReader = await send('DELETE', `/api/memo/${id}?_permaDelete=1`, bob.auth)
+      t.match([byReader.statusCode, json(byReader).message], [403, /^Not allowed to delete memo document/], 'for a caller who may only read it, the hook does not run')
       t.equal((await send('DELETE', `/api/memo/${id}`, alice.auth)).statusCode, 200)
       t.ok((globalThis as { deletedMemos?: string[] }).deletedMemos?.includes('first'), 'afterDelete gets the deleted document')
       t.equal((await send('DELETE', `/api/memo/${id}`, alice.auth)).statusCode, 404, 'a document that is not there: 404, no hook')

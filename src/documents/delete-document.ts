@@ -4,8 +4,9 @@
 // not delete itself). The engine does all of it in one step; the reply never says
 // "deleted" for anything that was not.
 import type { Model } from '../models/model-definition.ts'
-import { authorizeDeletion, type DeleteOptions } from '../permissions/authorize-delete.ts'
-import { authorizeVisible } from '../permissions/authorize-write.ts'
+import { authorizeDeletion, deletionTarget, type DeleteOptions } from '../permissions/authorize-delete.ts'
+import type { Authorized } from '../permissions/authorized.ts'
+import type { DeletePlan } from '../engines/engine.ts'
 import { checkId } from './read-documents.ts'
 import { notWritable, type WriteResult } from './write-documents.ts'
 import { afterWrite, beforeDelete } from './model-hooks.ts'
@@ -21,17 +22,19 @@ export function deleteOptions (query: QueryParams): DeleteOptions {
   return { permanent: flags._permaDelete, cascade: flags._cascade }
 }
 
-/** Runs the model's beforeDelete hook, only for a document the caller can see. */
-async function runBeforeDelete (ctx: DocumentContext, model: Model, id: string, permanent: boolean): Promise<void> {
+/**
+ * Runs the model's beforeDelete hook, only for a document the caller may delete (a hook with
+ * effects, or a refusal of its own, must not answer a caller who could only read it).
+ */
+async function runBeforeDelete (ctx: DocumentContext, model: Model, id: string, plan: Authorized<DeletePlan>): Promise<void> {
   if (!ctx.code.hooksOf(model.name).beforeDelete) return
-  const visible = authorizeVisible(model, ctx.caller, id, permanent)
-  if (visible && await ctx.engine.count(model, visible) > 0) await beforeDelete(ctx, model, id, permanent)
+  if (await ctx.engine.count(model, deletionTarget(plan)) > 0) await beforeDelete(ctx, model, id, plan.permanent)
 }
 
 export async function deleteDocument (ctx: DocumentContext, model: Model, id: string, options: DeleteOptions = { permanent: false, cascade: false }): Promise<WriteResult> {
   checkId(id)
   const plan = authorizeDeletion(ctx.registry, model, ctx.caller, id, options)
-  await runBeforeDelete(ctx, model, id, options.permanent)
+  await runBeforeDelete(ctx, model, id, plan)
   const outcome = await ctx.engine.deleteOne(model, plan)
   switch (outcome.status) {
     case 'missing':

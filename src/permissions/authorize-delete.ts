@@ -48,3 +48,8 @@ export function authorizeDeletion (registry: ModelRegistry, model: Model, caller
   const referrers = linksInto(registry, model).map(link => referrer(caller, model, id, link, options))
   return authorized({ target, ...options, now: new Date().toISOString(), referrers })
 }
+
+/** The one document a planned delete may remove: its model's beforeDelete hook runs only when it is there. */
+export function deletionTarget (plan: Authorized<DeletePlan>): Authorized<Filter> {
+  return authorized(plan.target)
+}
