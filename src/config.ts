@@ -49,6 +49,7 @@ export interface Config {
   loginRateLimit: number
   /** How long in-flight requests may take to finish when the process is told to stop. */
   shutdownTimeoutMs: number
+  /** How long a client has to send a whole request (headers and body) before a 408; 0: no limit. */
   requestTimeoutMs: number
   /** Requests get 503 OVERLOADED while the event loop lags more than this; 0: never. */
   maxEventLoopDelayMs: number

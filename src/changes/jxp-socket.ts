@@ -40,7 +40,6 @@ export interface JxpSocket {
 
 type Handler = (data: Record<string, unknown>) => Promise<unknown>
 
-/** A JXP filter: {field: value} pairs in the list syntax (values as in filter[field]=value), or a MongoDB filter. */
 /** The model and document a subscribe or unsubscribe names, checked, and the subscription's key. */
 function targetOf (data: Record<string, unknown>): { key: string, id?: string } {
   if (typeof data.model !== 'string') throw new QuireError('BAD_REQUEST', 'data.model must be the name of a model')
@@ -49,6 +48,7 @@ function targetOf (data: Record<string, unknown>): { key: string, id?: string } 
   return { key: `${data.model}/${id ?? ''}`, id }
 }
 
+/** A JXP filter: {field: value} pairs in the list syntax (values as in filter[field]=value), or a MongoDB filter. */
 function filterOf (filter: unknown): Record<string, string> | Filter {
   if (filter === undefined) return {}
   if (!isPlainObject(filter)) throw new QuireError('BAD_REQUEST', 'filter must be an object')

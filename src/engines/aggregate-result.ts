@@ -5,7 +5,7 @@ import { LIMITS } from '../validation/limits.ts'
 
 export const MAX_RESULT_BYTES = LIMITS.aggregateResultBytes
 
-export function resultTooLarge (): QuireError {
+function resultTooLarge (): QuireError {
   return new QuireError('QUERY_TOO_COMPLEX', `The aggregation's result is larger than ${MAX_RESULT_BYTES / 1024 / 1024} MB: narrow it with $match, $project or $limit`)
 }
 
