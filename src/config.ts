@@ -25,6 +25,8 @@ export interface Config {
   pgPoolSize: number
   /** `quire serve` processes on one port (src/cluster/); each has its own pool and caches. */
   workers: number
+  /** PostgreSQL: the quick lane's time limit for reads that usually take little time (src/engines/quick-lane.ts); 0: no quick lane. */
+  quickStatementMs: number
   /** Expensive statements (lists, counts, aggregations, bulk writes) at once on PostgreSQL; 0: half the pool. */
   expensiveQuerySlots: number
   /** Expensive statements at once for one client address on PostgreSQL; 0: all slots but one. */
@@ -139,6 +141,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     statementTimeoutMs: v.STATEMENT_TIMEOUT_MS,
     pgPoolSize: v.PG_POOL_SIZE,
     workers: v.WORKERS ?? defaultWorkers(env, databaseUrl),
+    quickStatementMs: v.QUICK_STATEMENT_MS,
     expensiveQuerySlots: v.EXPENSIVE_QUERY_SLOTS,
     expensiveQuerySlotsPerClient: v.EXPENSIVE_QUERY_SLOTS_PER_CLIENT,
     pgliteExpensiveTimeoutMs: v.PGLITE_EXPENSIVE_TIMEOUT_MS,

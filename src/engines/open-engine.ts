@@ -7,7 +7,7 @@ import type { Config } from '../config.ts'
 import { openPostgres } from './postgres-client.ts'
 
 /** The Config fields the engines read (config.ts documents them); unset ones take the engine's defaults. */
-export interface EngineOptions extends Partial<Pick<Config, 'pgPoolSize' | 'expensiveQuerySlots' | 'expensiveQuerySlotsPerClient' | 'pgliteExpensiveTimeoutMs' | 'pgliteRecycleMb'>> {
+export interface EngineOptions extends Partial<Pick<Config, 'pgPoolSize' | 'quickStatementMs' | 'expensiveQuerySlots' | 'expensiveQuerySlotsPerClient' | 'pgliteExpensiveTimeoutMs' | 'pgliteRecycleMb'>> {
   statementTimeoutMs: number
   log?: (msg: string) => void
 }
@@ -33,7 +33,7 @@ export async function openEngine (url: string, options: EngineOptions): Promise<
       return { ...engine, close: async () => { await housekeeping.stop(); await engine.close() } }
     }
     case 'postgres': case 'postgresql': {
-      const limits = { poolSize: options.pgPoolSize, expensiveSlots: options.expensiveQuerySlots, expensiveSlotsPerClient: options.expensiveQuerySlotsPerClient }
+      const limits = { poolSize: options.pgPoolSize, quickStatementMs: options.quickStatementMs, expensiveSlots: options.expensiveQuerySlots, expensiveSlotsPerClient: options.expensiveQuerySlotsPerClient }
       return createSqlEngine(openPostgres(url, options.statementTimeoutMs, limits), options.log)
     }
     case 'mongodb': case 'mongodb+srv': {

@@ -1,6 +1,7 @@
 // SqlClient for a PostgreSQL server through postgres.js (the fastest driver measured here under
 // concurrency), with a statement timeout on every query, a bounded share of the pool for
 // expensive statements (time spent waiting for one counts against the statement timeout),
+// a quick lane for reads that usually take little time (src/engines/quick-lane.ts),
 // cancellation of a request's expensive statement when its client leaves,
 // and a transaction that loses a deadlock run again.
 import postgres from 'postgres'
@@ -8,6 +9,7 @@ import type { SqlClient, Row, StatementOptions } from '../sql/sql-client.ts'
 import { SqlError } from '../sql/sql-client.ts'
 import type { SqlValue } from '../sql/sql-params.ts'
 import { createExpensiveGate, type ExpensiveGate } from './expensive-gate.ts'
+import { openQuickLane, QUICK_PIPELINE_DEPTH, type QuickLane } from './quick-lane.ts'
 import { currentRequestScope } from './request-scope.ts'
 import { withinBudget } from './statement-budget.ts'
 
@@ -18,6 +20,8 @@ export interface PostgresOptions {
   expensiveSlotsPerClient: number
   /** How the connections name themselves to the server (pg_stat_activity); `quire` unless given. */
   applicationName: string
+  /** The quick lane's time limit (0: no quick lane); its connections are a third of the pool's. */
+  quickStatementMs: number
 }
 
 /** Statements that may wait for a slot at once; more are answered 503 at once. */
@@ -62,8 +66,7 @@ async function awaitCancellable<T> (query: postgres.PendingQuery<postgres.Row[]>
  * otherwise pipeline other statements on the connection behind it, simple ones included. The time
  * it waited counts against its statement timeout (`budgetMs`).
  */
-async function onReservedConnection<T> (pool: Pool, work: (connection: postgres.Sql) => Promise<T>): Promise<T> {
-  const askedAt = performance.now()
+async function onReservedConnection<T> (pool: Pool, work: (connection: postgres.Sql) => Promise<T>, askedAt = performance.now()): Promise<T> {
   return await pool.gate.run(async () => {
     const reserved = await pool.reserve()
     try { return await withinBudget(reserved, pool.budgetMs, askedAt, () => work(reserved)) } finally { reserved.release() }
@@ -81,24 +84,32 @@ function statementOptions (options: StatementOptions | undefined): postgres.Unsa
   return { prepare: false, describeFirst: false } as postgres.UnsafeQueryOptions
 }
 
-/** The pool's expensive-statement gate, the statement budget, and how to take a connection of its own. */
-interface Pool { gate: ExpensiveGate, budgetMs: number, reserve: () => Promise<postgres.ReservedSql> }
+/** The pool's expensive-statement gate, the statement budget, how to take a connection of its own, and the quick lane. */
+interface Pool { gate: ExpensiveGate, budgetMs: number, reserve: () => Promise<postgres.ReservedSql>, quick?: QuickLane }
 
 /** `sql` is the pool, or a transaction (`pool` undefined): a transaction holds its connection and slot. */
 function wrap (sql: postgres.Sql | postgres.TransactionSql, pool: Pool | undefined): SqlClient {
-  /** Expensive work outside a transaction waits for a slot and a connection of its own. */
-  const run = <T>(options: StatementOptions | undefined, work: (connection: postgres.Sql | postgres.TransactionSql) => Promise<T>): Promise<T> =>
-    pool === undefined || options?.cost === 'simple' ? work(sql) : onReservedConnection(pool, work)
+  /**
+   * Expensive work outside a transaction waits for a slot and a connection of its own (where it
+   * may be cancelled), after a first try on the quick lane when it is a quick-first read; it
+   * keeps the time it was asked.
+   */
+  const run = async <T>(options: StatementOptions | undefined, work: (connection: postgres.Sql | postgres.TransactionSql, cancellable: boolean) => Promise<T>): Promise<T> => {
+    const expensive = options?.cost !== 'simple'
+    if (pool === undefined || !expensive) return await work(sql, expensive)
+    const askedAt = performance.now()
+    const quickly = options?.quickFirst === true && pool.quick !== undefined ? await pool.quick.tryQuickly(connection => work(connection, false)) : undefined
+    return quickly !== undefined ? quickly.result : await onReservedConnection(pool, connection => work(connection, true), askedAt)
+  }
   return {
     kind: 'postgres',
     query: async (text: string, values: SqlValue[] = [], options) => {
-      const expensive = options?.cost !== 'simple'
       try {
-        return await run(options, connection => awaitCancellable<Row[]>(connection.unsafe(text, values as postgres.ParameterOrJSON<never>[], statementOptions(options)), expensive))
+        return await run(options, (connection, cancellable) => awaitCancellable<Row[]>(connection.unsafe(text, values as postgres.ParameterOrJSON<never>[], statementOptions(options)), cancellable))
       } catch (err) { return toSqlError(err) }
     },
     exec: async (text: string) => {
-      try { await run(undefined, connection => awaitCancellable(connection.unsafe(text), true)) } catch (err) { toSqlError(err) }
+      try { await run(undefined, (connection, cancellable) => awaitCancellable(connection.unsafe(text), cancellable)) } catch (err) { toSqlError(err) }
     },
     transaction: async (work, options) => {
       if (!('begin' in sql)) return await work(wrap(sql, undefined))
@@ -119,12 +130,24 @@ function wrap (sql: postgres.Sql | postgres.TransactionSql, pool: Pool | undefin
   }
 }
 
+/** A third of the pool (none below 3 connections) serves the quick lane, unless it is off. */
+function quickLaneSize (poolSize: number, quickStatementMs: number): number {
+  return quickStatementMs > 0 ? Math.floor(poolSize / 3) : 0
+}
+
 export function openPostgres (url: string, statementTimeoutMs: number, given: Partial<PostgresOptions> = {}): SqlClient {
   const poolSize = Math.max(1, given.poolSize ?? 10)
-  const slots = given.expensiveSlots || Math.max(1, Math.floor(poolSize / 2))
+  const quickMs = given.quickStatementMs ?? 0
+  const quickSize = quickLaneSize(poolSize, quickMs)
+  const mainSize = poolSize - quickSize
+  // Half the pool, leaving the main connections at least one for simple statements.
+  const slots = given.expensiveSlots || Math.max(1, Math.min(Math.floor(poolSize / 2), mainSize - 1))
   const perClient = given.expensiveSlotsPerClient || Math.max(1, slots - 1)
-  const sql = postgres(url, {
-    max: poolSize,
+  const connect = (max: number, timeoutMs: number, quick = false): postgres.Sql => postgres(url, {
+    max,
+    // Quick connections: statements queue on them; none of their reads returns an array
+    // column, and postgres.js's query for the array types would be cut at the lane's limit.
+    ...(quick && { max_pipeline: QUICK_PIPELINE_DEPTH, fetch_types: false }),
     onnotice: () => {},
     // A server out of reach is reported (503) within the statement timeout, not after postgres.js's 30 s.
     connect_timeout: statementTimeoutMs > 0 ? Math.ceil(statementTimeoutMs / 1000) : 30,
@@ -132,8 +155,11 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
     // wait for the attempt, so a long wait is a hang while the server is down and after it is back.
     backoff: (retries: number) => Math.min(0.05 * retries, 0.5),
     // JIT compiles these short jsonb statements for tens of ms each (measured ~13x their run time).
-    connection: { statement_timeout: statementTimeoutMs, application_name: given.applicationName ?? 'quire', jit: 'off' }
+    connection: { statement_timeout: timeoutMs, application_name: given.applicationName ?? 'quire', jit: 'off' }
   })
+  const sql = connect(mainSize, statementTimeoutMs)
+  const quickTimeoutMs = statementTimeoutMs > 0 ? Math.min(quickMs, statementTimeoutMs) : quickMs
+  const quick = quickSize > 0 ? openQuickLane(quickSize, max => connect(max, quickTimeoutMs, true), statementTimeoutMs || Infinity) : undefined
   const gate = createExpensiveGate({ slots, perClient, maxWaitMs: statementTimeoutMs || Infinity, maxWaiting: MAX_WAITING })
   // postgres.js refuses queries once ended, but would open a new connection to reserve one: after
   // close, a late expensive statement (background work still running) is refused the same way.
@@ -142,6 +168,6 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
     if (closed) throw Object.assign(new Error('The database client is closed'), { code: 'CONNECTION_ENDED' })
     return await sql.reserve()
   }
-  const client = wrap(sql, { gate, budgetMs: statementTimeoutMs, reserve })
-  return { ...client, close: async () => { closed = true; await client.close() } }
+  const client = wrap(sql, { gate, budgetMs: statementTimeoutMs, reserve, quick })
+  return { ...client, close: async () => { closed = true; await Promise.all([client.close(), quick?.close()]) } }
 }

@@ -58,10 +58,10 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
   async function find (model: Model, query: FindQuery, cost: StatementCost = costOfFilter(query.filter)): Promise<FindResult> {
     const { text, values, planForValues, firstTry } = compileFind(model, query)
     type PageRow = { d: unknown, total?: unknown }
-    const walked = firstTry === undefined ? undefined : await run(() => client.query(firstTry, values, { cost })) as PageRow[]
+    const walked = firstTry === undefined ? undefined : await run(() => client.query(firstTry, values, { cost, quickFirst: true })) as PageRow[]
     const rows = walked !== undefined && walked.length === query.limit
       ? walked
-      : await run(() => client.query(text, values, { cost, planForValues })) as PageRow[]
+      : await run(() => client.query(text, values, { cost, planForValues, quickFirst: true })) as PageRow[]
     const docs = rows.filter(r => r.d !== null).map(r => r.d as string)
     return { data: `[${docs.join(',')}]`, returned: docs.length, ...(query.count && { count: Number(rows[0]?.total ?? 0) }) }
   }
@@ -112,7 +112,7 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
     count: async (model, filter) => {
       const params = new SqlParams()
       const text = `SELECT count(*) AS n FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)}`
-      const rows = await run(() => client.query(text, params.values, { cost: costOfFilter(filter) }))
+      const rows = await run(() => client.query(text, params.values, { cost: costOfFilter(filter), quickFirst: true }))
       return Number(rows[0].n)
     },
 
@@ -136,7 +136,7 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
 
     aggregate: async (model, plan) => {
       const { text, values } = compileBoundedPipeline(plan.stages, pipelineContextFor(model, plan), MAX_RESULT_BYTES)
-      const rows = await run(() => client.query(text, values))
+      const rows = await run(() => client.query(text, values, { quickFirst: true }))
       return await resultArray(rows.map(r => r.d as string))
     },
 

@@ -17,13 +17,13 @@ const MIN_PREFIX_ROWS = 500
 const MAX_PREFIX_ROWS = 5000
 
 /**
- * The FROM source (aliased `t`) of the first try: the first documents in `order` that match
- * `where` (`scale` times as many for a sparser condition); undefined when the page is not in
- * order of the _id column alone, or too deep.
+ * The FROM source (aliased `t`, with `columns` of the table) of the first try: the first
+ * documents in `order` that match `where` (`scale` times as many for a sparser condition);
+ * undefined when the page is not in order of the _id column alone, or too deep.
  */
-export function prefixWalkSource (table: string, where: string, order: string, query: FindQuery, scale = 1): string | undefined {
+export function prefixWalkSource (table: string, columns: string, where: string, order: string, query: FindQuery, scale = 1): string | undefined {
   const end = query.skip + query.limit
   if (!/^t\._id (ASC|DESC)$/.test(order) || query.limit <= 0 || end > MAX_PAGE_END) return undefined
   const prefix = scale * Math.min(Math.max(end * ROWS_WALKED_PER_ROW, MIN_PREFIX_ROWS), MAX_PREFIX_ROWS)
-  return `(SELECT * FROM ${table} t ORDER BY ${order} LIMIT ${prefix}) t WHERE ${where}`
+  return `(SELECT ${columns} FROM ${table} t ORDER BY ${order} LIMIT ${prefix}) t WHERE ${where}`
 }

@@ -21,6 +21,12 @@ export interface StatementOptions {
    * on how many rows a value matches (the GIN forms of src/sql/containment.ts).
    */
   planForValues?: boolean
+  /**
+   * An expensive read that usually takes little time (a list page, a count, an aggregation): on
+   * PostgreSQL it runs first on the quick lane (src/engines/quick-lane.ts), cut at
+   * QUICK_STATEMENT_MS, and as an expensive statement only when cut there. PGlite ignores it.
+   */
+  quickFirst?: boolean
 }
 
 export interface SqlClient {

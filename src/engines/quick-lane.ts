@@ -1,0 +1,41 @@
+// The quick lane of the PostgreSQL client: a few connections of their own on which reads that
+// usually take little time (list pages, counts, searches, aggregations) are pipelined like reads
+// by id, each cut by the server at QUICK_STATEMENT_MS. A read cut there runs again as an expensive
+// statement (a reserved connection, the expensive slots, what is left of its budget). Pipelining
+// is what makes them cheap: a statement alone on its connection wakes an idle server process and
+// the client for each round trip (on the bench's list pages about 300 us of CPU per request,
+// half the throughput), while statements queued on busy connections share those wake-ups.
+// No statement holds up the ones queued behind it for longer than the cut, and the lane's own
+// slots (round robin between client addresses) keep one client from filling every queue.
+import type postgres from 'postgres'
+import { createExpensiveGate, type ExpensiveGate } from './expensive-gate.ts'
+
+/** Statements queued on one quick connection at most (postgres.js's max_pipeline). */
+export const QUICK_PIPELINE_DEPTH = 8
+
+/** SQLSTATE of a statement cut by statement_timeout (or cancelled: the lane cancels nothing). */
+const CUT = '57014'
+
+export interface QuickLane {
+  /** Runs a statement on the lane: its result, or undefined when the server cut it at the lane's time limit. */
+  tryQuickly: <T>(run: (connection: postgres.Sql) => Promise<T>) => Promise<{ result: T } | undefined>
+  close: () => Promise<void>
+}
+
+/** The lane's connections (from `connect`) and slots: as many as its connections can queue, one client all but one connection's worth. */
+export function openQuickLane (connections: number, connect: (max: number) => postgres.Sql, maxWaitMs: number, maxWaiting = 1000): QuickLane {
+  const sql = connect(connections)
+  const slots = connections * QUICK_PIPELINE_DEPTH
+  const gate: ExpensiveGate = createExpensiveGate({ slots, perClient: Math.max(1, slots - QUICK_PIPELINE_DEPTH), maxWaitMs, maxWaiting })
+  return {
+    tryQuickly: async run => {
+      try {
+        return { result: await gate.run(() => run(sql)) }
+      } catch (err) {
+        if ((err as { code?: string }).code === CUT) return undefined
+        throw err
+      }
+    },
+    close: async () => { await sql.end({ timeout: 5 }) }
+  }
+}
