@@ -46,6 +46,17 @@ t.test('a read cut on the quick lane runs again as an expensive statement and an
   t.equal(Number(quick[0].n), 3, 'a read within the limit runs once')
 })
 
+t.test('when the lane\'s limit is the statement timeout, a read cut there has timed out: it is not run again', async t => {
+  const client = openPostgres(await databaseUrl('postgres'), QUICK_MS, { poolSize: 9, quickStatementMs: QUICK_MS * 2 })
+  t.teardown(() => client.close())
+  const name = `quick_lane_final_${process.pid}`
+  await client.exec(`DROP SEQUENCE IF EXISTS ${name}; CREATE SEQUENCE ${name}`)
+  t.teardown(() => client.exec(`DROP SEQUENCE IF EXISTS ${name}`))
+  t.equal(await timeoutOf(client, QUICK_FIRST), `${QUICK_MS}ms`, 'the lane has the statement timeout')
+  await t.rejects(client.query(`SELECT nextval('${name}'), pg_sleep(${(QUICK_MS * 2) / 1000})`, [], QUICK_FIRST), { code: '57014' }, 'the statement timeout (QUERY_TIMEOUT), not a 503 for the little time left')
+  t.equal(Number((await client.query(`SELECT last_value AS n FROM ${name}`))[0].n), 1, 'it ran once')
+})
+
 t.test('a read that fails for another reason is not run again', async t => {
   const client = await open(t)
   await t.rejects(client.query('SELECT 1 / 0', [], QUICK_FIRST), { code: '22012' }, 'the division by zero, as it is')

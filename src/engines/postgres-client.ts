@@ -158,8 +158,10 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
     connection: { statement_timeout: timeoutMs, application_name: given.applicationName ?? 'quire', jit: 'off' }
   })
   const sql = connect(mainSize, statementTimeoutMs)
-  const quickTimeoutMs = statementTimeoutMs > 0 ? Math.min(quickMs, statementTimeoutMs) : quickMs
-  const quick = quickSize > 0 ? openQuickLane(quickSize, max => connect(max, quickTimeoutMs, true), statementTimeoutMs || Infinity) : undefined
+  const finalCut = statementTimeoutMs > 0 && quickMs >= statementTimeoutMs
+  const quick = quickSize === 0
+    ? undefined
+    : openQuickLane({ connections: quickSize, connect: max => connect(max, finalCut ? statementTimeoutMs : quickMs, true), maxWaitMs: statementTimeoutMs || Infinity, maxWaiting: MAX_WAITING, finalCut })
   const gate = createExpensiveGate({ slots, perClient, maxWaitMs: statementTimeoutMs || Infinity, maxWaiting: MAX_WAITING })
   // postgres.js refuses queries once ended, but would open a new connection to reserve one: after
   // close, a late expensive statement (background work still running) is refused the same way.

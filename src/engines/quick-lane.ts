@@ -22,17 +22,28 @@ export interface QuickLane {
   close: () => Promise<void>
 }
 
-/** The lane's connections (from `connect`) and slots: as many as its connections can queue, one client all but one connection's worth. */
-export function openQuickLane (connections: number, connect: (max: number) => postgres.Sql, maxWaitMs: number, maxWaiting = 1000): QuickLane {
-  const sql = connect(connections)
-  const slots = connections * QUICK_PIPELINE_DEPTH
-  const gate: ExpensiveGate = createExpensiveGate({ slots, perClient: Math.max(1, slots - QUICK_PIPELINE_DEPTH), maxWaitMs, maxWaiting })
+export interface QuickLaneOptions {
+  /** The lane's connections, opened by `connect` with the lane's time limit. */
+  connections: number
+  connect: (max: number) => postgres.Sql
+  /** The longest a statement waits for a place on the lane, and how many may wait (503 beyond either). */
+  maxWaitMs: number
+  maxWaiting: number
+  /** The lane's limit is the statement timeout itself: a cut is the statement's QUERY_TIMEOUT, not a reason to run it again. */
+  finalCut: boolean
+}
+
+/** The lane's slots: as many as its connections can queue; one client may hold all but a connection's worth. */
+export function openQuickLane (options: QuickLaneOptions): QuickLane {
+  const sql = options.connect(options.connections)
+  const slots = options.connections * QUICK_PIPELINE_DEPTH
+  const gate: ExpensiveGate = createExpensiveGate({ slots, perClient: Math.max(1, slots - QUICK_PIPELINE_DEPTH), maxWaitMs: options.maxWaitMs, maxWaiting: options.maxWaiting })
   return {
     tryQuickly: async run => {
       try {
         return { result: await gate.run(() => run(sql)) }
       } catch (err) {
-        if ((err as { code?: string }).code === CUT) return undefined
+        if ((err as { code?: string }).code === CUT && !options.finalCut) return undefined
         throw err
       }
     },
