@@ -39,7 +39,7 @@ export const EnvSchema = Type.Object({
   BODY_LIMIT_BYTES: whole(1, 1_048_576, 'largest request body'),
   PG_POOL_SIZE: whole(1, 10, 'PostgreSQL connections per process'),
   WORKERS: Type.Optional(whole(1, 1, '`quire serve` processes sharing the port (node:cluster); unset: the number of cores with `NODE_ENV=production` on PostgreSQL or MongoDB, else 1; PGlite refuses more than 1', 256)),
-  QUICK_STATEMENT_MS: whole(0, 50, 'PostgreSQL: reads that may scan (lists, counts, aggregations) first run pipelined on a third of the pool, each cut at this many ms and then run as expensive statements (`0`: no quick lane)'),
+  QUICK_STATEMENT_MS: whole(0, 50, 'PostgreSQL: reads that may scan (lists, counts, aggregations) first run pipelined on a fifth of the pool, each cut at this many ms and then run as expensive statements (`0`: no quick lane)'),
   EXPENSIVE_QUERY_SLOTS: whole(0, 0, 'PostgreSQL: statements that may scan (lists, counts, aggregations, bulk writes) running at once (`0`: half the pool)'),
   EXPENSIVE_QUERY_SLOTS_PER_CLIENT: whole(0, 0, 'PostgreSQL: of those, how many one client address may hold (`0`: all slots but one)'),
   PGLITE_EXPENSIVE_TIMEOUT_MS: whole(0, 2000, 'PGlite: the budget of a request\'s expensive statement, which every other statement waits behind (`0`: `STATEMENT_TIMEOUT_MS` alone)'),

@@ -20,7 +20,7 @@ export interface PostgresOptions {
   expensiveSlotsPerClient: number
   /** How the connections name themselves to the server (pg_stat_activity); `quire` unless given. */
   applicationName: string
-  /** The quick lane's time limit (0: no quick lane); its connections are a third of the pool's. */
+  /** The quick lane's time limit (0: no quick lane); its connections are a fifth of the pool's. */
   quickStatementMs: number
 }
 
@@ -130,9 +130,9 @@ function wrap (sql: postgres.Sql | postgres.TransactionSql, pool: Pool | undefin
   }
 }
 
-/** A third of the pool (none below 3 connections) serves the quick lane, unless it is off. */
+/** A fifth of the pool (none below 5 connections) serves the quick lane, unless it is off. */
 function quickLaneSize (poolSize: number, quickStatementMs: number): number {
-  return quickStatementMs > 0 ? Math.floor(poolSize / 3) : 0
+  return quickStatementMs > 0 ? Math.floor(poolSize / 5) : 0
 }
 
 export function openPostgres (url: string, statementTimeoutMs: number, given: Partial<PostgresOptions> = {}): SqlClient {

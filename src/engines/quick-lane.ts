@@ -33,20 +33,29 @@ export interface QuickLaneOptions {
   finalCut: boolean
 }
 
-/** The lane's slots: as many as its connections can queue; one client may hold all but a connection's worth. */
+/** The lane's slots: as many as its connections can queue; one client may hold all but one. */
 export function openQuickLane (options: QuickLaneOptions): QuickLane {
-  const sql = options.connect(options.connections)
+  // One postgres.js client per connection, so that each statement joins the shortest queue
+  // (postgres.js would take its busy connections in turn, however long their queues).
+  const queues = Array.from({ length: options.connections }, () => ({ sql: options.connect(1), queued: 0 }))
   const slots = options.connections * QUICK_PIPELINE_DEPTH
-  const gate: ExpensiveGate = createExpensiveGate({ slots, perClient: Math.max(1, slots - QUICK_PIPELINE_DEPTH), maxWaitMs: options.maxWaitMs, maxWaiting: options.maxWaiting })
+  const gate: ExpensiveGate = createExpensiveGate({ slots, perClient: Math.max(1, slots - 1), maxWaitMs: options.maxWaitMs, maxWaiting: options.maxWaiting })
+  const shortest = (): typeof queues[number] => queues.reduce((best, queue) => queue.queued < best.queued ? queue : best)
   return {
     tryQuickly: async run => {
       try {
-        return { result: await gate.run(() => run(sql)) }
+        return {
+          result: await gate.run(async () => {
+            const queue = shortest()
+            queue.queued++
+            try { return await run(queue.sql) } finally { queue.queued-- }
+          })
+        }
       } catch (err) {
         if ((err as { code?: string }).code === CUT && !options.finalCut) return undefined
         throw err
       }
     },
-    close: async () => { await sql.end({ timeout: 5 }) }
+    close: async () => { await Promise.all(queues.map(queue => queue.sql.end({ timeout: 5 }))) }
   }
 }
