@@ -9,7 +9,7 @@ import type { SqlClient, Row, StatementOptions } from '../sql/sql-client.ts'
 import { SqlError } from '../sql/sql-client.ts'
 import type { SqlValue } from '../sql/sql-params.ts'
 import { createExpensiveGate, type ExpensiveGate } from './expensive-gate.ts'
-import { openQuickLane, QUICK_PIPELINE_DEPTH, type QuickLane } from './quick-lane.ts'
+import { openQuickLane, type QuickConnectionOptions, type QuickLane } from './quick-lane.ts'
 import { currentRequestScope } from './request-scope.ts'
 import { withinBudget } from './statement-budget.ts'
 
@@ -143,11 +143,8 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
   // Half the pool, leaving the main connections at least one for simple statements.
   const slots = given.expensiveSlots || Math.max(1, Math.min(Math.floor(poolSize / 2), mainSize - 1))
   const perClient = given.expensiveSlotsPerClient || Math.max(1, slots - 1)
-  const connect = (max: number, timeoutMs: number, quick = false): postgres.Sql => postgres(url, {
-    max,
-    // Quick connections: statements queue on them; none of their reads returns an array
-    // column, and postgres.js's query for the array types would be cut at the lane's limit.
-    ...(quick && { max_pipeline: QUICK_PIPELINE_DEPTH, fetch_types: false }),
+  const connect = (timeoutMs: number, options: { max: number } | QuickConnectionOptions): postgres.Sql => postgres(url, {
+    ...options,
     onnotice: () => {},
     // A server out of reach is reported (503) within the statement timeout, not after postgres.js's 30 s.
     connect_timeout: statementTimeoutMs > 0 ? Math.ceil(statementTimeoutMs / 1000) : 30,
@@ -157,11 +154,11 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
     // JIT compiles these short jsonb statements for tens of ms each (measured ~13x their run time).
     connection: { statement_timeout: timeoutMs, application_name: given.applicationName ?? 'quire', jit: 'off' }
   })
-  const sql = connect(mainSize, statementTimeoutMs)
+  const sql = connect(statementTimeoutMs, { max: mainSize })
   const finalCut = statementTimeoutMs > 0 && quickMs >= statementTimeoutMs
   const quick = quickSize === 0
     ? undefined
-    : openQuickLane({ connections: quickSize, connect: max => connect(max, finalCut ? statementTimeoutMs : quickMs, true), maxWaitMs: statementTimeoutMs || Infinity, maxWaiting: MAX_WAITING, finalCut })
+    : openQuickLane({ connections: quickSize, connect: options => connect(finalCut ? statementTimeoutMs : quickMs, options), maxWaitMs: statementTimeoutMs || Infinity, maxWaiting: MAX_WAITING, finalCut })
   const gate = createExpensiveGate({ slots, perClient, maxWaitMs: statementTimeoutMs || Infinity, maxWaiting: MAX_WAITING })
   // postgres.js refuses queries once ended, but would open a new connection to reserve one: after
   // close, a late expensive statement (background work still running) is refused the same way.

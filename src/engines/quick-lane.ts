@@ -11,7 +11,7 @@ import type postgres from 'postgres'
 import { createExpensiveGate, type ExpensiveGate } from './expensive-gate.ts'
 
 /** Statements queued on one quick connection at most (postgres.js's max_pipeline). */
-export const QUICK_PIPELINE_DEPTH = 8
+const QUICK_PIPELINE_DEPTH = 8
 
 /** SQLSTATE of a statement cut by statement_timeout (or cancelled: the lane cancels nothing). */
 const CUT = '57014'
@@ -22,10 +22,16 @@ export interface QuickLane {
   close: () => Promise<void>
 }
 
+/**
+ * One connection, its queue's depth, and no query for the array types at connect: none of the
+ * lane's reads returns an array column, and that query would be cut at the lane's limit.
+ */
+export interface QuickConnectionOptions { max: 1, max_pipeline: number, fetch_types: false }
+
 export interface QuickLaneOptions {
-  /** The lane's connections, opened by `connect` with the lane's time limit. */
+  /** The lane's connections, each opened by `connect` (with the lane's time limit) and these postgres.js options. */
   connections: number
-  connect: (max: number) => postgres.Sql
+  connect: (options: QuickConnectionOptions) => postgres.Sql
   /** The longest a statement waits for a place on the lane, and how many may wait (503 beyond either). */
   maxWaitMs: number
   maxWaiting: number
@@ -37,7 +43,7 @@ export interface QuickLaneOptions {
 export function openQuickLane (options: QuickLaneOptions): QuickLane {
   // One postgres.js client per connection, so that each statement joins the shortest queue
   // (postgres.js would take its busy connections in turn, however long their queues).
-  const queues = Array.from({ length: options.connections }, () => ({ sql: options.connect(1), queued: 0 }))
+  const queues = Array.from({ length: options.connections }, () => ({ sql: options.connect({ max: 1, max_pipeline: QUICK_PIPELINE_DEPTH, fetch_types: false }), queued: 0 }))
   const slots = options.connections * QUICK_PIPELINE_DEPTH
   const gate: ExpensiveGate = createExpensiveGate({ slots, perClient: Math.max(1, slots - 1), maxWaitMs: options.maxWaitMs, maxWaiting: options.maxWaiting })
   const shortest = (): typeof queues[number] => queues.reduce((best, queue) => queue.queued < best.queued ? queue : best)
