@@ -10,8 +10,8 @@ import { quoteIdent } from '../sql/quote.ts'
 import { outsideRequestScope } from './request-scope.ts'
 
 const INTERVAL_MS = 60_000
-/** A pass that takes longer than this is logged (the table is large, or was left to bloat). */
-const SLOW_MS = 1000
+/** A pass that takes longer than this is logged: every statement waits for it (the table is large, or was left to bloat). */
+const SLOW_MS = 500
 
 /** Autovacuum's default thresholds: a base number of rows plus a share of the table's rows. */
 const threshold = (base: number, share: number): string => `${base} + ${share} * greatest(c.reltuples, 0)`
