@@ -3,9 +3,10 @@
 // tens of thousands of rows) and their pruning to its retention (at 1,000,000 documents, 900,000
 // entries). On PostgreSQL by waiting until the freshly started server has done both; on PGlite,
 // whose directory one process opens at a time, by doing both with the server's code before it
-// starts, and then what its housekeeping does a minute later: VACUUMing the change log the prune
-// left dead rows in (120,000 seeded changes: 0.8 s, during which PGlite answers nobody; it was the
-// p99 of whichever scenario ran then). run.ts VACUUMs PostgreSQL's seed for the same reason.
+// starts, and then what its housekeeping does a minute later: VACUUMing the seeded tables and the
+// change log the prune left dead rows in (120,000 seeded changes: 0.8 s, during which PGlite
+// answers nobody; it was the p99 of whichever scenario ran then). run.ts VACUUMs PostgreSQL's seed
+// for the same reason.
 import postgres from 'postgres'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CHANGE_STATE, CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
