@@ -87,9 +87,10 @@ export function createTidier (client: SqlClient, log: (msg: string) => void = ()
       await client.exec(`${vacuum ? 'VACUUM (ANALYZE)' : 'ANALYZE'} ${quoteIdent(name)}`)
       const ms = performance.now() - started
       if (ms > SLOW_MS) log(`PGlite housekeeping: ${vacuum ? 'vacuumed' : 'analyzed'} ${name} in ${(ms / 1000).toFixed(1)} s`)
-      // This process's counters restart with the pass; so do those carried over.
+      // This process's counters restart with the pass; so do those carried over (totals loaded them).
       const old = carried?.get(name)
-      if (old) carried!.set(name, vacuum ? { dead: 0, inserted: 0, modified: 0 } : { ...old, modified: 0 })
+      if (vacuum) carried?.delete(name)
+      else if (old) old.modified = 0
       tidied.push(name)
     }
     await record()
