@@ -53,6 +53,24 @@ t.test('one client holds at most `perClient` slots; others get the rest, in turn
   await Promise.all(runs)
 })
 
+t.test('a freed slot goes to the client let in least recently, and within a client to its oldest waiter', async t => {
+  const gate = gateWith({ slots: 1, perClient: 1 })
+  const log: string[] = []
+  const held = new Map<string, ReturnType<typeof heldWork>>()
+  const runs = [['a', 'a1'], ['a', 'a2'], ['b', 'b1'], ['a', 'a3'], ['c', 'c1'], ['b', 'b2']].map(([client, name]) => {
+    held.set(name, heldWork(log, name))
+    return inScope(client, () => gate.run(held.get(name)!.work))
+  })
+  // One runs at a time: finish each as soon as it started, in the order they started.
+  for (let started = 0; started < runs.length; started++) {
+    await settle()
+    held.get(log[started])!.finish()
+  }
+  await Promise.all(runs)
+  // b and c were never let in: b's waiter came first. Then a (let in before both), then round robin.
+  t.same(log, ['a1', 'b1', 'c1', 'a2', 'b2', 'a3'])
+})
+
 t.test('waiting longer than maxWaitMs is a 503', async t => {
   const gate = gateWith({ slots: 1, maxWaitMs: 20 })
   const log: string[] = []
