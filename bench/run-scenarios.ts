@@ -106,27 +106,34 @@ function stepsOf (scenarios: Scenario[]): Scenario[][] {
   })
 }
 
-/** One row from a scenario's turns: req/s averaged, CPU per request over all requests, the worst p99 and status. */
+/** The middle of `values` (the mean of the two middle ones for an even count); undefined when one is missing. */
+function median (values: Array<number | undefined>): number | undefined {
+  if (values.some(v => v === undefined)) return undefined
+  const sorted = [...values as number[]].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/**
+ * One row from a scenario's turns: the median turn's req/s and CPU per request (a window in which
+ * the machine was busy with something else counts no more than one in which it was idle), the worst
+ * p99, every request and error, and the status.
+ */
 function mergeTurns (turns: ResultRow[]): ResultRow {
   const measured = turns.filter(t => t.requests !== undefined)
   const unmeasured = turns.find(t => t.status === 'failed' || t.status === 'skipped')
   if (unmeasured || measured.length === 0) return unmeasured ?? turns[0]
-  const requests = measured.reduce((n, t) => n + t.requests!, 0)
   const sum = (pick: (t: ResultRow) => number | undefined): number | undefined =>
     measured.every(t => pick(t) !== undefined) ? measured.reduce((n, t) => n + pick(t)!, 0) : undefined
-  const cpu = (pick: (t: ResultRow) => number | undefined): number | undefined => {
-    const total = sum(t => pick(t) === undefined ? undefined : pick(t)! * t.requests!)
-    return total === undefined ? undefined : total / requests
-  }
   const notes = measured.flatMap(t => t.note ?? [])
   return {
     ...measured[0],
     status: measured.some(t => t.status === 'errors') ? 'errors' : 'ok',
-    reqPerSec: sum(t => t.reqPerSec)! / measured.length,
+    reqPerSec: median(measured.map(t => t.reqPerSec)),
     p99Ms: Math.max(...measured.map(t => t.p99Ms ?? 0)),
-    serverCpuMicros: cpu(t => t.serverCpuMicros),
-    databaseCpuMicros: cpu(t => t.databaseCpuMicros),
-    requests,
+    serverCpuMicros: median(measured.map(t => t.serverCpuMicros)),
+    databaseCpuMicros: median(measured.map(t => t.databaseCpuMicros)),
+    requests: sum(t => t.requests),
     non2xx: sum(t => t.non2xx),
     errors: sum(t => t.errors),
     timeouts: sum(t => t.timeouts),
