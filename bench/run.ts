@@ -20,7 +20,7 @@ import { BASELINE_INSERTS, selectScenarios, yardstickOf, type Scenario } from '.
 import { runScenarios, type BenchTarget } from './run-scenarios.ts'
 import { addPrevious, addRatios, describeAuthCost, describeFeedCost, describeGoal, describeScaling, formatTable, log, writeResults, type ResultRow } from './report.ts'
 import { measureStartup, type StartupResult } from './startup.ts'
-import { settlePgliteDirectory, waitForChangeLog } from './change-log-settled.ts'
+import { settleSeededPglite, waitForChangeLog } from './change-log-settled.ts'
 
 interface Database {
   url: string
@@ -72,7 +72,7 @@ async function preparePglite (data: SeedData): Promise<Database> {
   onCleanup(() => rmSync(dir, { recursive: true, force: true }))
   const url = `pglite://${dir}`
   await seedDatabase(url, data, 'pglite')
-  await settlePgliteDirectory(dir)
+  await settleSeededPglite(dir)
   return { url }
 }
 

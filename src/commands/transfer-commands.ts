@@ -1,8 +1,9 @@
 // The `import` and `export` subcommands: move documents in and out of a model
 // through the configured storage, with a progress bar on stderr. Their modules load when the
-// command runs, so that `quire serve` does not wait for them.
+// command runs, so that `quire serve` does not wait for them. An import into a PGlite directory
+// ends by settling it (src/engines/pglite-settle.ts).
 import type { Command } from 'commander'
-import { loadConfig } from '../config.ts'
+import { loadConfig, pgliteDataDir } from '../config.ts'
 
 const quiet = (): void => {}
 
@@ -16,6 +17,7 @@ export function addTransferCommands (program: Command): void {
         import('cli-progress'), import('../engines/open-storage.ts'), import('../transfer/import-documents.ts')
       ])
       const { engine, models } = await openStorage(config, quiet)
+      const pgliteDir = pgliteDataDir(config.databaseUrl)
       const bar = new cliProgress.SingleBar({
         format: 'importing {bar} {percentage}% | {imported} documents | {rate} docs/s | {skipped} skipped',
         stream: process.stderr
@@ -40,6 +42,12 @@ export function addTransferCommands (program: Command): void {
       } finally {
         bar.stop()
         await engine.close()
+      }
+      if (pgliteDir !== undefined) {
+        // The next server would do this in its first minute, with every request waiting for it.
+        process.stderr.write('settling the PGlite directory (numbering the captured changes, pruning, VACUUM)\n')
+        const { settlePgliteDirectory } = await import('../engines/pglite-settle.ts')
+        await settlePgliteDirectory(pgliteDir, { entries: config.changesRetentionEvents, seconds: config.changesRetentionSeconds }, msg => process.stderr.write(`${msg}\n`))
       }
     })
 
