@@ -85,9 +85,8 @@ const FRESH_SERVER_WARMUP_SECONDS = 8
 const MIN_TURNS = 3
 
 /**
- * A group's order in its turn (counted from 0), rotated one place each turn: run in a fixed order,
- * Basic, always measured right after the anonymous reads, cost 14 to 36 us more server CPU per
- * request than them in four runs, while alone its profile matched the API key's.
+ * A group's order in its turn (counted from 0), rotated one place each turn, so that no member
+ * always runs in the same place (after the same one, or first after the scenarios before it).
  */
 function inTurnOrder (step: Scenario[], turn: number): Scenario[] {
   const shift = turn % step.length
