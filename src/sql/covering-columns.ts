@@ -1,8 +1,9 @@
 // Covering indexes for aggregations. A declared index with `include` (models/*.json:
 // {"fields": ["foo"], "include": ["yack.s", "yack.n"]}) makes the SQL engines keep its fields,
-// the soft-delete flag and the included fields as stored generated columns, indexed together,
-// so that a $match on them followed by a $group over them reads that index alone (an
-// index-only scan) instead of every matching 1 KB document (src/sql/compile-covered-group.ts).
+// the soft-delete flag and the included fields as stored generated columns, indexed together
+// over the live documents, so that a $match on them followed by a $group over them reads that
+// index alone (an index-only scan) instead of every matching 1 KB document
+// (src/sql/compile-covered-group.ts).
 // A column holds exactly the expression the compilers read the field with, so a statement may
 // name the column instead of the expression and mean the same value.
 import type { Model, ModelIndex } from '../models/model-definition.ts'
@@ -38,11 +39,8 @@ function comparedValue (doc: string, path: string, kind: FieldKind | undefined):
   return field && { expr: field.expr, jsonb: !field.isText }
 }
 
-/** The key fields of a covering index: its own, then the soft-delete flag. */
-const keyPaths = (index: ModelIndex): string[] => [...index.fields, '_deleted']
-
-/** Every field a covering index holds: its keys, then the included ones. */
-const coveredPaths = (index: ModelIndex): string[] => [...keyPaths(index), ...index.include ?? []]
+/** The fields a covering index keeps columns of: its own, the soft-delete flag (its predicate), the included ones. */
+const coveredPaths = (index: ModelIndex): string[] => [...index.fields, '_deleted', ...index.include ?? []]
 
 function columnOf (expr: string): string {
   return `${COVERING_PREFIX}${shortHash(expr)}`
@@ -109,16 +107,19 @@ export function coveredFields (model: Model): ReadonlyMap<string, CoveredField> 
 }
 
 /**
- * The body of each covering index (`INDEX %NAME% ON ...`): the index's fields and the soft-delete
- * flag as keys, the included fields' columns (and float8 forms) as INCLUDE columns.
+ * The body of each covering index (`INDEX %NAME% ON ... WHERE ...`): the columns of the index's
+ * fields, then of the included fields, all as keys, over live documents only. Within one value of
+ * the fields, entries come in the order of the first included field, so a $group by it streams
+ * (a GroupAggregate: no hashing, no sort). The soft-delete flag is the predicate, not a key: a
+ * key is compared for every entry the scan reads (a jsonb comparison: half the scan's time),
+ * a predicate once, when the planner proves that the statement asks for live documents only.
  */
 export function coveringIndexBodies (model: Model, table: string): string[] {
+  const live = fieldColumns(model, '_deleted').find(c => c.role === 'value')
+  const predicate = live === undefined ? '' : ` WHERE ${quoteIdent(live.name)} = 'false'::jsonb`
   return coveringIndexes(model).map(index => {
-    const keyColumns = keyPaths(index).flatMap(path => fieldColumns(model, path).filter(c => c.role === 'value'))
-    const keyNames = new Set(keyColumns.map(c => c.name))
-    const extra = uniqueByName(coveredPaths(index).flatMap(path => fieldColumns(model, path))).filter(c => !keyNames.has(c.name))
-    const include = extra.length === 0 ? '' : ` INCLUDE (${extra.map(c => quoteIdent(c.name)).join(', ')})`
-    return `INDEX %NAME% ON ${quoteIdent(table)} (${keyColumns.map(c => quoteIdent(c.name)).join(', ')})${include}`
+    const columns = uniqueByName([...index.fields, ...index.include ?? []].flatMap(path => fieldColumns(model, path)))
+    return `INDEX %NAME% ON ${quoteIdent(table)} (${columns.map(c => quoteIdent(c.name)).join(', ')})${predicate}`
   })
 }
 
