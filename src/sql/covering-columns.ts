@@ -115,8 +115,9 @@ export function coveredFields (model: Model): ReadonlyMap<string, CoveredField> 
  * a predicate once, when the planner proves that the statement asks for live documents only.
  */
 export function coveringIndexBodies (model: Model, table: string): string[] {
-  const live = fieldColumns(model, '_deleted').find(c => c.role === 'value')
-  const predicate = live === undefined ? '' : ` WHERE ${quoteIdent(live.name)} = 'false'::jsonb`
+  // `_deleted` is a boolean system field of every model: one column, its value.
+  const [deleted] = fieldColumns(model, '_deleted')
+  const predicate = ` WHERE ${quoteIdent(deleted.name)} = 'false'::jsonb`
   return coveringIndexes(model).map(index => {
     const columns = uniqueByName([...index.fields, ...index.include ?? []].flatMap(path => fieldColumns(model, path)))
     return `INDEX %NAME% ON ${quoteIdent(table)} (${columns.map(c => quoteIdent(c.name)).join(', ')})${predicate}`
