@@ -58,7 +58,7 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
   async function find (model: Model, query: FindQuery, cost: StatementCost = costOfFilter(query.filter)): Promise<FindResult> {
     const { text, values, planForValues, firstTry } = compileFind(model, query)
     type PageRow = { d: unknown, total?: unknown }
-    const walked = firstTry === undefined ? undefined : await run(() => client.query(firstTry, values, { cost, quickFirst: true })) as PageRow[]
+    const walked = firstTry === undefined ? undefined : await run(() => client.query(firstTry.text, firstTry.values, { cost, quickFirst: true })) as PageRow[]
     const rows = walked !== undefined && walked.length === query.limit
       ? walked
       : await run(() => client.query(text, values, { cost, planForValues, quickFirst: true })) as PageRow[]

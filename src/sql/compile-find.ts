@@ -20,9 +20,12 @@ export interface CompiledSql {
   text: string
   values: SqlValue[]
   planForValues?: boolean
-  /** A cheaper statement (same values) to run first (src/sql/prefix-walk.ts): when it returns `limit` rows, they are the page. */
-  firstTry?: string
+  /** A cheaper statement to run first (src/sql/prefix-walk.ts): when it returns `limit` rows, they are the page. */
+  firstTry?: { text: string, values: SqlValue[] }
 }
+
+/** A statement and, when there is one, the text of its first try, with the same values. */
+type CompiledWithWalk = Omit<CompiledSql, 'firstTry'> & { firstTry?: string }
 
 /**
  * What a page reads of a row of the model's table `t`: filters, sorts and projections use no other
@@ -155,7 +158,15 @@ function oneWordRows (table: string, ranks: string, where: string, search: Searc
  * empty page) and, when the count is asked for, `total` (the same on every row: all matches).
  */
 export function compileFind (model: Model, query: FindQuery, options: FindOptions = {}): CompiledSql {
-  const params = new SqlParams()
+  const { firstTry, ...compiled } = compileFindWith(new SqlParams(), model, query, options)
+  if (firstTry === undefined) return compiled
+  // The first try runs prepared, with a generic plan: compiled again, its JSON values cast once per
+  // execution rather than for every document walked (SqlParamsOptions.castJsonOnce).
+  const walk = compileFindWith(new SqlParams({ castJsonOnce: true }), model, query, options)
+  return { ...compiled, firstTry: { text: walk.firstTry!, values: walk.values } }
+}
+
+function compileFindWith (params: SqlParams, model: Model, query: FindQuery, options: FindOptions): CompiledWithWalk {
   const table = quoteIdent(tableName(model))
   let where = compileWhere(model, query.filter, params)
   if (options.afterId !== undefined) where = `t._id > ${params.add(options.afterId)} AND ${where}`

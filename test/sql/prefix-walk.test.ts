@@ -11,6 +11,8 @@ import { loadModels } from '../../src/models/load-models.ts'
 import { authorized } from '../../src/permissions/authorized.ts'
 import { compileFind } from '../../src/sql/compile-find.ts'
 import type { SqlClient } from '../../src/sql/sql-client.ts'
+import type { SqlValue } from '../../src/sql/sql-params.ts'
+import { quoteLiteral } from '../../src/sql/quote.ts'
 import type { Filter } from '../../src/query/types.ts'
 import type { FindQuery } from '../../src/engines/engine.ts'
 import { databaseUrl, ENGINES, type EngineName } from '../helpers/test-app.ts'
@@ -19,8 +21,15 @@ const DOCS = 3000
 const models = loadModels(new URL('../../models', import.meta.url).pathname)
 const TEST = models.get('test')!
 
-interface PlanNode { 'Node Type': string, 'Index Name'?: string, 'Actual Loops'?: number, Plans?: PlanNode[] }
+interface PlanNode { 'Node Type': string, 'Index Name'?: string, 'Actual Loops'?: number, Filter?: string, Plans?: PlanNode[] }
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)]
+
+/** The root plan node of EXPLAIN (`options`) of a statement. */
+async function walkPlan (client: Pick<SqlClient, 'query'>, statement: { text: string, values: SqlValue[] }, options: string): Promise<PlanNode> {
+  const [row] = await client.query(`EXPLAIN (${options}) ${statement.text}`, statement.values)
+  const plan = row['QUERY PLAN'] as Array<{ Plan: PlanNode }> | string
+  return (typeof plan === 'string' ? JSON.parse(plan) as Array<{ Plan: PlanNode }> : plan)[0].Plan
+}
 
 async function openClient (engine: EngineName): Promise<SqlClient> {
   return engine === 'pglite' ? await openPglite(undefined) : openPostgres(await databaseUrl('postgres'), 60_000)
@@ -64,11 +73,22 @@ for (const engine of ENGINES) {
 
     const find = pageQuery({ _deleted: false, shmack: '3' }, 0)
     t.ok(find.planForValues && find.firstTry, 'the filter is planned for its value, with a walk to try first')
-    const [row] = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${find.firstTry!}`, find.values)
-    const plan = row['QUERY PLAN'] as Array<{ Plan: PlanNode, 'Actual Rows'?: number }> | string
-    const root = (typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan as PlanNode & { 'Actual Rows': number }
+    const root = await walkPlan(client, find.firstTry!, 'ANALYZE, FORMAT JSON') as PlanNode & { 'Actual Rows': number }
     t.equal(root['Actual Rows'], 10, 'a value 1 in 20 documents hold: the walk finds the whole page')
     t.same(nodesOf(root).filter(n => n['Node Type'].startsWith('Bitmap')), [], 'without reading the GIN index')
+    // The walk runs prepared: PostgreSQL plans it once for any value, and such a plan evaluates a
+    // cast of a parameter for every row it filters (parsing the JSON text of {"shmack":["3"]}).
+    const { text, values } = find.firstTry!
+    const generic = await client.transaction(async tx => {
+      await tx.exec('SET LOCAL plan_cache_mode = force_generic_plan')
+      await tx.exec(`PREPARE walk AS ${text}`)
+      const plan = await walkPlan(tx, { text: `EXECUTE walk(${values.map(v => quoteLiteral(String(v))).join(', ')})`, values: [] }, 'FORMAT JSON')
+      await tx.exec('DEALLOCATE walk')
+      return plan
+    })
+    const filters = nodesOf(generic).flatMap(n => n.Filter ?? [])
+    t.ok(filters.some(f => f.includes('@>')), 'the generic plan filters the walked rows by containment')
+    t.same(filters.filter(f => /\(\$\d+\)::jsonb/.test(f)), [], 'with the JSON values cast once per execution, not for each row')
     t.equal(pageQuery({ _deleted: false, shmack: '3' }, 995).firstTry, undefined, 'no walk for a page ending beyond 1,000 rows')
     t.equal(pageQuery({ _deleted: false, shmack: '3' }, 0, true).firstTry, undefined, 'nor when the count is asked for too')
 
