@@ -46,6 +46,12 @@ for (const engine of ENGINES) {
       await send({ method: 'GET', url: `/api/user/${alice._id}${query}` })
     }
     await send({ method: 'GET', url: '/api/user', headers: { 'x-api-key': session.apikey } })
+    // Near misses are refused (400 or 401), yet each URL still carries a live key to the log.
+    for (const url of [`/api/test?apiKey=${session.apikey}`, `/api/test?apikey[]=${session.apikey}`, `/api/test?api_key=${session.apikey}`,
+      `/api/test??apikey=${session.apikey}`, `/api/test?limit=1?apikey=${session.apikey}`, `/api/test?apikey%00=${session.apikey}`,
+      `/api/test?JWT[]=${session.token}`, `/api/test/${session.apikey}`]) {
+      await send({ method: 'GET', url })
+    }
     const paged = await send({ method: 'GET', url: `/api/test?limit=1&apikey=${session.apikey}` })
     t.equal(paged.next, '/api/test?limit=1&page=2', 'paging links leave the API key out')
     await send({ method: 'GET', url: '/api/user', headers: bearer(refreshed.token) })

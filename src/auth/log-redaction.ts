@@ -1,27 +1,37 @@
 // Keeps credentials out of the request log: Fastify logs each request's URL, and
 // `apikey` and `jwt` query parameters are credentials, so their values are
-// replaced by "[redacted]" (authorization headers are not logged at all).
+// replaced by "[redacted]" (authorization headers are not logged at all). Near
+// misses (`apiKey`, `api_key`, `apikey[]`) and credential-shaped text anywhere in
+// the URL are redacted too: a request refused for its typo still carries a live key.
 
 import type { FastifyServerOptions } from 'fastify'
+import { PREFIX } from './secrets.ts'
 
 type LoggerOption = FastifyServerOptions['logger']
 
+/** Query parameter names that carry credentials, by their letters alone in lower case. */
 const SECRET_PARAMS = new Set(['apikey', 'jwt'])
+/** Quire's tokens and API keys (src/auth/secrets.ts) and JWTs (login links), wherever they appear. */
+const SECRET_SHAPE = new RegExp(`${Object.values(PREFIX).join('|')}|eyJ[\\w-]*\\.[\\w-]*\\.`)
 
 function decoded (text: string): string {
   try { return decodeURIComponent(text.replace(/\+/g, ' ')) } catch { return text }
 }
 
-/** The URL with the values of credential query parameters redacted. */
-function redactUrl (url: string): string {
+const isSecretName = (name: string): boolean => SECRET_PARAMS.has(decoded(name).toLowerCase().replace(/[^a-z]/g, ''))
+const holdsSecret = (text: string): boolean => SECRET_SHAPE.test(decoded(text))
+
+/** The URL with the values of credential query parameters, and path segments holding credentials, redacted. */
+export function redactUrl (url: string): string {
   const mark = url.indexOf('?')
-  if (mark < 0) return url
+  const path = (mark < 0 ? url : url.slice(0, mark)).split('/').map(segment => holdsSecret(segment) ? '[redacted]' : segment).join('/')
+  if (mark < 0) return path
   const pairs = url.slice(mark + 1).split('&').map(pair => {
     const eq = pair.indexOf('=')
-    const name = decoded(eq < 0 ? pair : pair.slice(0, eq))
-    return SECRET_PARAMS.has(name) ? `${eq < 0 ? pair : pair.slice(0, eq)}=[redacted]` : pair
+    const name = eq < 0 ? pair : pair.slice(0, eq)
+    return isSecretName(name) || holdsSecret(pair) ? `${holdsSecret(name) ? '[redacted]' : name}=[redacted]` : pair
   })
-  return `${url.slice(0, mark)}?${pairs.join('&')}`
+  return `${path}?${pairs.join('&')}`
 }
 
 interface LoggedRequest {
