@@ -1,8 +1,9 @@
 // Abuse limits that cannot be turned against users, on a controlled clock:
 // failed password checks per account-and-address and per address (15-minute
-// windows, /login and Basic alike; IPv6 by /64), a request bucket per login
-// endpoint and address (1 minute), recovery emails per account; 429 with
-// Retry-After, and the owner's right password from another address always works.
+// windows, /login and Basic alike; IPv6 by /64; one check at a time per address),
+// a request bucket per login endpoint and address (1 minute), recovery emails per
+// account; 429 with Retry-After, and the owner's right password from another
+// address always works.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ENGINES, basicAuth, createTestApp } from './helpers/test-app.ts'
@@ -47,6 +48,16 @@ for (const engine of ENGINES) {
       t.equal(await basicGet(app, alice.email, alice.password, '10.0.0.10'), 200, 'and uses Basic auth from another address')
       advanceClock(app, WINDOW)
       t.equal((await post(app, '/login', alice, '10.0.0.1')).status, 200, 'the window ended')
+    })
+
+    t.test('a burst of wrong passwords sent at once gets no more comparisons than its budget', async t => {
+      // Each check passed the budget before any had failed: all 20 ran bcrypt, at the same time.
+      const ip = '10.0.2.1'
+      const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => basicGet(app, 'bob@example.com', `burst-${i}`, ip)))
+      t.equal(burst.filter(status => status === 401).length, LIMIT, 'the pair budget\'s worth is compared, one at a time')
+      t.equal(burst.filter(status => status === 429).length, 20 - LIMIT, 'the rest are refused without a comparison')
+      t.equal(await basicGet(app, 'bob@example.com', 'bob-password', '10.0.2.2'), 200, 'the owner, from another address, is not held up')
+      advanceClock(app, WINDOW)
     })
 
     t.test('an address failing across accounts waits for every account', async t => {

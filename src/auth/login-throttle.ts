@@ -1,18 +1,22 @@
 // Slows password guessing without letting anyone lock an account's owner out.
 // Failed password checks (/login and Basic alike) count per account-and-address
 // pair and per address (an IPv6 address by its /64): an address over its budget
-// waits, the owner's right password from any other address still works.
+// waits, the owner's right password from any other address still works. Checks from
+// one address run one at a time (address-turns.ts), so a burst cannot outrun the budget.
 // Recovery emails count per account (every link sent stays valid for its hour).
 import { normalizeIP } from '@fastify/rate-limit'
 import type { Clock } from './clock.ts'
 import { createRateLimiter } from './rate-limiter.ts'
 import { countersFor } from './window-counters.ts'
+import { createAddressTurns } from './address-turns.ts'
 
 const WINDOW_MS = 15 * 60_000
 /** An address may fail this many times the per-pair budget, over all accounts. */
 export const ADDRESS_BUDGET_FACTOR = 5
 
 export interface LoginThrottle {
+  /** Runs a password check from `ip` after the address's earlier ones (RATE_LIMITED when too many wait). */
+  inTurn: <T>(ip: string, check: () => Promise<T>) => Promise<T>
   /** Throws RATE_LIMITED when `ip` may not check a password of `email` now. */
   check: (email: string, ip: string) => Promise<void>
   /** Counts a failed password check of `email` from `ip`. */
@@ -38,8 +42,11 @@ export function createLoginThrottle (limit: number, clock: Clock): LoginThrottle
   const addresses = createRateLimiter(counters, 'login-address', limit * ADDRESS_BUDGET_FACTOR, WINDOW_MS, 'Too many failed logins from your address')
   const mails = createRateLimiter(counters, 'recovery-mail', limit, WINDOW_MS, 'Recovery emails were sent to this account recently: use the latest one, or')
   const pairKey = (email: string, ip: string): string => `${email.toLowerCase()}\n${addressKey(ip)}`
+  // As many may wait as one account's budget: a burst beyond it would be refused in its turn anyway.
+  const turns = createAddressTurns(limit)
 
   return {
+    inTurn: async (ip, check) => limit <= 0 ? await check() : await turns.run(addressKey(ip), check),
     check: async (email, ip) => {
       await addresses.check(addressKey(ip))
       await pairs.check(pairKey(email, ip))

@@ -1,6 +1,6 @@
 // Checks email/password pairs against the user model, for /login and Basic auth.
 // Failed checks are throttled per account-and-address and per address before
-// any bcrypt work (login-throttle.ts).
+// any bcrypt work, and one address's checks run one at a time (login-throttle.ts).
 // Basic auth remembers verified pairs in the credential cache (keyed by a keyed hash
 // of the pair): a request with a known pair costs no read and no bcrypt comparison,
 // and a changed password, admin flag or group list empties that cache at once, on
@@ -56,12 +56,14 @@ export function createPasswordChecker ({ engine, secret, throttle, cache }: Pass
       await throttle.failed(email, ip)
       throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
     }
-    await throttle.check(email, ip)
-    const user = await findUserByEmail(engine, email)
-    if (!user) return await fail(`Incorrect email: ${email.slice(0, 254)}`)
-    if (typeof user.password !== 'string' || !await bcrypt.compare(password, user.password)) return await fail('Incorrect password')
-    await throttle.succeeded(email, ip)
-    return user
+    return await throttle.inTurn(ip, async () => {
+      await throttle.check(email, ip)
+      const user = await findUserByEmail(engine, email)
+      if (!user) return await fail(`Incorrect email: ${email.slice(0, 254)}`)
+      if (typeof user.password !== 'string' || !await bcrypt.compare(password, user.password)) return await fail('Incorrect password')
+      await throttle.succeeded(email, ip)
+      return user
+    })
   }
 
   return {
