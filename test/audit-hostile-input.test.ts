@@ -4,6 +4,7 @@
 import t from 'tap'
 import { ENGINES, createTestApp } from './helpers/test-app.ts'
 import { json } from './helpers/auth-helpers.ts'
+import { LIMITS } from '../src/validation/limits.ts'
 
 const deep = (levels: number): unknown => levels === 0 ? 1 : { a: deep(levels - 1) }
 
@@ -30,7 +31,10 @@ for (const engine of ENGINES) {
       ['a group named constructor', () => app.inject({ method: 'POST', url: '/api/user', headers, payload: { email: 'c@example.com', password: 'pw-123456', groups: ['constructor'] } })],
       ['a group named __proto__', () => app.inject({ method: 'POST', url: '/api/user', headers, payload: { email: 'p@example.com', password: 'pw-123456', groups: ['__proto__'] } })],
       ['filter[__proto__]', () => app.inject({ method: 'GET', url: '/api/test?filter[__proto__]=x' })],
-      ['filter[constructor]', () => app.inject({ method: 'GET', url: '/api/test?filter[constructor]=x' })]
+      ['filter[constructor]', () => app.inject({ method: 'GET', url: '/api/test?filter[constructor]=x' })],
+      // A form parser drops these keys: the query read as empty and matched every document.
+      ['a form query naming __proto__', () => app.inject({ method: 'POST', url: '/query/test', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'query[__proto__][foo]=x' })],
+      ['a form field named toString', () => app.inject({ method: 'POST', url: '/api/test', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'foo=y&%74oString=x' })]
     ]
     for (const [name, send] of cases) {
       const res = await send()
@@ -60,5 +64,24 @@ for (const engine of ENGINES) {
     t.equal(whole.statusCode, 200, 'the five documents themselves (3.5 MB) are within the bound')
     t.same(json(whole).data.map((doc: { foo: string, shmack: string[] }) => [doc.foo, doc.shmack[0].length]),
       [4, 3, 2, 1, 0].map(i => [`big-${i}`, 700_000]), 'whole, in the pipeline\'s order')
+  })
+}
+
+// Found by a black-box probe: an anonymous $add of 3,000 terms broke PGlite's worker (its stack
+// ran out inside PostgreSQL), and looping it replaced the worker 85 times in 15 s, slowing every
+// other client's reads from 5 to 300 ms. A pipeline's expressions now hold at most
+// LIMITS.expressionTerms terms, and the widest allowed one evaluates on every engine.
+for (const engine of ENGINES) {
+  t.test(`an aggregation's expressions are bounded in width on ${engine}`, async t => {
+    const { app, admin } = await createTestApp(t, engine)
+    await app.inject({ method: 'POST', url: '/api/test', headers: { authorization: admin }, payload: { foo: 'x' } })
+    const sumOf = (terms: number) => app.inject({ method: 'POST', url: '/aggregate/test', payload: [{ $project: { _id: 0, n: { $add: Array.from({ length: terms }, () => 1) } } }] })
+    const wide = await sumOf(3000)
+    t.equal(wide.statusCode, 400, 'the probe\'s 3,000 terms: 400')
+    t.match(json(wide), { code: 'QUERY_TOO_COMPLEX', message: new RegExp(`at most ${LIMITS.expressionTerms} terms`) })
+    // The terms: _id's 0, the operator object, its list and the numbers.
+    const widest = await sumOf(LIMITS.expressionTerms - 3)
+    t.equal(widest.statusCode, 200, 'the widest expression allowed runs')
+    t.same(json(widest).data, [{ n: LIMITS.expressionTerms - 3 }], 'and sums every term')
   })
 }

@@ -16,15 +16,25 @@ function compiledPglite (): Promise<WebAssembly.Module> {
 }
 
 /**
+ * The worker's stack. PostgreSQL's recursion (parsing and evaluating a long expression such as
+ * `1 + 1 + ...`) runs on it as WebAssembly frames, and Node's default of 4 MB ran out at 1,000 to
+ * 1,500 terms. PostgreSQL's own stack check did not stop it first, so the worker broke and had to
+ * be replaced. At 16 MB, 3,000 terms run; the pipeline check caps expressions at 1,000
+ * (LIMITS.expressionTerms). The stack is reserved address space: only the pages used take memory.
+ */
+const WORKER_STACK_MB = 16
+
+/**
  * The worker thread running pglite-worker: the compiled file beside this one (dist/), or, when
  * this file runs as TypeScript (tests, `npm run dev`), its source loaded through tsx's API, as
  * workers do not inherit tsx's loader.
  */
 function startWorker (workerData: WorkerData): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData })
+  const options = { workerData, resourceLimits: { stackSizeMb: WORKER_STACK_MB } }
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), options)
   const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})` +
     `.then(tsx => tsx.tsImport(${JSON.stringify(new URL('./pglite-worker.ts', import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`
-  return new Worker(bootstrap, { eval: true, workerData })
+  return new Worker(bootstrap, { ...options, eval: true })
 }
 
 export type RequestBody = WorkerRequest extends infer R ? R extends { id: number } ? Omit<R, 'id'> : never : never

@@ -1,5 +1,5 @@
 // The engine-neutral check of aggregation expressions and of the field paths a
-// pipeline names: supported operators only, bounded depth, known variables, and no
+// pipeline names: supported operators only, bounded depth and size, known variables, and no
 // path that names a hidden (password) field. Operator arity and operand types are
 // left to each engine's translation, which answers a 400 of its own.
 import { QuireError } from '../errors.ts'
@@ -14,6 +14,8 @@ export interface ExpressionScope {
   hidden: ReadonlySet<string>
   /** `let` variables in scope ($lookup pipelines). */
   vars: ReadonlySet<string>
+  /** Shared by every expression of the request: terms checked so far (LIMITS.expressionTerms). */
+  counter: { terms: number }
 }
 
 /** Validates a field path of a pipeline; INVALID_FIELD when a segment names a hidden field. */
@@ -44,11 +46,20 @@ function operatorOf (expr: Record<string, unknown>): string | undefined {
   return keys[0]
 }
 
+/** Counts `terms` more of the request's expressions; QUERY_TOO_COMPLEX beyond LIMITS.expressionTerms. */
+function spend (scope: ExpressionScope, terms: number): void {
+  scope.counter.terms += terms
+  if (scope.counter.terms > LIMITS.expressionTerms) {
+    throw new QuireError('QUERY_TOO_COMPLEX', `A pipeline's expressions may have at most ${LIMITS.expressionTerms} terms (operators, operands, fields and $dateToString format characters together)`)
+  }
+}
+
 /** Throws a 400 QuireError when `expr` is not an expression every engine evaluates alike. */
 export function checkExpression (expr: unknown, scope: ExpressionScope, depth = 0): void {
   if (depth > LIMITS.expressionDepth) {
     throw new QuireError('QUERY_TOO_COMPLEX', `Expressions may nest at most ${LIMITS.expressionDepth} levels deep`)
   }
+  spend(scope, 1)
   if (typeof expr === 'string') {
     if (expr.startsWith('$$')) checkVariable(expr, scope)
     else if (expr.startsWith('$')) checkPipelinePath(expr.slice(1), scope.hidden)
@@ -64,6 +75,7 @@ export function checkExpression (expr: unknown, scope: ExpressionScope, depth = 
     toJsonValue(expr.$literal)
     return
   }
+  if (op === '$dateToString' && isPlainObject(expr[op]) && typeof expr[op].format === 'string') spend(scope, expr[op].format.length)
   if (op !== undefined) return checkExpression(expr[op], scope, depth + 1)
   for (const [key, value] of Object.entries(expr)) {
     checkPipelinePath(checkFieldName(key), scope.hidden)

@@ -24,8 +24,8 @@ interface Walk extends ExpressionScope {
   /** $lookup/$facet nesting of the pipeline being checked. */
   depth: number
   inFacet: boolean
-  /** Shared by the whole request: stages checked so far. */
-  counter: { stages: number }
+  /** Shared by the whole request: stages and expression terms checked so far. */
+  counter: { stages: number, terms: number }
 }
 
 type StageCheck = (spec: unknown, walk: Walk) => unknown
@@ -67,6 +67,7 @@ function checkMatch (spec: unknown, walk: Walk): unknown {
 function checkSort (spec: unknown, walk: Walk): unknown {
   const entries = Object.entries(objectSpec('$sort', spec))
   if (entries.length === 0 || !entries.every(([, dir]) => dir === 1 || dir === -1)) throw invalid('$sort needs {field: 1 | -1, ...}')
+  if (entries.length > LIMITS.sortTerms) throw new QuireError('QUERY_TOO_COMPLEX', `$sort may have at most ${LIMITS.sortTerms} fields`)
   for (const [path] of entries) checkPipelinePath(path, walk.hidden)
   return spec
 }
@@ -188,6 +189,6 @@ function checkStages (stages: unknown, walk: Walk): unknown[] {
 
 /** The checked pipeline, ready for any engine; throws a 400/403/404 QuireError naming the first problem. */
 export function checkPipeline (pipeline: unknown, rules: PipelineRules): unknown[] {
-  const walk: Walk = { rules, hidden: rules.hidden, vars: new Set(), depth: 0, inFacet: false, counter: { stages: 0 } }
+  const walk: Walk = { rules, hidden: rules.hidden, vars: new Set(), depth: 0, inFacet: false, counter: { stages: 0, terms: 0 } }
   return checkStages(reviveExtendedJson(pipeline), walk)
 }

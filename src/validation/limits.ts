@@ -23,6 +23,12 @@ export const LIMITS = {
   facetPipelines: 10,
   /** Nesting of operators, arrays and objects inside one aggregation expression. */
   expressionDepth: 32,
+  /**
+   * Terms of all the expressions of one pipeline: each operator, operand, array element and object
+   * field, and each character of a $dateToString format. The database evaluates a long argument
+   * list as deep as it is long: PGlite's worker ran out of stack on an $add of 1,500 to 3,000 terms.
+   */
+  expressionTerms: 1000,
   /** Operations of one bulk write. */
   bulkOperations: 1000,
   /** Documents one updateMany may change. */

@@ -8,6 +8,7 @@ import t, { type Test } from 'tap'
 import { openPglite, type PgliteOptions } from '../../src/engines/pglite-client.ts'
 import { runInRequestScope } from '../../src/engines/request-scope.ts'
 import type { SqlClient } from '../../src/sql/sql-client.ts'
+import { LIMITS } from '../../src/validation/limits.ts'
 
 /** Runs for minutes in PGlite. */
 const ENDLESS = 'SELECT count(*) AS n FROM generate_series(1, 2000000000)'
@@ -114,11 +115,23 @@ t.test('a transaction whose worker is replaced is lost, and rolled back', async 
 
 t.test('PostgreSQL breaking inside PGlite (a swallowed stack overflow) fails the statement and replaces the worker', async t => {
   const { client, logs } = await sharedClient()
-  const deep = '['.repeat(100_000) + ']'.repeat(100_000)
-  await t.rejects(client.query('SELECT length($1::jsonb::text) AS n', [deep]), { code: '54001', message: /Maximum call stack size exceeded/ })
+  const endless = Array.from({ length: 20 * LIMITS.expressionTerms }, () => '1').join(' + ')
+  await t.rejects(client.query(`SELECT ${endless} AS n`), { code: '54001', message: /Maximum call stack size exceeded/ })
   t.same(await client.query('SELECT 1 AS one'), [{ one: 1 }], 'the next statement runs, on a fresh worker')
   t.same(await keys(client), ['before'])
   t.match(logs.join('\n'), /replaced because a statement broke it/)
+})
+
+t.test('a long expression runs within the worker\'s stack: three times the terms a pipeline may hold', async t => {
+  const { client, logs } = await sharedClient()
+  const logged = logs.length
+  // PostgreSQL's own stack check stops a deeply nested value before the worker's stack runs out.
+  const deep = '['.repeat(100_000) + ']'.repeat(100_000)
+  await t.rejects(client.query('SELECT length($1::jsonb::text) AS n', [deep]), { code: '54001', message: /stack depth limit exceeded/ })
+  // With Node's default 4 MB worker stack, PGlite broke at 1,000 to 1,500 terms.
+  const terms = 3 * LIMITS.expressionTerms
+  t.same(await client.query(`SELECT ${Array.from({ length: terms }, () => '1').join(' + ')} AS n`), [{ n: terms }])
+  t.same(logs.slice(logged), [], 'and the worker was not replaced')
 })
 
 t.test('statements of a request whose client left are dropped before they start', async t => {

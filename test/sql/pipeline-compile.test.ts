@@ -28,6 +28,7 @@ const MAX_PIPELINE_STAGES = LIMITS.pipelineStages
 const MAX_PIPELINE_NESTING = LIMITS.pipelineNesting
 const MAX_FACET_PIPELINES = LIMITS.facetPipelines
 const MAX_EXPRESSION_DEPTH = LIMITS.expressionDepth
+const MAX_EXPRESSION_TERMS = LIMITS.expressionTerms
 const BASE = 'SELECT t1.doc FROM "q_items" t1'
 
 t.test('compiled SQL and parameters', async t => {
@@ -111,6 +112,10 @@ t.test('field paths through declared objects use plain ->, others stay array-awa
 const nest = (depth: number): unknown[] => [{ $facet: { a: lookups(depth - 1) } }]
 const lookups = (depth: number): unknown[] => depth === 0 ? [] : [{ $lookup: { from: 'owners', pipeline: lookups(depth - 1), as: 'x' } }]
 const deepExpression = (depth: number): unknown => depth === 0 ? '$a' : { $abs: deepExpression(depth - 1) }
+/** An $add of `terms` terms in all: the operator object, its argument list and `terms - 2` numbers. */
+const wideExpression = (terms: number): unknown => ({ $add: Array.from({ length: terms - 2 }, () => 1) })
+/** A $sort on `keys` fields. */
+const sortOn = (keys: number): unknown => ({ $sort: Object.fromEntries(Array.from({ length: keys }, (_, i) => [`f${i}`, 1])) })
 
 t.test('errors', async t => {
   const cases: Array<{ name: string, pipeline: unknown, code: ErrorCode, message?: RegExp }> = [
@@ -128,6 +133,11 @@ t.test('errors', async t => {
     { name: 'too many facets', pipeline: [{ $facet: Object.fromEntries(Array.from({ length: MAX_FACET_PIPELINES + 1 }, (_, i) => [`f${i}`, []])) }], code: 'QUERY_TOO_COMPLEX' },
     { name: 'nesting too deep', pipeline: nest(MAX_PIPELINE_NESTING + 1), code: 'QUERY_TOO_COMPLEX' },
     { name: 'expression too deep', pipeline: [{ $project: { x: deepExpression(MAX_EXPRESSION_DEPTH + 1) } }], code: 'QUERY_TOO_COMPLEX' },
+    { name: 'expression too wide', pipeline: [{ $project: { x: wideExpression(MAX_EXPRESSION_TERMS + 1) } }], code: 'QUERY_TOO_COMPLEX', message: /at most 1000 terms/ },
+    { name: 'terms count over the whole pipeline', pipeline: [{ $project: { x: wideExpression(600) } }, { $addFields: { y: wideExpression(600) } }], code: 'QUERY_TOO_COMPLEX' },
+    { name: 'a $group _id of many fields', pipeline: [{ $group: { _id: Object.fromEntries(Array.from({ length: MAX_EXPRESSION_TERMS }, (_, i) => [`f${i}`, '$a'])) } }], code: 'QUERY_TOO_COMPLEX' },
+    { name: 'a long $dateToString format', pipeline: [{ $project: { x: { $dateToString: { date: '$d', format: '%Y'.repeat(MAX_EXPRESSION_TERMS / 2) } } } }], code: 'QUERY_TOO_COMPLEX' },
+    { name: '$sort on too many fields', pipeline: [sortOn(LIMITS.sortTerms + 1)], code: 'QUERY_TOO_COMPLEX' },
     { name: 'pipeline not an array', pipeline: { $match: {} }, code: 'INVALID_QUERY' },
     { name: 'stage with two operators', pipeline: [{ $match: {}, $limit: 1 }], code: 'INVALID_QUERY' },
     { name: '$limit 0', pipeline: [{ $limit: 0 }], code: 'INVALID_QUERY' },
@@ -157,4 +167,6 @@ t.test('bounds are inclusive', async t => {
   t.doesNotThrow(() => compilePipeline(nest(MAX_PIPELINE_NESTING), ctx))
   t.doesNotThrow(() => compilePipeline([{ $facet: Object.fromEntries(Array.from({ length: MAX_FACET_PIPELINES }, (_, i) => [`f${i}`, []])) }], ctx))
   t.doesNotThrow(() => compilePipeline([{ $project: { x: deepExpression(MAX_EXPRESSION_DEPTH - 1) } }], ctx))
+  t.doesNotThrow(() => compilePipeline([{ $project: { x: wideExpression(MAX_EXPRESSION_TERMS) } }], ctx))
+  t.doesNotThrow(() => compilePipeline([sortOn(LIMITS.sortTerms)], ctx))
 })
