@@ -44,6 +44,7 @@ export const EnvSchema = Type.Object({
   EXPENSIVE_QUERY_SLOTS_PER_CLIENT: whole(0, 0, 'PostgreSQL: of those, how many one client address may hold (`0`: all slots but one)'),
   PGLITE_EXPENSIVE_TIMEOUT_MS: whole(0, 2000, 'PGlite: the budget of a request\'s expensive statement, which every other statement waits behind (`0`: `STATEMENT_TIMEOUT_MS` alone)'),
   PGLITE_RECYCLE_MB: whole(0, 1024, 'PGlite: an idle worker whose WebAssembly memory grew past this is replaced (`0`: never)'),
+  PGLITE_OVERRUN_COOLDOWN_MS: whole(0, 20_000, 'PGlite: after a request\'s expensive statement ran past its budget (the worker is replaced, which every client waits for), expensive statements from that client address are refused (429) for this long (`0`: never)'),
   QUIRE_SECRET: Type.Optional(text('signs JWTs and keys credential digests: set it in production (and for several processes)')),
   QUIRE_ADMIN_PASSWORD: Type.Optional(text('the password for `quire admin create` when `--password` is not given (keeps it out of the shell history)')),
   BCRYPT_ROUNDS: whole(4, 10, 'bcrypt cost of stored passwords', 31),

@@ -35,6 +35,8 @@ export interface Config {
   pgliteExpensiveTimeoutMs: number
   /** PGlite: an idle worker whose WebAssembly memory grew past this many MB is replaced; 0: never. */
   pgliteRecycleMb: number
+  /** PGlite: after a request's expensive statement overran its budget, its address's expensive statements are refused this long; 0: never. */
+  pgliteOverrunCooldownMs: number
   bodyLimitBytes: number
   tokenTtlSeconds: number
   refreshTokenTtlSeconds: number
@@ -146,6 +148,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     expensiveQuerySlotsPerClient: v.EXPENSIVE_QUERY_SLOTS_PER_CLIENT,
     pgliteExpensiveTimeoutMs: v.PGLITE_EXPENSIVE_TIMEOUT_MS,
     pgliteRecycleMb: v.PGLITE_RECYCLE_MB,
+    pgliteOverrunCooldownMs: v.PGLITE_OVERRUN_COOLDOWN_MS,
     bodyLimitBytes: v.BODY_LIMIT_BYTES,
     tokenTtlSeconds: v.TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,

@@ -7,7 +7,7 @@ import type { Config } from '../config.ts'
 import { openPostgres } from './postgres-client.ts'
 
 /** The Config fields the engines read (config.ts documents them); unset ones take the engine's defaults. */
-export interface EngineOptions extends Partial<Pick<Config, 'pgPoolSize' | 'quickStatementMs' | 'expensiveQuerySlots' | 'expensiveQuerySlotsPerClient' | 'pgliteExpensiveTimeoutMs' | 'pgliteRecycleMb'>> {
+export interface EngineOptions extends Partial<Pick<Config, 'pgPoolSize' | 'quickStatementMs' | 'expensiveQuerySlots' | 'expensiveQuerySlotsPerClient' | 'pgliteExpensiveTimeoutMs' | 'pgliteRecycleMb' | 'pgliteOverrunCooldownMs'>> {
   statementTimeoutMs: number
   log?: (msg: string) => void
 }
@@ -17,6 +17,7 @@ function pgliteOptions (options: EngineOptions): Partial<PgliteOptions> {
     statementTimeoutMs: options.statementTimeoutMs,
     ...(options.pgliteExpensiveTimeoutMs !== undefined && { expensiveTimeoutMs: options.pgliteExpensiveTimeoutMs }),
     ...(options.pgliteRecycleMb !== undefined && { recycleBytes: options.pgliteRecycleMb * 1048576 }),
+    ...(options.pgliteOverrunCooldownMs !== undefined && { overrunCooldownMs: options.pgliteOverrunCooldownMs }),
     ...(options.log && { log: options.log })
   }
 }

@@ -8,6 +8,8 @@ import type { RequestBody } from './pglite-connection.ts'
 import { createScratchDir, removeScratchDir } from './pglite-scratch-dir.ts'
 import { createExpensiveGate, type GateOptions } from './expensive-gate.ts'
 import { currentRequestScope } from './request-scope.ts'
+import { createOverrunCooldown } from './overrun-cooldown.ts'
+import { SqlError } from '../sql/sql-client.ts'
 
 export interface PgliteOptions {
   /** A request's statement runs at most this long (0: no limit); the worker is replaced when it overruns. */
@@ -16,6 +18,8 @@ export interface PgliteOptions {
   expensiveTimeoutMs: number
   /** An idle worker whose WebAssembly memory grew past this is replaced (0: never). */
   recycleBytes: number
+  /** After a request's expensive statement overran its budget, its client address's expensive statements are refused this long (0: never). */
+  overrunCooldownMs: number
   gate: Omit<GateOptions, 'maxWaitMs'>
   log: (msg: string) => void
 }
@@ -24,6 +28,7 @@ const DEFAULTS: PgliteOptions = {
   statementTimeoutMs: 5000,
   expensiveTimeoutMs: 0,
   recycleBytes: 1024 * 1048576,
+  overrunCooldownMs: 0,
   gate: { slots: 1, perClient: 1, maxWaiting: 1000 },
   log: () => {}
 }
@@ -36,6 +41,20 @@ export async function openPglite (dataDir: string | undefined, given: Partial<Pg
   const maxWaitMs = options.statementTimeoutMs || Infinity
   const scheduler = await PgliteScheduler.start({ dataDir: dir, maxWaitMs, recycleBytes: options.recycleBytes, log: options.log })
   const gate = createExpensiveGate({ ...options.gate, maxWaitMs })
+  const cooldown = createOverrunCooldown(options.overrunCooldownMs)
+
+  /** Runs a request's expensive work through the gate, unless its client is cooling down after an overrun (the watchdog's 57014), which it starts. */
+  async function expensive<T> (work: () => Promise<T>, waitMs?: number): Promise<T> {
+    const client = currentRequestScope()?.client
+    if (client === undefined) return await gate.run(work, waitMs)
+    cooldown.check(client)
+    try {
+      return await gate.run(work, waitMs)
+    } catch (err) {
+      if (err instanceof SqlError && err.code === '57014') cooldown.overran(client)
+      throw err
+    }
+  }
 
   const limits = { simple: [options.statementTimeoutMs], expensive: [options.statementTimeoutMs, options.expensiveTimeoutMs] }
 
@@ -67,7 +86,7 @@ export async function openPglite (dataDir: string | undefined, given: Partial<Pg
       const deadline = deadlineOf(cost, tx, performance.now())
       const run = () => scheduler.run(statement(body, cost, tx, deadline))
       if (tx || cost === 'simple') return await run()
-      return await gate.run(run, deadline === undefined ? undefined : deadline - performance.now())
+      return await expensive(run, deadline === undefined ? undefined : deadline - performance.now())
     }
     return {
       kind: 'pglite',
@@ -75,7 +94,7 @@ export async function openPglite (dataDir: string | undefined, given: Partial<Pg
       exec: async (text: string) => { await send({ op: 'exec', text }) },
       transaction: async (work) => {
         if (tx) return await work(clientFor(tx))
-        return await gate.run(() => runTransaction(work))
+        return await expensive(() => runTransaction(work))
       },
       close: async () => {
         await scheduler.close()
