@@ -1,6 +1,7 @@
 // GET /csv/{model}: the list read as a CSV download (src/documents/export-csv.ts),
 // JXP's route. At most LIMITS.csvExports exports run at once per process (each holds a
-// database cursor while its client reads); one more is a 429 to retry shortly.
+// database cursor while its client reads), LIMITS.csvExportsPerClient of them for one client
+// address; one more is a 429 to retry shortly.
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
@@ -12,6 +13,7 @@ import { QuireError } from '../src/errors.ts'
 export default async function csvRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   let running = 0
+  const runningFor = new Map<string, number>()
 
   app.get('/csv/:model', {
     schema: {
@@ -24,14 +26,21 @@ export default async function csvRoutes (fastify: FastifyInstance): Promise<void
     const model = app.models.get(request.params.model)
     const ctx = app.documentContext(request)
     const plan = await planCsvExport(ctx, model, request.query)
+    const client = request.ip
+    const mine = runningFor.get(client) ?? 0
+    if (mine >= LIMITS.csvExportsPerClient) throw new QuireError('RATE_LIMITED', 'Your address already has a CSV export running: let it finish first', { retryAfter: 1 })
     if (running >= LIMITS.csvExports) throw new QuireError('RATE_LIMITED', 'Too many CSV exports are running: try again shortly', { retryAfter: 1 })
     running++
+    runningFor.set(client, mine + 1)
     try {
       await writeCsv(ctx, model, plan, csv => {
         reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${model.name}.csv"`).send(csv)
       })
     } finally {
       running--
+      const left = runningFor.get(client)! - 1
+      if (left > 0) runningFor.set(client, left)
+      else runningFor.delete(client)
     }
     return reply
   })

@@ -1,6 +1,6 @@
 // CSV exports against clients that do not read (a slow or hostile client) on every
-// engine: at most LIMITS.csvExports exports run at once (one more is a 429), and an
-// export whose client leaves releases its slot and its database cursor.
+// engine: at most LIMITS.csvExports exports run at once, one per client address (one more
+// is a 429), and an export whose client leaves releases its slot and its database cursor.
 import t from 'tap'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -9,10 +9,10 @@ import { newSystemFields } from '../src/documents/prepare-document.ts'
 import { ANONYMOUS } from '../src/auth/caller.ts'
 import { LIMITS } from '../src/validation/limits.ts'
 
-/** A CSV request whose response is never read: resolves once its headers arrived. */
-function stalledExport (port: number, authorization: string): Promise<{ status: number, stop: () => void }> {
+/** A CSV request from `localAddress` whose response is never read: resolves once its headers arrived. */
+function stalledExport (port: number, authorization: string, localAddress: string): Promise<{ status: number, stop: () => void }> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ port, host: '127.0.0.1', path: '/csv/link', headers: { authorization } }, res => {
+    const req = http.get({ port, host: '127.0.0.1', localAddress, path: '/csv/link', headers: { authorization } }, res => {
       res.pause()
       resolve({ status: res.statusCode ?? 0, stop: () => req.destroy() })
     })
@@ -29,8 +29,12 @@ for (const engine of ENGINES) {
     await app.listen({ port: 0, host: '127.0.0.1' })
     const port = (app.server.address() as AddressInfo).port
 
-    const stalled = []
-    for (let i = 0; i < LIMITS.csvExports; i++) stalled.push(await stalledExport(port, admin))
+    const stalled = [await stalledExport(port, admin, '127.0.0.2')]
+    // Found by a black-box probe: two paused downloads from one address held every export off.
+    const again = await app.inject({ url: '/csv/link?limit=1', headers: { authorization: admin }, remoteAddress: '127.0.0.2' })
+    t.same([again.statusCode, JSON.parse(again.body).code, again.headers['retry-after']], [429, 'RATE_LIMITED', '1'], 'a second export from the same address is a 429')
+    t.match(JSON.parse(again.body).message, /already has a CSV export running/)
+    for (let i = 1; i < LIMITS.csvExports; i++) stalled.push(await stalledExport(port, admin, `127.0.0.${2 + i}`))
     t.same(stalled.map(s => s.status), Array(LIMITS.csvExports).fill(200), 'exports whose clients stopped reading (20 MB each: more than the sockets hold)')
     const third = await app.inject({ url: '/csv/link?limit=1', headers: { authorization: admin } })
     t.same([third.statusCode, JSON.parse(third.body).code, third.headers['retry-after']], [429, 'RATE_LIMITED', '1'], 'one more export is a 429 to retry')

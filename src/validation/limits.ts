@@ -43,6 +43,8 @@ export const LIMITS = {
   urlValueLength: 1000,
   /** CSV exports running at once per process (each holds a database cursor while its client reads). */
   csvExports: 2,
+  /** Of those, how many one client address may run: two paused downloads from one address held every export off for everyone. */
+  csvExportsPerClient: 1,
   /** Documents read from the database at a time by a CSV export. */
   csvBatchRows: 500,
   /** How long a CSV export waits for a client that takes no data before it gives up. */
