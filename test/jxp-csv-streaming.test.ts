@@ -4,7 +4,8 @@
 import t from 'tap'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { ENGINES, createTestApp } from './helpers/test-app.ts'
+import { ENGINES, basicAuth } from './helpers/test-app.ts'
+import { createLoggedApp } from './helpers/auth-helpers.ts'
 import { newSystemFields } from '../src/documents/prepare-document.ts'
 import { ANONYMOUS } from '../src/auth/caller.ts'
 import { LIMITS } from '../src/validation/limits.ts'
@@ -22,7 +23,9 @@ function stalledExport (port: number, authorization: string, localAddress: strin
 
 for (const engine of ENGINES) {
   t.test(`CSV exports and clients that do not read, on ${engine}`, async t => {
-    const { app, admin } = await createTestApp(t, engine)
+    const { app, logs } = await createLoggedApp(t, engine)
+    await app.inject({ method: 'POST', url: '/setup', payload: { email: 'admin@example.com', password: 'admin-password-1' } })
+    const admin = basicAuth('admin@example.com', 'admin-password-1')
     const name = 'x'.repeat(200)
     const docs = Array.from({ length: 100_000 }, (_, i) => ({ ...newSystemFields({ ...ANONYMOUS, admin: true }), name: `${name} ${i}`, val: i }))
     for (let i = 0; i < docs.length; i += 10_000) await app.db.insertMany(app.models.get('link'), docs.slice(i, i + 10_000))
@@ -47,6 +50,9 @@ for (const engine of ENGINES) {
       if (status !== 200) await new Promise(resolve => setTimeout(resolve, 100))
     }
     t.equal(status, 200, 'clients that left release their slots (and cursors)')
+    const ended = logs.map(line => JSON.parse(line) as { level: number, msg: string }).filter(entry => /ended early/.test(entry.msg))
+    t.ok(ended.length >= LIMITS.csvExports, 'the exports that lost their clients are logged')
+    t.same(ended.filter(entry => entry.level >= 50), [], 'at info level, not as errors: anyone could fill the error log with them')
     const full = await app.inject({ url: '/csv/link?fields=val', headers: { authorization: admin } })
     t.equal(full.body.split('\r\n').length, 100_002, 'and a whole export works again')
   })

@@ -22,7 +22,7 @@ export interface DocumentContext {
   code: ModelCodeRegistry
   /** The documents API for model code, acting for this context's caller. */
   documents: ScopedDocuments
-  log: { error: (details: { err: unknown }, message: string) => void }
+  log: Record<'error' | 'info', (details: { err: unknown }, message: string) => void>
 }
 
 const ESTIMATE_TTL_MS = 5000

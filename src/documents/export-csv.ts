@@ -40,9 +40,11 @@ export async function planCsvExport (ctx: DocumentContext, model: Model, query: 
   return { query: found, columns: csvColumns(model, params.fields, found.populate, params.search !== undefined) }
 }
 
-/** Resolves when `stream` can take more; rejects when it closed (the client left) or stalled for LIMITS.csvStallMs. */
+const clientLeft = (reason: string): QuireError => new QuireError('CLIENT_CLOSED', reason)
+
+/** Resolves when `stream` can take more; rejects with CLIENT_CLOSED when it closed (the client left) or stalled for LIMITS.csvStallMs. */
 function drained (stream: Readable & { write: (row: unknown) => boolean }): Promise<void> {
-  if (stream.destroyed) return Promise.reject(new Error('the CSV stream was closed'))
+  if (stream.destroyed) return Promise.reject(clientLeft('the CSV stream was closed'))
   return new Promise((resolve, reject) => {
     const done = (err?: Error): void => {
       clearTimeout(timer)
@@ -50,8 +52,8 @@ function drained (stream: Readable & { write: (row: unknown) => boolean }): Prom
       if (err) reject(err); else resolve()
     }
     const onDrain = (): void => done()
-    const onClose = (): void => done(new Error('the CSV stream was closed'))
-    const timer = setTimeout(() => done(new Error(`the client took no data for ${LIMITS.csvStallMs} ms`)), LIMITS.csvStallMs)
+    const onClose = (): void => done(clientLeft('the CSV stream was closed'))
+    const timer = setTimeout(() => done(clientLeft(`the client took no data for ${LIMITS.csvStallMs} ms`)), LIMITS.csvStallMs)
     stream.on('drain', onDrain).on('close', onClose)
   })
 }
@@ -59,7 +61,7 @@ function drained (stream: Readable & { write: (row: unknown) => boolean }): Prom
 /**
  * Streams the export: `open` gets the CSV stream once the first batch is read (or the export
  * turned out empty), so an error before that is still an ordinary error response. An error after
- * it ends the stream and is logged. Returns the number of rows.
+ * it ends the stream and is logged (at info level when the client left). Returns the number of rows.
  */
 export async function writeCsv (ctx: DocumentContext, model: Model, plan: CsvExport, open: (csv: Readable) => void): Promise<number> {
   const csv = stringify({ header: true, columns: plan.columns.map(c => c.header), record_delimiter: 'windows', escape_formulas: true, cast: { boolean: value => String(value) } })
@@ -75,7 +77,9 @@ export async function writeCsv (ctx: DocumentContext, model: Model, plan: CsvExp
     return rows
   } catch (err) {
     if (!opened) throw err
-    ctx.log.error({ err }, `CSV export of ${model.name} ended early`)
+    // A client that left (or stopped reading) is not the server's error: anyone could fill the error log with them.
+    const byClient = err instanceof QuireError && err.code === 'CLIENT_CLOSED'
+    ctx.log[byClient ? 'info' : 'error']({ err }, `CSV export of ${model.name} ended early`)
     csv.destroy()
     return -1
   }
