@@ -1,5 +1,6 @@
-// SqlClient for embedded PGlite: statements go through the expensive-statement gate to the
-// scheduler (pglite-scheduler.ts), which runs them on a worker thread under a watchdog.
+// SqlClient for embedded PGlite: statements go through the expensive-statement gate (and a
+// client's cool-down after an overrun: overrun-cooldown.ts) to the scheduler
+// (pglite-scheduler.ts), which runs them on a worker thread under a watchdog.
 import type { SqlClient, Row, StatementCost } from '../sql/sql-client.ts'
 import type { SqlValue } from '../sql/sql-params.ts'
 import { mkdirSync } from 'node:fs'
