@@ -26,6 +26,7 @@ import modelCode from './plugins/model-code.ts'
 import changes from './plugins/changes.ts'
 import websocket from './plugins/websocket.ts'
 import { withRedactedUrls } from './src/auth/log-redaction.ts'
+import { automaticMaxConnections, openFilesLimit } from './src/connection-limit.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 // Run as TypeScript (tests, `npm run dev`), the routes are TypeScript too, loaded the way this
@@ -57,6 +58,8 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } }
   })
+  const maxConnections = config.maxConnections || automaticMaxConnections(openFilesLimit())
+  if (maxConnections > 0) app.server.maxConnections = maxConnections
   app.register(fp(async (instance) => { instance.decorate('config', config) }, { name: 'config' }))
   app.register(errors)
   app.register(websocket)

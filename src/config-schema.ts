@@ -58,6 +58,7 @@ export const EnvSchema = Type.Object({
   PASSWORD_RECOVERY_URL: text('link in recovery mails; `{jwt}` is replaced', { default: 'http://localhost:3000/reset-password?jwt={jwt}', pattern: '^https?://', hint: 'must start with http:// or https://' }),
   RECOVERY_EMAIL_TEMPLATE: Type.Optional(text('a text file for the recovery email (see docs/auth.md); a built-in text when unset')),
   SHUTDOWN_TIMEOUT_MS: whole(0, 10_000, 'on SIGTERM or SIGINT, in-flight requests have this long to finish before the process exits anyway'),
+  MAX_CONNECTIONS: whole(0, 0, 'connections the server holds at once; more are closed as they arrive (`0`: the open-files limit less 256, so that a flood of idle connections cannot leave the process unable to open a file)'),
   REQUEST_TIMEOUT_MS: whole(0, 30_000, 'a client has this long to send a whole request, headers and body (checked every tenth of it); a slower one is cut off, so that slow senders cannot hold connections and buffered bodies (`0`: no limit)'),
   MAX_EVENT_LOOP_DELAY_MS: whole(0, 1000, 'requests are shed with `503 OVERLOADED` while the event loop lags more than this (`0`: never)'),
   TRUST_PROXY: Type.Optional(text('the proxies in front of Quire whose `X-Forwarded-For` is believed: `true` (any: only when every connection comes through them), or their addresses and CIDR ranges (`10.0.0.0/8,loopback`); unset: none', { pattern: '^[^\\s,]+(\\s*,\\s*[^\\s,]+)*$', hint: 'must be true, false, or a comma-separated list of addresses and ranges' })),

@@ -53,6 +53,8 @@ export interface Config {
   loginRateLimit: number
   /** How long in-flight requests may take to finish when the process is told to stop. */
   shutdownTimeoutMs: number
+  /** Connections held at once, more are closed as they arrive; 0: automatic (src/connection-limit.ts). */
+  maxConnections: number
   /** How long a client has to send a whole request (headers and body) before a 408; 0: no limit. */
   requestTimeoutMs: number
   /** Requests get 503 OVERLOADED while the event loop lags more than this; 0: never. */
@@ -162,6 +164,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     recoveryEmailTemplate: v.RECOVERY_EMAIL_TEMPLATE,
     loginRateLimit: v.LOGIN_RATE_LIMIT,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    maxConnections: v.MAX_CONNECTIONS,
     requestTimeoutMs: v.REQUEST_TIMEOUT_MS,
     maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS,
     apiDocsEnabled: v.API_DOCS_ENABLED,
