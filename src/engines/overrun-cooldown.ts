@@ -15,8 +15,10 @@ export interface OverrunCooldown {
 /** Past this many addresses cooling down, the ones whose time is up are forgotten. */
 const PRUNE_AT = 1000
 
-/** A cool-down of `ms` after each overrun (0: none), on a clock of milliseconds. */
-export function createOverrunCooldown (ms: number, now: () => number = () => performance.now()): OverrunCooldown {
+const now = (): number => performance.now()
+
+/** A cool-down of `ms` after each overrun (0: none). */
+export function createOverrunCooldown (ms: number): OverrunCooldown {
   const until = new Map<string, number>()
   return {
     check: (client) => {

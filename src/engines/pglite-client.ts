@@ -47,12 +47,11 @@ export async function openPglite (dataDir: string | undefined, given: Partial<Pg
   /** Runs a request's expensive work through the gate, unless its client is cooling down after an overrun (the watchdog's 57014), which it starts. */
   async function expensive<T> (work: () => Promise<T>, waitMs?: number): Promise<T> {
     const client = currentRequestScope()?.client
-    if (client === undefined) return await gate.run(work, waitMs)
-    cooldown.check(client)
+    if (client !== undefined) cooldown.check(client)
     try {
       return await gate.run(work, waitMs)
     } catch (err) {
-      if (err instanceof SqlError && err.code === '57014') cooldown.overran(client)
+      if (client !== undefined && err instanceof SqlError && err.code === '57014') cooldown.overran(client)
       throw err
     }
   }
