@@ -16,8 +16,7 @@ import { createPasswordChecker, type PasswordChecker } from '../src/auth/passwor
 import { createLoginThrottle, type LoginThrottle } from '../src/auth/login-throttle.ts'
 import { createRecoveryMailer, type RecoveryMailer } from '../src/auth/recovery-mail.ts'
 import { deriveKey } from '../src/auth/secrets.ts'
-import { resolveServiceSecret } from '../src/auth/service-secret.ts'
-import { pgliteDataDir } from '../src/config.ts'
+import { resolveServiceSecret, secretDataDir } from '../src/auth/service-secret.ts'
 import { createSessionStore, type SessionStore } from '../src/auth/sessions.ts'
 import { createCredentialCache, type CredentialCache } from '../src/auth/credential-cache.ts'
 import { listenForCredentialChanges, openNoticeConnection } from '../src/engines/credential-notices.ts'
@@ -72,7 +71,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
   const { config } = app
   await app.db.syncModels([CREDENTIAL_MODEL])
   const warn = (msg: string): void => app.log.warn(msg)
-  const secret = await resolveServiceSecret(app.db, { explicit: config.secret, dataDir: pgliteDataDir(config.databaseUrl), log: warn })
+  const secret = await resolveServiceSecret(app.db, { explicit: config.secret, dataDir: secretDataDir(config), log: warn })
   await app.register(fastifyJwt, { secret: deriveKey(secret, 'jwt').toString('base64url') })
   const clock = systemClock()
   const codec: JwtCodec = {

@@ -38,12 +38,11 @@ function observeDatabase (app: FastifyInstance, promClient: typeof PromClient, r
   const inFlight = new promClient.Gauge({ name: 'quire_db_operations_in_flight', help: 'Database operations running now (on PostgreSQL, about the pool connections in use)', registers })
   new promClient.Gauge({ // eslint-disable-line no-new
     name: 'quire_db_pool_size',
-    help: 'Connections the process may hold (PG_POOL_SIZE on PostgreSQL; PGlite runs one query at a time)',
+    help: 'Connections the process may hold (PG_POOL_SIZE on PostgreSQL)',
     labelNames: ['engine'],
     registers,
     collect () {
       if (app.db?.kind === 'postgres') this.set({ engine: 'postgres' }, app.config.pgPoolSize)
-      if (app.db?.kind === 'pglite') this.set({ engine: 'pglite' }, 1)
     }
   })
   const duration = new promClient.Histogram({ name: 'quire_db_operation_duration_seconds', help: 'Database operations by engine method', labelNames: ['operation'], buckets: LATENCY_BUCKETS, registers })

@@ -6,18 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { QuireError, errorBody } from '../src/errors.ts'
 import { ANSWER_UNDER_PRESSURE } from '../plugins/under-pressure.ts'
 
+/** How long the readiness probe waits for the database. */
 const READY_TIMEOUT_MS = 2000
-
-/**
- * How long the readiness probe waits for the database: 2 s, and on PGlite (one statement at a
- * time) also the longest expensive statement a simple one may have to wait behind: a database
- * that is busy is not down.
- */
-function readyTimeoutMs (app: FastifyInstance): number {
-  if (app.db.kind !== 'pglite') return READY_TIMEOUT_MS
-  const budgets = [app.config.statementTimeoutMs, app.config.pgliteExpensiveTimeoutMs].filter(ms => ms > 0)
-  return READY_TIMEOUT_MS + (budgets.length > 0 ? Math.min(...budgets) : 0)
-}
 
 /** Resolves when `probe` does, rejects when it fails or takes longer than `ms`. */
 async function withinTime (probe: Promise<unknown>, ms: number): Promise<void> {
@@ -37,7 +27,7 @@ export default async function healthRoutes (app: FastifyInstance): Promise<void>
   app.get('/ready', { schema: { summary: 'Readiness: the database answers (503 otherwise)' } }, async (request, reply) => {
     try {
       // The size estimate is one cheap round trip on every engine.
-      await withinTime(app.db.estimateCount(app.models.get('user')), readyTimeoutMs(app))
+      await withinTime(app.db.estimateCount(app.models.get('user')), READY_TIMEOUT_MS)
       return { status: 'ok', engine: app.db.kind }
     } catch (err) {
       request.log.warn({ err }, 'not ready: the database did not answer')

@@ -32,8 +32,8 @@ program.command('admin').description('manage administrators')
 
 program.command('secret').description('manage the service secret (see docs/auth.md)')
   .command('adopt')
-  .description('make the configured secret (QUIRE_SECRET, or else the PGlite directory\'s file, or else a new stored one) the database\'s secret; ' +
-    'API keys are reissued at each user\'s next login and login links die. Stop the server first on a PGlite directory')
+  .description('make the configured secret (QUIRE_SECRET, or else the secret file in DATA_DIR, or else a new stored one) the database\'s secret; ' +
+    'API keys are reissued at each user\'s next login and login links die')
   .action(async () => {
     const { adoptSecret } = await import('./auth/secret-command.ts')
     const source = await adoptSecret(loadConfig(), msg => console.error(msg))

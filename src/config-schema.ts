@@ -22,13 +22,13 @@ function oneOf<const T extends string> (values: readonly T[], fallback: T, descr
   return Type.Unsafe<T>({ type: 'string', enum: values, default: fallback, description })
 }
 
-const DATABASE_SCHEMES = 'pglite://, postgres://, postgresql://, mongodb:// or mongodb+srv://'
+const DATABASE_SCHEMES = 'postgres://, postgresql://, mongodb:// or mongodb+srv://'
 
 export const EnvSchema = Type.Object({
   PORT: whole(0, 3000, 'HTTP port', 65535),
   HOST: text('listen address', { default: '0.0.0.0' }),
-  DATABASE_URL: Type.Optional(text('the storage: `pglite://PATH`, `pglite://memory` (throwaway), `postgres://user:pass@host/db`, `mongodb://...`; unset: PGlite in `DATA_DIR`', { pattern: '^(pglite|postgres|postgresql|mongodb|mongodb\\+srv)://', hint: `must start with ${DATABASE_SCHEMES}` })),
-  DATA_DIR: Type.Optional(text('PGlite\'s data directory when `DATABASE_URL` is unset (default `./data`)')),
+  DATABASE_URL: Type.Optional(text('the storage: `postgres://user:pass@host/db` (a Unix socket: `postgres://user@localhost/db?host=/socket/dir`), `mongodb://...`; unset: the embedded PostgreSQL server in `DATA_DIR`', { pattern: '^(postgres|postgresql|mongodb|mongodb\\+srv)://', hint: `must start with ${DATABASE_SCHEMES}` })),
+  DATA_DIR: Type.Optional(text('the embedded PostgreSQL server\'s data directory when `DATABASE_URL` is unset (default `./data`; the database is in its `postgres/` folder)')),
   MODELS_DIR: Type.Optional(text('where model files (`*.json`) are loaded from (default `./models`)')),
   DEFAULT_PAGE_SIZE: whole(1, 100, 'list page size when `limit` is not given (at most `MAX_PAGE_SIZE`)'),
   MAX_PAGE_SIZE: whole(1, 1000, 'the largest `limit`; larger ones are capped (`limit_capped: true`)'),
@@ -38,13 +38,10 @@ export const EnvSchema = Type.Object({
   STATEMENT_TIMEOUT_MS: whole(0, 5000, 'the longest a request\'s statement runs (`QUERY_TIMEOUT`) or waits for its turn (503 `UNAVAILABLE`), on every engine (`0`: none)'),
   BODY_LIMIT_BYTES: whole(1, 1_048_576, 'largest request body'),
   PG_POOL_SIZE: whole(1, 10, 'PostgreSQL connections per process'),
-  WORKERS: Type.Optional(whole(1, 1, '`quire serve` processes sharing the port (node:cluster); unset: the number of cores with `NODE_ENV=production` on PostgreSQL or MongoDB, else 1; PGlite refuses more than 1', 256)),
+  WORKERS: Type.Optional(whole(1, 1, '`quire serve` processes sharing the port (node:cluster); unset: the number of cores with `NODE_ENV=production`, else 1', 256)),
   QUICK_STATEMENT_MS: whole(0, 50, 'PostgreSQL: reads that may scan (lists, counts, aggregations) first run pipelined on a fifth of the pool, each cut at this many ms and then run as expensive statements (`0`: no quick lane)'),
   EXPENSIVE_QUERY_SLOTS: whole(0, 0, 'PostgreSQL: statements that may scan (lists, counts, aggregations, bulk writes) running at once (`0`: half the pool)'),
   EXPENSIVE_QUERY_SLOTS_PER_CLIENT: whole(0, 0, 'PostgreSQL: of those, how many one client address may hold (`0`: all slots but one)'),
-  PGLITE_EXPENSIVE_TIMEOUT_MS: whole(0, 2000, 'PGlite: the budget of a request\'s expensive statement, which every other statement waits behind (`0`: `STATEMENT_TIMEOUT_MS` alone)'),
-  PGLITE_RECYCLE_MB: whole(0, 1024, 'PGlite: an idle worker whose WebAssembly memory grew past this is replaced (`0`: never)'),
-  PGLITE_OVERRUN_COOLDOWN_MS: whole(0, 20_000, 'PGlite: after a request\'s expensive statement ran past its budget (the worker is replaced, which every client waits for), expensive statements from that client address are refused (429) for this long (`0`: never)'),
   QUIRE_SECRET: Type.Optional(text('signs JWTs and keys credential digests: set it in production (and for several processes)')),
   QUIRE_ADMIN_PASSWORD: Type.Optional(text('the password for `quire admin create` when `--password` is not given (keeps it out of the shell history)')),
   BCRYPT_ROUNDS: whole(4, 10, 'bcrypt cost of stored passwords', 31),

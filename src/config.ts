@@ -1,6 +1,7 @@
 // The service configuration, read from environment variables checked against their schema
 // (src/config-schema.ts; documented in the README's configuration table).
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { embeddedDatabaseUrl } from './embedded/data-dir.ts'
 import { availableParallelism } from 'node:os'
 import proxyAddr from 'proxy-addr'
 import { ConfigError, readEnv } from './read-env.ts'
@@ -10,8 +11,12 @@ export { ConfigError } from './read-env.ts'
 export interface Config {
   port: number
   host: string
-  /** Unset or pglite://PATH -> embedded PGlite; postgres://... -> server; mongodb://... -> MongoDB. */
+  /** postgres://... -> a PostgreSQL server; mongodb://... -> MongoDB; when DATABASE_URL is unset, the embedded server's socket URL. */
   databaseUrl: string
+  /** DATABASE_URL is unset: Quire runs the embedded PostgreSQL server of `dataDir` (src/embedded/). */
+  embedded: boolean
+  /** DATA_DIR, absolute: the embedded server's cluster (`postgres/`) and the service secret's file. */
+  dataDir: string
   modelsDir: string
   defaultPageSize: number
   maxPageSize: number
@@ -31,12 +36,6 @@ export interface Config {
   expensiveQuerySlots: number
   /** Expensive statements at once for one client address on PostgreSQL; 0: all slots but one. */
   expensiveQuerySlotsPerClient: number
-  /** PGlite: the budget of a request's expensive statement (every other statement waits meanwhile). */
-  pgliteExpensiveTimeoutMs: number
-  /** PGlite: an idle worker whose WebAssembly memory grew past this many MB is replaced; 0: never. */
-  pgliteRecycleMb: number
-  /** PGlite: after a request's expensive statement overran its budget, its address's expensive statements are refused this long; 0: never. */
-  pgliteOverrunCooldownMs: number
   bodyLimitBytes: number
   tokenTtlSeconds: number
   refreshTokenTtlSeconds: number
@@ -97,20 +96,9 @@ export function intFrom (env: NodeJS.ProcessEnv, name: string, fallback: number)
   return value
 }
 
-/** The PGlite URL for a data directory. */
-export function pgliteUrlFor (dataDir: string): string {
-  return `pglite://${dataDir}`
-}
-
-/** The data directory of a pglite://PATH URL; undefined for pglite://memory and other engines. */
-export function pgliteDataDir (databaseUrl: string): string | undefined {
-  const path = databaseUrl.startsWith('pglite://') ? databaseUrl.slice('pglite://'.length) : ''
-  return path && path !== 'memory' ? path : undefined
-}
-
-/** WORKERS when unset: every core in production on a database server, else one process. */
-function defaultWorkers (env: NodeJS.ProcessEnv, databaseUrl: string): number {
-  return env.NODE_ENV === 'production' && !databaseUrl.startsWith('pglite://') ? availableParallelism() : 1
+/** WORKERS when unset: every core in production, else one process. */
+function defaultWorkers (env: NodeJS.ProcessEnv): number {
+  return env.NODE_ENV === 'production' ? availableParallelism() : 1
 }
 
 /** A comma-separated list, trimmed; empty when unset. */
@@ -131,11 +119,13 @@ export function trustProxyFrom (text: string | undefined): boolean | string[] {
 /** The configuration from `env`; throws a ConfigError (one line naming the variable) on a mistake. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const v = readEnv(env)
-  const databaseUrl = v.DATABASE_URL ?? pgliteUrlFor(v.DATA_DIR ?? join(process.cwd(), 'data'))
+  const dataDir = resolve(v.DATA_DIR ?? 'data')
   return {
     port: v.PORT,
     host: v.HOST,
-    databaseUrl,
+    databaseUrl: v.DATABASE_URL ?? embeddedDatabaseUrl(dataDir),
+    embedded: v.DATABASE_URL === undefined,
+    dataDir,
     modelsDir: v.MODELS_DIR ?? join(process.cwd(), 'models'),
     defaultPageSize: v.DEFAULT_PAGE_SIZE,
     maxPageSize: v.MAX_PAGE_SIZE,
@@ -144,13 +134,10 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     credentialCacheMs: v.CREDENTIAL_CACHE_MS,
     statementTimeoutMs: v.STATEMENT_TIMEOUT_MS,
     pgPoolSize: v.PG_POOL_SIZE,
-    workers: v.WORKERS ?? defaultWorkers(env, databaseUrl),
+    workers: v.WORKERS ?? defaultWorkers(env),
     quickStatementMs: v.QUICK_STATEMENT_MS,
     expensiveQuerySlots: v.EXPENSIVE_QUERY_SLOTS,
     expensiveQuerySlotsPerClient: v.EXPENSIVE_QUERY_SLOTS_PER_CLIENT,
-    pgliteExpensiveTimeoutMs: v.PGLITE_EXPENSIVE_TIMEOUT_MS,
-    pgliteRecycleMb: v.PGLITE_RECYCLE_MB,
-    pgliteOverrunCooldownMs: v.PGLITE_OVERRUN_COOLDOWN_MS,
     bodyLimitBytes: v.BODY_LIMIT_BYTES,
     tokenTtlSeconds: v.TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,

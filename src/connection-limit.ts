@@ -5,7 +5,7 @@
 // files the process needs for itself stay free.
 import { readFileSync } from 'node:fs'
 
-/** Files kept for the process's own use: PGlite's data files, database connections, logs, modules. */
+/** Files kept for the process's own use: database connections, logs, modules. */
 const RESERVED_FILES = 256
 /** The least a computed bound allows, however low the open-files limit. */
 const MIN_CONNECTIONS = 64

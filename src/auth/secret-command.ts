@@ -1,19 +1,21 @@
 // `quire secret adopt`: makes the secret this configuration gives (QUIRE_SECRET,
-// the PGlite directory's secret file, or else a new secret stored in the
+// the secret file in DATA_DIR with the embedded server, or else a new secret stored in the
 // database) the one the database was set up with: a deliberate change of secret.
 import type { Config } from '../config.ts'
-import { pgliteDataDir } from '../config.ts'
 import { openEngine } from '../engines/open-engine.ts'
-import { resolveServiceSecret } from './service-secret.ts'
+import { withDatabase } from '../embedded/attach-database.ts'
+import { resolveServiceSecret, secretDataDir } from './service-secret.ts'
 
 /** Adopts the configured secret and says where it comes from. */
 export async function adoptSecret (config: Config, log: (msg: string) => void): Promise<string> {
-  const engine = await openEngine(config.databaseUrl, { statementTimeoutMs: config.statementTimeoutMs })
-  const dataDir = pgliteDataDir(config.databaseUrl)
-  try {
-    await resolveServiceSecret(engine, { explicit: config.secret, dataDir, adopt: true, log })
-  } finally {
-    await engine.close()
-  }
+  const dataDir = secretDataDir(config)
+  await withDatabase(config, log, async () => {
+    const engine = await openEngine(config.databaseUrl, { statementTimeoutMs: config.statementTimeoutMs })
+    try {
+      await resolveServiceSecret(engine, { explicit: config.secret, dataDir, adopt: true, log })
+    } finally {
+      await engine.close()
+    }
+  })
   return config.secret ? 'QUIRE_SECRET' : dataDir ? `the secret file in ${dataDir}` : 'a new secret stored in the database'
 }

@@ -1,6 +1,6 @@
 // The service's own secret (it signs login links, seals API keys, keys the
-// Basic cache), chosen at start: QUIRE_SECRET when set; otherwise, on a PGlite
-// directory, a file beside the data (`quire-secret`, mode 0600) created on first
+// Basic cache), chosen at start: QUIRE_SECRET when set; otherwise, with the embedded
+// server, a file in DATA_DIR (`quire-secret`, mode 0600) created on first
 // start; otherwise a random secret stored in the database, shared by every
 // process using it. The database records a keyed fingerprint of the secret, so a
 // process whose secret differs is refused at start instead of silently breaking
@@ -9,25 +9,31 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Engine } from '../engines/engine.ts'
+import type { Config } from '../config.ts'
 import { systemStore, type SystemStore } from '../permissions/system-access.ts'
 import type { Model } from '../models/model-definition.ts'
 import { resolveModel } from '../models/load-models.ts'
 import { QuireError } from '../errors.ts'
 import { StartupError } from '../startup-error.ts'
 import { deriveKey } from './secrets.ts'
+import { SECRET_FILE } from '../embedded/data-dir.ts'
 
 /** Settings of the service kept in its database, one document per name (`_id`). */
 export const SERVICE_MODEL: Model = { ...resolveModel({ name: '_service', fields: { value: { type: 'string' } }, perms: {} }), builtIn: true }
 
 const FINGERPRINT = 'secret-fingerprint'
 const STORED_SECRET = 'secret'
-export const SECRET_FILE = 'quire-secret'
 const ADOPT_HINT = 'or run `quire secret adopt` to make this secret the one (API keys are then reissued at each user\'s next login, and login links die)'
+
+/** Where the secret's file is kept: DATA_DIR with the embedded server; none with a database server of one's own. */
+export function secretDataDir (config: Pick<Config, 'embedded' | 'dataDir'>): string | undefined {
+  return config.embedded ? config.dataDir : undefined
+}
 
 export interface SecretOptions {
   /** QUIRE_SECRET, when set. */
   explicit?: string
-  /** PGlite's data directory (not for pglite://memory): the secret is kept in a file in it. */
+  /** DATA_DIR of the embedded server: the secret is kept in a file in it. */
   dataDir?: string
   /** Record this process's secret as the database's (a deliberate change) instead of refusing a different one. */
   adopt?: boolean

@@ -7,7 +7,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
-import { StartupError } from '../startup-error.ts'
+import type { AttachedDatabase } from '../embedded/attach-database.ts'
 import { createCounterTable } from '../auth/window-counters.ts'
 import { answerCounterQuestions } from './counter-channel.ts'
 import { relayCountChanges } from './count-channel.ts'
@@ -16,15 +16,8 @@ import { WORKER_ENV } from './cluster-role.ts'
 /** How long past SHUTDOWN_TIMEOUT_MS the primary waits for a worker before killing it. */
 const KILL_MARGIN_MS = 2000
 
-/** Refuses WORKERS > 1 where processes cannot share the database. */
-export function checkWorkers (config: Config): void {
-  if (config.workers > 1 && config.databaseUrl.startsWith('pglite://')) {
-    throw new StartupError(`WORKERS=${config.workers}: PGlite is one process's database (a second process must not open its data directory); set WORKERS=1, or use PostgreSQL or MongoDB (DATABASE_URL) for several processes`)
-  }
-}
-
-/** Starts `config.workers` workers and supervises them until a signal stops them all. */
-export function runPrimary (config: Config, log: Logger): void {
+/** Starts `config.workers` workers and supervises them until a signal stops them all; then lets go of the database. */
+export function runPrimary (config: Config, log: Logger, database: AttachedDatabase): void {
   const table = createCounterTable(Date.now)
   const listened = new WeakSet<Worker>()
   let stopping = false
@@ -54,7 +47,10 @@ export function runPrimary (config: Config, log: Logger): void {
     const how = signal ? `signal ${signal}` : `code ${code}`
     if (stopping) {
       log.info(`worker ${worker.process.pid} stopped (${how})`)
-      if (Object.keys(cluster.workers ?? {}).length === 0) log.info('all workers stopped')
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        log.info('all workers stopped')
+        database.release().catch((err: unknown) => { log.error({ err }, 'could not stop the embedded PostgreSQL server') })
+      }
     } else if (!listened.has(worker)) {
       log.error(`worker ${worker.process.pid} exited (${how}) before it listened: stopping`)
       stop('start-up failure', 1)

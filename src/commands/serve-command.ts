@@ -2,7 +2,8 @@
 // connections, lets in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), then closes the
 // database (close-with-grace). An uncaught error closes the same way, then exits 1.
 // With WORKERS > 1 this process becomes the cluster primary and each worker does the above
-// (src/cluster/serve-cluster.ts).
+// (src/cluster/serve-cluster.ts). With DATABASE_URL unset, this process (the primary) starts or
+// shares the embedded PostgreSQL server first and lets go of it last (src/embedded/).
 import cluster from 'node:cluster'
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
@@ -10,6 +11,7 @@ import type { Command } from 'commander'
 import type { FastifyServerOptions } from 'fastify'
 import { loadConfig, type Config } from '../config.ts'
 import { isQuireWorker } from '../cluster/cluster-role.ts'
+import { attachDatabase, type AttachedDatabase } from '../embedded/attach-database.ts'
 
 /** JSON lines for log collectors; pino-pretty (readable, in colour on a terminal) when asked or on a terminal. */
 async function loggerOptions (config: Config): Promise<FastifyServerOptions['logger']> {
@@ -22,18 +24,23 @@ async function loggerOptions (config: Config): Promise<FastifyServerOptions['log
 
 async function serve (): Promise<void> {
   const config = loadConfig()
-  const { checkWorkers, runPrimary, workerConfig } = await import('../cluster/serve-cluster.ts')
-  checkWorkers(config)
-  if (config.workers > 1 && cluster.isPrimary) {
-    const options = await loggerOptions(config) as { level: string, stream?: NodeJS.WritableStream }
-    return runPrimary(config, pino({ level: options.level }, options.stream ?? process.stdout))
-  }
-  await serveOne(isQuireWorker() ? workerConfig(config) : config)
+  const { runPrimary, workerConfig } = await import('../cluster/serve-cluster.ts')
+  if (isQuireWorker()) return await serveOne(workerConfig(config), NOTHING_ATTACHED)
+  const options = await loggerOptions(config) as { level: string, stream?: NodeJS.WritableStream }
+  const log = pino({ level: options.level }, options.stream ?? process.stdout)
+  const database = await attachDatabase(config, msg => log.info(msg))
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config, log, database)
+  await serveOne(config, database)
 }
 
-async function serveOne (config: Config): Promise<void> {
+const NOTHING_ATTACHED: AttachedDatabase = { release: async () => {} }
+
+async function serveOne (config: Config, database: AttachedDatabase): Promise<void> {
   const { buildApp } = await import('../../app.ts')
-  const app = await buildApp({ config, logger: await loggerOptions(config) })
+  const app = await buildApp({ config, logger: await loggerOptions(config) }).catch(async (err: unknown) => {
+    await database.release()
+    throw err
+  })
   // A worker is stopped by the primary's SIGTERM; a terminal's Ctrl-C reaches the primary too, which passes it on.
   const worker = isQuireWorker()
   if (worker) process.on('SIGINT', () => {})
@@ -41,9 +48,16 @@ async function serveOne (config: Config): Promise<void> {
     if (err) app.log.error({ err }, 'uncaught error: closing')
     else app.log.info(`${signal ?? 'exit'}: closing; in-flight requests have ${config.shutdownTimeoutMs} ms to finish`)
     await app.close()
+    await database.release()
     app.log.info('closed')
   })
-  await app.listen({ port: config.port, host: config.host })
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (err) {
+    await app.close()
+    await database.release()
+    throw err
+  }
 }
 
 export function addServeCommand (program: Command): void {

@@ -40,7 +40,7 @@ function settleIfComplete (pending: Pending): void {
 
 /** Listens on the notice connection and calls `clear` on every notice. */
 export async function listenForCredentialChanges ({ client, listenerId }: NoticeConnection, clear: () => void): Promise<CredentialNotices> {
-  if (client.listen === undefined) throw new Error('credential notices need a PostgreSQL server')
+  if (client.listen === undefined) throw new Error('credential notices listen through a pooled client, not a transaction')
   const pending = new Map<string, Pending>()
 
   const unlistenNotices = await client.listen(NOTICE_CHANNEL, notice => {

@@ -1,4 +1,4 @@
-// The storage engine contract. Every engine (PGlite, PostgreSQL, MongoDB)
+// The storage engine contract. Every engine (PostgreSQL, MongoDB)
 // implements these semantics; test/engine-contract.test.ts checks them on each.
 import type { Model } from '../models/model-definition.ts'
 import type { Filter, Sort } from '../query/types.ts'
@@ -125,7 +125,7 @@ export type DeleteOutcome =
   | { status: 'blocked', model: string, field: string }
 
 export interface Engine {
-  /** "pglite", "postgres" or "mongodb". */
+  /** "postgres" or "mongodb". */
   readonly kind: string
 
   /** Creates the collections and indexes the models need; idempotent, and run on every start. */
@@ -201,9 +201,7 @@ export interface Engine {
    * most `batchSize` JSON texts (password fields removed). The next batch is read only once
    * onBatch has resolved, so at most one batch is held; an error onBatch throws stops the read and
    * is rethrown. PostgreSQL reads through a cursor in one transaction (each FETCH under the
-   * statement timeout), PGlite through a cursor WITH HOLD (its rows are materialized by the
-   * database, not in the process, so other queries run between batches), MongoDB through a
-   * cursor. Returns how many documents were handed over.
+   * statement timeout), MongoDB through a cursor. Returns how many documents were handed over.
    */
   streamFind: (model: Model, query: Authorized<FindQuery>, batchSize: number, onBatch: (docs: string[]) => Promise<void>) => Promise<number>
 

@@ -27,8 +27,8 @@ const SERVICE = ''
 
 /**
  * A statement is not started with less than this share of its time budget left after waiting for
- * its turn: it would most likely be cut short (400 QUERY_TIMEOUT, as if the query were at fault;
- * on PGlite also a worker replacement that stalls everyone). It is answered 503 busy instead.
+ * its turn: it would most likely be cut short (400 QUERY_TIMEOUT, as if the query were at fault).
+ * It is answered 503 busy instead.
  */
 export const MIN_BUDGET_SHARE = 0.25
 

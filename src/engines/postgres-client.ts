@@ -12,6 +12,7 @@ import { createExpensiveGate, type ExpensiveGate } from './expensive-gate.ts'
 import { openQuickLane, type QuickConnectionOptions, type QuickLane } from './quick-lane.ts'
 import { currentRequestScope } from './request-scope.ts'
 import { withinBudget } from './statement-budget.ts'
+import { postgresTarget } from './postgres-url.ts'
 
 export interface PostgresOptions {
   poolSize: number
@@ -143,8 +144,10 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
   // Half the pool, leaving the main connections at least one for simple statements.
   const slots = given.expensiveSlots || Math.max(1, Math.min(Math.floor(poolSize / 2), mainSize - 1))
   const perClient = given.expensiveSlotsPerClient || Math.max(1, slots - 1)
-  const connect = (timeoutMs: number, options: { max: number } | QuickConnectionOptions): postgres.Sql => postgres(url, {
+  const target = postgresTarget(url)
+  const connect = (timeoutMs: number, options: { max: number } | QuickConnectionOptions): postgres.Sql => postgres(target.url, {
     ...options,
+    ...(target.host !== undefined && { host: target.host }),
     onnotice: () => {},
     // A server out of reach is reported (503) within the statement timeout, not after postgres.js's 30 s.
     connect_timeout: statementTimeoutMs > 0 ? Math.ceil(statementTimeoutMs / 1000) : 30,

@@ -3,6 +3,7 @@
 // host:port: connection refused`) instead of a driver's stack trace or a hang.
 import { connect } from 'node:net'
 import { StartupError } from '../startup-error.ts'
+import { postgresTarget } from './postgres-url.ts'
 
 const SERVERS: Record<string, { title: string, port: number }> = {
   postgres: { title: 'PostgreSQL', port: 5432 },
@@ -45,7 +46,7 @@ function reach ({ host, port }: ServerAddress, timeoutMs: number): Promise<strin
 /** Resolves when one of the URL's servers accepts a TCP connection; throws a StartupError naming them otherwise. */
 export async function probeDatabase (url: string, timeoutMs = 10_000): Promise<void> {
   const server = SERVERS[url.slice(0, url.indexOf('://'))]
-  if (!server) return
+  if (!server || postgresTarget(url).host !== undefined) return // a Unix socket: the driver's own error names it
   const addresses = serverAddresses(url, server.port)
   if (addresses.length === 0) return
   const reasons = await Promise.all(addresses.map(address => reach(address, timeoutMs)))

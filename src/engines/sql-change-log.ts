@@ -1,7 +1,6 @@
 // The ChangeLog of the SQL engines, over the `quire_changes` table the capture trigger
-// fills. Followers get every numbered change in order: on PostgreSQL through LISTEN
-// (every process hears every batch, and fills any gap from the table), on PGlite
-// (one process) straight from the sequencer. Numbering runs after this process's writes (at
+// fills. Followers get every numbered change in order through LISTEN (every process hears
+// every batch, and fills any gap from the table). Numbering runs after this process's writes (at
 // once while someone follows, else within UNFOLLOWED_NUMBERING_MS, a batch of what came
 // meanwhile) and, while someone follows, on a short poll for changes other processes captured.
 import type { SqlClient } from '../sql/sql-client.ts'
@@ -45,7 +44,7 @@ const PRUNE_THROUGH = `SELECT greatest(
 /**
  * Entries a pruning statement deletes at most: a backlog (the first prune after a bulk import of
  * a million documents) goes in short statements, each within the statement timeout and holding a
- * connection (on PGlite, every other statement) only briefly. In one statement, 900,000 entries
+ * connection only briefly. In one statement, 900,000 entries
  * took longer than the default 5 s timeout, so every prune failed and the log kept growing.
  */
 const PRUNE_CHUNK = 5000
@@ -59,7 +58,6 @@ RETURNING (SELECT count(*) FROM gone) AS n`
 
 export function createSqlChangeLog (client: SqlClient, log: (msg: string) => void): SqlChangeLog {
   const followers = new Set<Follower>()
-  const announce = client.listen !== undefined
   let poll: NodeJS.Timeout | undefined
   let unlisten: (() => Promise<void>) | undefined
   let unfollowedNumbering: NodeJS.Timeout | undefined
@@ -73,14 +71,10 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
     return rows.filter(row => row.pos !== null).map(changeOfRow)
   }
 
-  const deliverLocally = (changes: StoredChange[]): void => {
-    if (!announce) for (const follower of followers) follower.offer(changes)
-  }
-
   /** Numbers what is waiting, one round at a time per process; a round that finds another process numbering waits for it. */
   const sequencer = createChangeSequencer(client)
   const numbering = createPacedRounds({
-    round: async () => await sequencer.sequenceAll(announce, deliverLocally) === 'done' || !await sequencer.hasUnsequenced(),
+    round: async () => await sequencer.sequenceAll() === 'done' || !await sequencer.hasUnsequenced(),
     pauseMs: NUMBERING_PAUSE_MS,
     retryMs: 20,
     log: msg => log(`numbering the change log failed: ${msg}`)
@@ -88,16 +82,15 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
   const requestSequencing = numbering.request
 
   async function startFollowing (): Promise<void> {
-    if (client.listen) {
-      unlisten = await client.listen(CHANGE_CHANNEL, payload => {
-        const notice = JSON.parse(payload) as ChangeNotice
-        for (const follower of followers) 'changes' in notice ? follower.offer(notice.changes) : follower.catchUp()
-      }, () => { for (const follower of followers) follower.catchUp() })
-      poll = setInterval(() => {
-        sequencer.hasUnsequenced().then(pending => { if (pending) void requestSequencing() }, () => {})
-      }, POLL_MS)
-      poll.unref()
-    }
+    if (client.listen === undefined) throw new Error('the change log follows through a pooled client, not a transaction')
+    unlisten = await client.listen(CHANGE_CHANNEL, payload => {
+      const notice = JSON.parse(payload) as ChangeNotice
+      for (const follower of followers) 'changes' in notice ? follower.offer(notice.changes) : follower.catchUp()
+    }, () => { for (const follower of followers) follower.catchUp() })
+    poll = setInterval(() => {
+      sequencer.hasUnsequenced().then(pending => { if (pending) void requestSequencing() }, () => {})
+    }, POLL_MS)
+    poll.unref()
   }
 
   async function stopFollowing (): Promise<void> {

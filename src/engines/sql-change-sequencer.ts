@@ -101,8 +101,8 @@ const ANY_UNNUMBERED = `SELECT EXISTS (SELECT 1 FROM ${CHANGE_TABLE} c WHERE ${u
 interface NumberedBatch { count: number, changes?: StoredChange[] }
 
 export interface ChangeSequencer {
-  /** Numbers every committed change: batches until none is left; `onBatch` sees each. */
-  sequenceAll: (announce: boolean, onBatch: (changes: StoredChange[]) => void) => Promise<'done' | 'busy'>
+  /** Numbers every committed change and announces each batch: batches until none is left. */
+  sequenceAll: () => Promise<'done' | 'busy'>
   /** True when some captured change has no position yet (the floor, then an index scan from it). */
   hasUnsequenced: () => Promise<boolean>
 }
@@ -128,14 +128,13 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
   let candidate: { lastId: string, xid: string } | undefined
 
   /**
-   * Numbers one batch of committed, unnumbered changes (in capture order) and announces it when
-   * `announce` (PostgreSQL: there, a batch too large to announce inline is not read back, as no
-   * one in this process needs it: listeners read the log). Returns the batch, or 'busy' when
-   * another sequencer holds the lock.
+   * Numbers one batch of committed, unnumbered changes (in capture order) and announces it (a
+   * batch too large to announce inline is not read back, as no one in this process needs it:
+   * listeners read the log). Returns the batch, or 'busy' when another sequencer holds the lock.
    */
-  const sequenceBatch = async (announce: boolean): Promise<NumberedBatch | 'busy'> => {
+  const sequenceBatch = async (): Promise<NumberedBatch | 'busy'> => {
     const lastId = candidate === undefined ? String((await client.query(LAST_ID))[0].last_id) : undefined
-    const outcome = await client.transaction(async tx => await numberBatch(tx, announce))
+    const outcome = await client.transaction(async tx => await numberBatch(tx))
     if (outcome === 'busy') return outcome
     // Only now that the batch is committed: the floor passes the changes it numbered.
     if (candidate !== undefined && BigInt(outcome.xmin) >= BigInt(candidate.xid)) {
@@ -151,10 +150,10 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
    * One batch, and what the floor needs: the floor it started from, its snapshot's xmin, its own transaction id,
    * and up to which id, at most `upTo`, it left no visible change unnumbered.
    */
-  const numberBatch = async (tx: SqlClient, announce: boolean): Promise<{ batch: NumberedBatch, floor: bigint, numberedThrough: (upTo: bigint) => bigint, xmin: string, xid: string } | 'busy'> => {
+  const numberBatch = async (tx: SqlClient): Promise<{ batch: NumberedBatch, floor: bigint, numberedThrough: (upTo: bigint) => bigint, xmin: string, xid: string } | 'busy'> => {
     const [snapshot] = await tx.query(LOCK_AND_SNAPSHOT)
     if (snapshot.got !== true) return 'busy'
-    const rows = await tx.query(NUMBER_BATCH, [announce ? MAX_PAYLOAD_BYTES : Number.MAX_SAFE_INTEGER, String(snapshot.floor)])
+    const rows = await tx.query(NUMBER_BATCH, [MAX_PAYLOAD_BYTES, String(snapshot.floor)])
     const drained = rows.length < BATCH
     const lastId = rows.length > 0 ? BigInt(String(rows[0].last_id)) : 0n
     const state = {
@@ -166,16 +165,15 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
     if (rows.length === 0) return { batch: { count: 0, changes: [] }, ...state }
     const changes = rows[0].docs === true ? rows.map(changeOfRow) : undefined
     const notice = changes ? noticeOf(changes) : rangeNotice(String(rows[0].pos), String(rows[rows.length - 1].pos))
-    if (announce) await tx.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, notice])
+    await tx.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, notice])
     return { batch: { count: rows.length, changes }, ...state }
   }
 
   return {
-    sequenceAll: async (announce, onBatch) => {
+    sequenceAll: async () => {
       for (;;) {
-        const batch = await sequenceBatch(announce)
+        const batch = await sequenceBatch()
         if (batch === 'busy') return 'busy'
-        if (batch.changes && batch.count > 0) onBatch(batch.changes)
         if (batch.count < BATCH) return 'done'
       }
     },

@@ -1,4 +1,4 @@
-// The Engine for PostgreSQL and PGlite: every operation is one compiled SQL
+// The Engine for PostgreSQL: every operation is one compiled SQL
 // statement over a SqlClient. Tables hold (_id text primary key, doc jsonb).
 import type { Doc, Engine, FindQuery, FindResult } from './engine.ts'
 import { findOneThrough } from './engine.ts'
@@ -90,8 +90,7 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
       await client.transaction(async tx => {
         await tx.query('SELECT pg_advisory_xact_lock(726354100)')
         await tx.exec('SET LOCAL statement_timeout = 0')
-        const monitor = client.kind === 'postgres' ? client : undefined // PGlite has one connection: elapsed time only
-        for (const model of models) await syncModelSchema(tx, model, log, monitor)
+        for (const model of models) await syncModelSchema(tx, model, log, client)
         await syncChangeCapture(tx, models)
       })
     },

@@ -1,10 +1,8 @@
 // Reads a find's documents in batches (streamFind), so a large result (a CSV export)
 // never sits in the process. In _id order (no sort, no search): one short keyset query
 // per batch on the primary key, each under the statement budget, holding nothing
-// between batches. Otherwise a server-side cursor: on PostgreSQL inside one
-// transaction, each FETCH under the statement timeout; on PGlite (one connection for
-// everything) a cursor WITH HOLD, materialized by the database when declared (so that
-// statement must fit the budget), other queries running between the batches.
+// between batches. Otherwise a server-side cursor inside one transaction, each FETCH
+// under the statement timeout.
 import type { FindQuery } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { SqlClient } from '../sql/sql-client.ts'
@@ -50,18 +48,10 @@ async function streamById (client: SqlClient, model: Model, query: FindQuery, si
 /** Hands the `d` column of every row of `text` to `onBatch` through a cursor, `size` rows at a time; returns the row count. */
 async function streamRows (client: SqlClient, text: string, values: SqlValue[], size: number, onBatch: OnBatch): Promise<number> {
   const cursor = `quire_stream_${++cursors}`
-  if (client.kind === 'postgres') {
-    return await client.transaction(async tx => {
-      await tx.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${text}`, values)
-      return await fetchAll(tx, cursor, size, onBatch)
-    })
-  }
-  await client.query(`DECLARE ${cursor} NO SCROLL CURSOR WITH HOLD FOR ${text}`, values)
-  try {
-    return await fetchAll(client, cursor, size, onBatch)
-  } finally {
-    await client.query(`CLOSE ${cursor}`)
-  }
+  return await client.transaction(async tx => {
+    await tx.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${text}`, values)
+    return await fetchAll(tx, cursor, size, onBatch)
+  })
 }
 
 /** streamFind for the SQL engines (src/engines/engine.ts). */

@@ -1,6 +1,6 @@
 // Progress of long schema changes (index builds, the full-text column) while they run: every few
 // seconds, the phase and percent of an index build read from pg_stat_progress_create_index on
-// another connection (PostgreSQL), or else the time spent so far (PGlite, table rewrites).
+// another connection, or else the time spent so far (table rewrites).
 import type { SqlClient } from './sql-client.ts'
 
 const PROGRESS_INTERVAL_MS = 3000

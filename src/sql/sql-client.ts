@@ -1,5 +1,5 @@
-// The small SQL client interface that both PostgreSQL engines (PGlite in a
-// worker thread, a PostgreSQL server through postgres.js) implement.
+// The small SQL client interface the SQL engine runs on (a PostgreSQL server through
+// postgres.js: src/engines/postgres-client.ts), so that its logic reads apart from the driver.
 import type { SqlValue } from './sql-params.ts'
 import type { Filter } from '../query/types.ts'
 
@@ -24,13 +24,13 @@ export interface StatementOptions {
   /**
    * An expensive read that usually takes little time (a list page, a count, an aggregation): on
    * PostgreSQL it runs first on the quick lane (src/engines/quick-lane.ts), cut at
-   * QUICK_STATEMENT_MS, and as an expensive statement only when cut there. PGlite ignores it.
+   * QUICK_STATEMENT_MS, and as an expensive statement only when cut there.
    */
   quickFirst?: boolean
 }
 
 export interface SqlClient {
-  readonly kind: 'pglite' | 'postgres'
+  readonly kind: 'postgres'
   /** Runs one statement with bound parameters and returns its rows. */
   query: (text: string, values?: SqlValue[], options?: StatementOptions) => Promise<Row[]>
   /** Runs several statements without parameters (DDL). */
@@ -39,8 +39,9 @@ export interface SqlClient {
   transaction: <T>(work: (tx: SqlClient) => Promise<T>, options?: StatementOptions) => Promise<T>
   close: () => Promise<void>
   /**
-   * PostgreSQL only: calls `onPayload` with each NOTIFY on `channel` (on a connection of its own),
-   * and `onListen` each time listening (re)starts; notifications sent while it was down are lost.
+   * Calls `onPayload` with each NOTIFY on `channel` (on a connection of its own), and `onListen`
+   * each time listening (re)starts; notifications sent while it was down are lost. Absent on a
+   * transaction's client.
    */
   listen?: (channel: string, onPayload: (payload: string) => void, onListen: () => void) => Promise<() => Promise<void>>
 }

@@ -26,7 +26,7 @@ export const LIMITS = {
   /**
    * Terms of all the expressions of one pipeline: each operator, operand, array element and object
    * field, and each character of a $dateToString format. The database evaluates a long argument
-   * list as deep as it is long: PGlite's worker ran out of stack on an $add of 1,500 to 3,000 terms.
+   * list as deep as it is long (a WebAssembly build ran out of stack on an $add of 1,500 to 3,000 terms).
    */
   expressionTerms: 1000,
   /** Operations of one bulk write. */
