@@ -1,11 +1,11 @@
-// The suite's PostgreSQL server: a throwaway cluster (src/sql/pg-cluster.ts)
+// The suite's PostgreSQL server: a throwaway cluster (src/embedded/throwaway-cluster.ts)
 // holding one database per use, which the restart scenario can stop (a fast
 // shutdown, as a service manager does) and start again on the same port.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import postgres from 'postgres'
-import { startPgCluster } from '../src/sql/pg-cluster.ts'
+import { startPgCluster } from '../src/embedded/throwaway-cluster.ts'
 
 export interface SuiteCluster {
   /** Creates a database and returns its URL. */

@@ -3,7 +3,7 @@
 // In one statement, such a prune ran past the timeout every time, and the log never shrank.
 import t from 'tap'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
-import { startPgCluster } from '../../src/sql/pg-cluster.ts'
+import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
 import { resolveModel } from '../../src/models/load-models.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
 import { createSqlChangeLog } from '../../src/engines/sql-change-log.ts'

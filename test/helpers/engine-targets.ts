@@ -6,7 +6,7 @@ import type { Test } from 'tap'
 import { MongoClient } from 'mongodb'
 import type { Engine } from '../../src/engines/engine.ts'
 import { openEngine } from '../../src/engines/open-engine.ts'
-import { startPgCluster } from '../../src/sql/pg-cluster.ts'
+import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
 
 export interface EngineTarget {
   /** The engine's `kind`. */

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { PGlite } from '@electric-sql/pglite'
 import postgres from 'postgres'
-import { startPgCluster } from '../../src/sql/pg-cluster.ts'
+import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
 import { compileItemsPipeline, itemsContext, resultKey, type Doc } from './pipeline-fixtures.ts'
 
 const ITEMS: Doc[] = [
