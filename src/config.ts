@@ -118,6 +118,9 @@ export function trustProxyFrom (text: string | undefined): boolean | string[] {
 
 /** The configuration from `env`; throws a ConfigError (one line naming the variable) on a mistake. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+  if (env.DATABASE_URL?.startsWith('pglite://') === true) {
+    throw new ConfigError('DATABASE_URL: pglite:// is no longer supported: unset DATABASE_URL to use the embedded PostgreSQL server in DATA_DIR (a PGlite directory\'s data moves with `quire export` of the previous version and `quire import`; see CHANGELOG.md)')
+  }
   const v = readEnv(env)
   const dataDir = resolve(v.DATA_DIR ?? 'data')
   return {
