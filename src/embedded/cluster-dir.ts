@@ -68,10 +68,11 @@ function checkCluster (cluster: string, binaries: PostgresBinaries): void {
   }
 }
 
-/** The last meaningful line a failed command printed. */
-function lastLine (err: unknown): string {
-  const output = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message)
-  return output.trim().split('\n').filter(Boolean).at(-1) ?? 'failed'
+/** The line of a failed initdb that says why (its first error; it goes on to say what it cleaned up). */
+function initdbReason (err: unknown): string {
+  const lines = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim().split('\n').filter(Boolean)
+  const reason = lines.find(line => /error|fatal|could not|no space/i.test(line)) ?? lines.at(-1) ?? 'failed'
+  return reason.replace(/^initdb: (error: )?/, '')
 }
 
 /** Runs initdb into a fresh directory beside the cluster's place, then moves it there (a concurrent start keeps the first). */
@@ -88,7 +89,7 @@ function initCluster (dataDir: string, cluster: string, binaries: PostgresBinari
     writeFileSync(join(partial, 'postgresql.conf'), `\n# Quire's embedded server (src/embedded/cluster-dir.ts)\n${settings}\n`, { flag: 'a' })
   } catch (err) {
     rmSync(partial, { recursive: true, force: true })
-    throw new StartupError(`cannot create the database in ${cluster}: initdb: ${lastLine(err)}`)
+    throw new StartupError(`cannot create the database in ${cluster}: initdb: ${initdbReason(err)}`)
   }
   try {
     renameSync(partial, cluster)

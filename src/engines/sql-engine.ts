@@ -29,7 +29,7 @@ import { createInsertBatches } from './insert-batches.ts'
 /**
  * Turns the database errors a client can cause into catalogue errors: a data exception (SQLSTATE
  * class 22: a number out of range in $multiply, text the database cannot hold) is the client's
- * values, a program limit (class 54) the query's size.
+ * values, a program limit (class 54) the query's size; a full disk (53100) is the service's, a 503.
  */
 export function translateSqlError (err: unknown): never {
   if (err instanceof SqlError && err.code !== undefined) {
@@ -38,6 +38,7 @@ export function translateSqlError (err: unknown): never {
     if (err.code === '2201B') throw new QuireError('INVALID_REGEX', 'Invalid regular expression')
     if (err.code.startsWith('54')) throw new QuireError('QUERY_TOO_COMPLEX', 'The query is too complex for the database')
     if (err.code.startsWith('22')) throw new QuireError('INVALID_QUERY', `The database cannot evaluate the query on these values: ${err.message.slice(0, 200)}`)
+    if (err.code === '53100') throw new QuireError('UNAVAILABLE', 'The database is out of disk space')
   }
   throw err
 }
