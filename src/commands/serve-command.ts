@@ -28,15 +28,19 @@ async function serve (): Promise<void> {
   if (isQuireWorker()) return await serveOne(workerConfig(config), NOTHING_ATTACHED)
   const options = await loggerOptions(config) as { level: string, stream?: NodeJS.WritableStream }
   const log = pino({ level: options.level }, options.stream ?? process.stdout)
+  const primary = config.workers > 1 && cluster.isPrimary
+  // The app's modules load while the database starts (each takes a few hundred ms).
+  const appModule = primary ? undefined : import('../../app.ts')
+  appModule?.catch(() => {}) // awaited below; a failed start must not leave it unhandled
   const database = await attachDatabase(config, msg => log.info(msg))
-  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config, log, database)
-  await serveOne(config, database)
+  if (appModule === undefined) return runPrimary(config, log, database)
+  await serveOne(config, database, appModule)
 }
 
 const NOTHING_ATTACHED: AttachedDatabase = { release: async () => {} }
 
-async function serveOne (config: Config, database: AttachedDatabase): Promise<void> {
-  const { buildApp } = await import('../../app.ts')
+async function serveOne (config: Config, database: AttachedDatabase, appModule = import('../../app.ts')): Promise<void> {
+  const { buildApp } = await appModule
   const app = await buildApp({ config, logger: await loggerOptions(config) }).catch(async (err: unknown) => {
     await database.release()
     throw err
