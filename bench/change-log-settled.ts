@@ -1,25 +1,15 @@
 // Keeps the server's one-time work on a freshly seeded database out of the scenarios: the
 // numbering of the changes captured before it ran (the seed's inserts, the baseline's creates:
 // tens of thousands of rows) and their pruning to its retention (at 1,000,000 documents, 900,000
-// entries). On PostgreSQL by waiting until the freshly started server has done both; on PGlite,
-// whose directory one process opens at a time, by settling the directory before the server
-// starts, as `quire import` does (src/engines/pglite-settle.ts: numbering, pruning, and the
-// housekeeping's VACUUM of the seeded tables and the pruned log, which took PGlite 0.8 s a minute
-// into the run and was the p99 of whichever scenario ran then). run.ts VACUUMs PostgreSQL's seed
-// for the same reason.
-import postgres from 'postgres'
+// entries). The bench waits, after starting a Quire server, until that server has done both (on
+// both engines: the embedded default is a PostgreSQL server like any other). seed-database.ts
+// VACUUMs the seed for the same reason.
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CHANGE_STATE, CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
 import { loadConfig } from '../src/config.ts'
 import { UNNUMBERED } from '../src/engines/sql-change-sequencer.ts'
-import { settlePgliteDirectory } from '../src/engines/pglite-settle.ts'
 import { log } from './report.ts'
-
-/** Settles the seeded PGlite directory `dir` as `quire import` does (src/engines/pglite-settle.ts), with the retention the server children get. */
-export async function settleSeededPglite (dir: string): Promise<void> {
-  const { changesRetentionEvents: entries, changesRetentionSeconds: seconds } = loadConfig(process.env) // the server children get the same environment
-  await settlePgliteDirectory(dir, { entries, seconds }, msg => log(`  ${msg}`))
-}
+import { connectSql } from './sql-connection.ts'
 
 const SETTLE_TIMEOUT_MS = 300_000
 
@@ -30,7 +20,7 @@ const BACKLOG = `SELECT (SELECT count(*)::int FROM ${CHANGE_TABLE} c WHERE ${UNN
 /** Waits until the server started on `url` has numbered the captured changes and pruned them to its retention. */
 export async function waitForChangeLog (url: string): Promise<void> {
   const retention = loadConfig(process.env).changesRetentionEvents // the server children get the same environment
-  const sql = postgres(url, { max: 1, onnotice: () => {} })
+  const sql = connectSql(url, { max: 1 })
   try {
     const started = Date.now()
     for (let logged = false; ;) {

@@ -20,7 +20,8 @@ export interface ChildServer {
 export type ServerOutput = 'inherit' | ((chunk: string) => void)
 
 const START_TIMEOUT_MS = 60_000
-const STOP_TIMEOUT_MS = 10_000
+/** Long enough for a server on the embedded default to stop it on the way out (a fast shutdown writes a checkpoint). */
+const STOP_TIMEOUT_MS = 30_000
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 
 function waitForPort (child: ChildProcess, name: string): Promise<number> {
@@ -53,10 +54,11 @@ async function stopChild (child: ChildProcess): Promise<void> {
 }
 
 /**
- * Runs `script` (a path relative to bench/) under tsx with `env` added; it must listen on
- * 127.0.0.1 and send `{port}` over IPC. `nodeArgs` go before the script (e.g. --cpu-prof).
+ * Runs `script` (a path relative to bench/) under tsx with `env` added (a variable set to
+ * undefined is removed: DATABASE_URL for the embedded default); it must listen on 127.0.0.1 and
+ * send `{port}` over IPC. `nodeArgs` go before the script (e.g. --cpu-prof).
  */
-export async function startChildServer (name: string, script: string, env: Record<string, string>, nodeArgs: string[] = [], output: ServerOutput = 'inherit'): Promise<ChildServer> {
+export async function startChildServer (name: string, script: string, env: Record<string, string | undefined>, nodeArgs: string[] = [], output: ServerOutput = 'inherit'): Promise<ChildServer> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
     cwd: repoRoot,
     env: { ...process.env, ...env },

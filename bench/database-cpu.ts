@@ -3,7 +3,7 @@
 // can charge the database's share of each request, not only the server's.
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import postgres from 'postgres'
+import { connectSql } from './sql-connection.ts'
 import type { CpuMeter } from './load.ts'
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100
@@ -22,10 +22,10 @@ export interface DatabaseCpuMeter {
   close: () => Promise<void>
 }
 
-/** A meter for the database at `url`, or undefined where /proc cannot be read. */
+/** A meter for the database at `url` (the embedded default's socket URL too), or undefined where /proc cannot be read. */
 export function createDatabaseCpuMeter (url: string): DatabaseCpuMeter | undefined {
   try { readFileSync('/proc/self/stat') } catch { return undefined }
-  const sql = postgres(url, { max: 1, onnotice: () => {} })
+  const sql = connectSql(url, { max: 1 })
   const backendTicks = async (): Promise<Map<number, number>> => {
     const rows = await sql`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`
     return new Map(rows.map(row => [row.pid as number, processTicks(row.pid as number)]))

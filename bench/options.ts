@@ -2,7 +2,8 @@
 // Unknown engine or scenario names are an error rather than a silently empty run.
 import { intFrom } from '../src/config.ts'
 
-export const ENGINE_NAMES = ['postgres', 'pglite'] as const
+/** `postgres`: a throwaway PostgreSQL cluster over TCP (an external server); `default`: the embedded default (DATA_DIR, DATABASE_URL unset). */
+export const ENGINE_NAMES = ['postgres', 'default'] as const
 export type EngineName = typeof ENGINE_NAMES[number]
 
 export interface BenchOptions {

@@ -6,7 +6,7 @@ import { ANONYMOUS_READS } from './scenarios.ts'
 
 export interface ResultRow {
   scenario: string
-  /** postgres, pglite or baseline. */
+  /** postgres (an external server), default (the embedded default) or baseline. */
   engine: string
   /**
    * ok; errors (some responses under load were not 2xx, or failed); failed (the first request
@@ -116,6 +116,22 @@ export function describeGoal (rows: ResultRow[]): string | undefined {
   if (row?.ratio === undefined) return undefined
   const verdict = verdictOf(row.ratio, GOAL_RATIO, [row])
   return `goal: get-by-id on postgres at ${row.ratio.toFixed(2)} of the baseline (target >= ${GOAL_RATIO}): ${verdict}`
+}
+
+/** The issue's goal for the embedded default: its get-by-id and list rows at least DEFAULT_GOAL of the same scenarios on PostgreSQL. */
+export const DEFAULT_GOAL = 0.9
+/** The scenarios judged by DEFAULT_GOAL: get-by-id and every list. */
+const judgedOnDefault = (scenario: string): boolean => scenario === 'get-by-id' || scenario.startsWith('list')
+
+/** One line: each get-by-id and list row of the default against the same scenario on PostgreSQL, in the same run. */
+export function describeDefaultAgainstPostgres (rows: ResultRow[]): string[] {
+  const judged = rows.filter(r => r.engine === 'default' && judgedOnDefault(r.scenario) && r.reqPerSec !== undefined).flatMap(own => {
+    const pg = rows.find(r => r.engine === 'postgres' && r.scenario === own.scenario && r.reqPerSec !== undefined)
+    if (!pg) return []
+    const ratio = own.reqPerSec! / pg.reqPerSec!
+    return [`${own.scenario} ${ratio.toFixed(2)} (${verdictOf(ratio, DEFAULT_GOAL, [own, pg])})`]
+  })
+  return judged.length === 0 ? [] : [`default against postgres, req/s (target >= ${DEFAULT_GOAL}): ${judged.join(', ')}`]
 }
 
 /** The issue's feed goal: writes with 100 subscribers at least FEED_COST_GOAL of the writes without. */

@@ -71,9 +71,10 @@ function describeRow (row: ResultRow): string {
 }
 
 /**
- * The first scenario on a server just started warms up at least this long: a new PGlite server
- * serves its first seconds at half speed (get-by-id 889 req/s after 1 s of warm-up, against
- * 1,775 for the authenticated reads after it), which made every later scenario look better than it.
+ * The first scenario on a server just started warms up at least this long: a new server serves
+ * its first seconds slower (V8 still compiling its hot paths, caches cold; it once measured the
+ * first get-by-id at half the speed of the reads after it), which made every later scenario look
+ * better than it.
  */
 const FRESH_SERVER_WARMUP_SECONDS = 8
 

@@ -1,12 +1,13 @@
-// `npm run bench`: seeds PostgreSQL and PGlite, starts the real Quire server on
-// each (plus a bare Fastify + postgres.js baseline) in child processes, runs the
-// scenarios with autocannon, prints the table and writes bench/results/latest.json (resultsFileOf).
-import { mkdtempSync, rmSync } from 'node:fs'
-import { cpus, loadavg, tmpdir } from 'node:os'
+// `npm run bench`: seeds an external PostgreSQL (a throwaway cluster over TCP) and the embedded
+// default (a DATA_DIR with DATABASE_URL unset, as `npm start` runs), starts the real Quire server
+// on each (plus a bare Fastify + postgres.js baseline) in child processes, runs the scenarios with
+// autocannon, prints the table and writes bench/results/latest.json (resultsFileOf).
+import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { startPgCluster } from '../src/embedded/throwaway-cluster.ts'
-import { quoteIdent } from '../src/sql/quote.ts'
+import { loadConfig } from '../src/config.ts'
+import { attachDatabase } from '../src/embedded/attach-database.ts'
 import { loadModels } from '../src/models/load-models.ts'
 import { readBenchOptions, resultsFileOf, type BenchOptions } from './options.ts'
 import { onCleanup, runCleanup, cleanupOnSignals } from './cleanup.ts'
@@ -18,62 +19,61 @@ import { seedDatabase, MODELS_DIR } from './seed-database.ts'
 import { copyTestTable } from './baseline-table.ts'
 import { BASELINE_INSERTS, selectScenarios, yardstickOf, type Scenario } from './scenarios.ts'
 import { runScenarios, type BenchTarget } from './run-scenarios.ts'
-import { addPrevious, addRatios, describeAuthCost, describeFeedCost, describeGoal, describeScaling, formatTable, log, writeResults, type ResultRow } from './report.ts'
+import { addPrevious, addRatios, describeAuthCost, describeDefaultAgainstPostgres, describeFeedCost, describeGoal, describeScaling, formatTable, log, writeResults, type ResultRow } from './report.ts'
 import { measureStartup, type StartupResult } from './startup.ts'
-import { settleSeededPglite, waitForChangeLog } from './change-log-settled.ts'
+import { waitForChangeLog } from './change-log-settled.ts'
+import { newDataDir } from './embedded-store.ts'
+import { connectSql } from './sql-connection.ts'
+import { embeddedStore, envOf, externalStore, type Store } from './store.ts'
 
 interface Database {
-  url: string
-  /** CPU of the PostgreSQL backends (undefined for PGlite, whose work is in the server process). */
+  store: Store
+  /** CPU of the PostgreSQL backends serving it. */
   cpuMeter?: CpuMeter
 }
 
-/**
- * VACUUMs (and ANALYZEs) the freshly seeded database, as autovacuum does within minutes of a bulk
- * load: the scenarios measure that steady state, not autovacuum's first pass over a large load
- * competing with them for the CPU, nor index-only scans (the aggregation's covering index) that
- * visit the table for every row until the visibility map is set.
- */
-async function vacuumSeeded (url: string): Promise<void> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} })
-  try {
-    const tables = await sql.unsafe("SELECT relname AS name FROM pg_stat_user_tables WHERE schemaname = 'public' ORDER BY pg_total_relation_size(relid) DESC")
-    log(`vacuuming the ${tables.length} seeded tables, largest first (what autovacuum does within minutes of a load)`)
-    for (const [i, { name }] of tables.entries()) {
-      const started = Date.now()
-      await sql.unsafe(`VACUUM (ANALYZE) ${quoteIdent(String(name))}`)
-      const seconds = (Date.now() - started) / 1000
-      if (seconds >= 1 || i === tables.length - 1) log(`  vacuumed ${String(name)} in ${seconds.toFixed(1)} s (${i + 1}/${tables.length})`)
-    }
-  } finally {
-    await sql.end()
-  }
+/** A CPU meter of the store's backends, closed at the end. */
+function meterOf (store: Store): CpuMeter | undefined {
+  const meter = createDatabaseCpuMeter(store.url)
+  if (meter) onCleanup(() => meter.close())
+  return meter?.meter
 }
 
-/** Starts the throwaway cluster, creates the bench database and seeds it. */
+/** Starts the throwaway cluster (the external PostgreSQL, over TCP), creates the bench database and seeds it. */
 async function preparePostgres (data: SeedData): Promise<Database> {
-  log('starting a throwaway PostgreSQL cluster')
+  log('starting a throwaway PostgreSQL cluster (the external PostgreSQL, over TCP)')
   const cluster = await startPgCluster()
   onCleanup(() => cluster.stop())
   const admin = postgres(cluster.url, { max: 1, onnotice: () => {} })
   await admin.unsafe('CREATE DATABASE quire_bench')
   await admin.end()
-  const url = cluster.url.replace(/\/postgres$/, '/quire_bench')
-  await seedDatabase(url, data, 'postgres')
-  await vacuumSeeded(url)
-  const meter = createDatabaseCpuMeter(url)
-  if (meter) onCleanup(() => meter.close())
-  return { url, cpuMeter: meter?.meter }
+  const store = externalStore(cluster.url.replace(/\/postgres$/, '/quire_bench'))
+  await seedDatabase(store, data, { vacuum: true })
+  return { store, cpuMeter: meterOf(store) }
 }
 
-/** Seeds a PGlite data directory (deleted at the end) that the server then opens. */
-async function preparePglite (data: SeedData): Promise<Database> {
-  const dir = mkdtempSync(join(tmpdir(), 'quire-bench-pglite-'))
-  onCleanup(() => rmSync(dir, { recursive: true, force: true }))
-  const url = `pglite://${dir}`
-  await seedDatabase(url, data, 'pglite')
-  await settleSeededPglite(dir)
-  return { url }
+/**
+ * A new DATA_DIR for the embedded default, its server started as every `quire` command starts it
+ * (attachDatabase), then seeded through the storage engine and VACUUMed like PostgreSQL's. The
+ * bench keeps one connection of its own to that server for the whole run (the CPU meter's, and a
+ * holder): the last process out stops the embedded server, so without it each Quire server the
+ * bench stops would stop PostgreSQL too, and the next would start on a cold cache (the external
+ * cluster stays up throughout). At the end the bench closes them and lets go, which stops the
+ * server; embedded-store.ts checks that none is left running.
+ */
+async function prepareDefault (data: SeedData): Promise<Database> {
+  const dir = newDataDir('quire-bench-default-')
+  onCleanup(() => dir.remove(log))
+  const store = embeddedStore(dir.dataDir)
+  log(`starting the embedded default's PostgreSQL server in ${dir.dataDir} (DATABASE_URL unset)`)
+  const attached = await attachDatabase(loadConfig(envOf(store)), msg => log(`  ${msg}`))
+  onCleanup(() => attached.release())
+  const holder = connectSql(store.url, { max: 1 })
+  onCleanup(() => holder.end({ timeout: 5 }))
+  await holder`SELECT 1`
+  const cpuMeter = meterOf(store)
+  await seedDatabase(store, data, { vacuum: true })
+  return { store, cpuMeter }
 }
 
 interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[], env?: Record<string, string>, settle?: () => Promise<void> }
@@ -84,7 +84,7 @@ function targetOf (plan: ServerPlan, options: BenchOptions): BenchTarget {
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, plan.name)}`] : []
   const start = async (): Promise<ChildServer> => {
     log(`starting the ${plan.name} server`)
-    const server = await startChildServer(plan.name, plan.script, { DATABASE_URL: plan.database.url, ...plan.env }, nodeArgs)
+    const server = await startChildServer(plan.name, plan.script, { ...envOf(plan.database.store), ...plan.env }, nodeArgs)
     onCleanup(() => server.stop())
     await plan.settle?.()
     return server
@@ -108,14 +108,14 @@ async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
   const testIds = data.test.map(d => d._id as string)
   const rows: ResultRow[] = []
   const pg = baseline.length || options.engines.includes('postgres') ? await preparePostgres(data) : undefined
-  if (pg && baseline.some(s => s.name === BASELINE_INSERTS)) await copyTestTable(pg.url, data.test.length)
+  if (pg && baseline.some(s => s.name === BASELINE_INSERTS)) await copyTestTable(pg.store.url, data.test.length)
   // The bare insert takes turns with PostgreSQL's creates (INTERLEAVED) when both run.
   const pairedInserts = baseline.find(s => s.name === BASELINE_INSERTS && options.engines.includes('postgres') && quire.some(q => q.name === 'create'))
   const baselinePlan: ServerPlan | undefined = pg && { name: 'baseline', script: './baseline-server.ts', database: pg, scenarios: baseline.filter(s => s !== pairedInserts) }
   if (baselinePlan?.scenarios.length) rows.push(...await benchServer(baselinePlan, testIds, options))
   if (!quire.length) return rows
   for (const engine of options.engines) {
-    const database = engine === 'postgres' ? pg! : await preparePglite(data)
+    const database = engine === 'postgres' ? pg! : await prepareDefault(data)
     const own = engine === 'postgres' && pairedInserts ? scenarios.filter(s => s.target === 'quire' || s === pairedInserts) : quire
     const aside = baselinePlan && targetOf(baselinePlan, options)
     for (const group of groupByWorkers(own)) rows.push(...await benchGroup(engine, database, group, testIds, options, aside))
@@ -138,11 +138,10 @@ function groupByWorkers (scenarios: Scenario[]): Scenario[][] {
   return groups
 }
 
-/** One server (WORKERS as the group says) for a group of scenarios; PGlite refuses several workers. */
+/** One server (WORKERS as the group says) for a group of scenarios. */
 async function benchGroup (engine: string, database: Database, scenarios: Scenario[], testIds: string[], options: BenchOptions, baseline?: BenchTarget): Promise<ResultRow[]> {
   const workers = scenarios[0].workers ?? 1
-  if (workers > 1 && engine === 'pglite') return scenarios.map(s => ({ scenario: s.name, engine, status: 'skipped', note: 'PGlite is one process\'s database (WORKERS=1)' }))
-  const settle = engine === 'postgres' ? () => waitForChangeLog(database.url) : undefined
+  const settle = (): Promise<void> => waitForChangeLog(database.store.url)
   return await benchServer({ name: engine, script: './serve.ts', database, scenarios, env: workers > 1 ? { WORKERS: String(workers) } : {}, settle }, testIds, options, baseline)
 }
 
@@ -154,7 +153,7 @@ async function main (): Promise<void> {
   log(`load average at start: ${loadAtStart.toFixed(2)} on ${cpus().length} cores${loadAtStart > 0.5 ? ' (other work is running: numbers will be noisy)' : ''}`)
   let startup: StartupResult | undefined
   if (options.startupRuns) {
-    log(`measuring start-up: ${options.startupRuns} x (npm start on a new PGlite data directory, then a restart on it)`)
+    log(`measuring start-up on the embedded default: ${options.startupRuns} x (a start on a new data directory, then a restart on it), with npm start and with quire serve`)
     startup = await measureStartup(options.startupRuns)
   }
   const rows = await benchAll(options)
@@ -162,10 +161,11 @@ async function main (): Promise<void> {
   const resultsFile = resultsFileOf(options)
   addPrevious(rows, resultsFile)
   const seconds = (Date.now() - started) / 1000
+  if (startup) for (const line of startup.lines) log(line)
   if (rows.length) log(`results:\n${formatTable(rows)}\n`)
   const goal = describeGoal(rows)
   if (goal) log(goal)
-  for (const line of [...describeAuthCost(rows), ...describeFeedCost(rows), ...describeScaling(rows)]) log(line)
+  for (const line of [...describeDefaultAgainstPostgres(rows), ...describeAuthCost(rows), ...describeFeedCost(rows), ...describeScaling(rows)]) log(line)
   const path = writeResults({
     finishedAt: new Date().toISOString(),
     runtimeSeconds: Math.round(seconds),
@@ -176,6 +176,7 @@ async function main (): Promise<void> {
   }, resultsFile)
   log(`total ${seconds.toFixed(0)} s; results in ${path}`)
   if (rows.some(r => r.status === 'errors' || r.status === 'failed')) log('some scenarios had errors: see the status column')
+  if (startup?.problems.length) log(`start-up problems: ${startup.problems.join('; ')}`)
 }
 
 let exitCode = 0

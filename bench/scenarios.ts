@@ -21,7 +21,7 @@ export interface Scenario {
   target: 'baseline' | 'quire'
   /** Change-feed subscribers (SSE on /changes/test) held open while the load runs. */
   subscribers?: number
-  /** Quire server processes (WORKERS; PostgreSQL only): 1 unless said. */
+  /** Quire server processes (WORKERS, on every engine): 1 unless said. */
   workers?: number
   /** The baseline scenario its ratio is taken against (`baseline`, a read, unless said). */
   yardstick?: string
@@ -107,8 +107,8 @@ export const SCENARIOS: Scenario[] = [
     name: 'create',
     target: 'quire',
     yardstick: BASELINE_INSERTS,
-    // The first writes after the seeding cost more (PGlite: 668 req/s with 1 s of warm-up, 1,003
-    // with 8 s): `create` would be measured in that transient and `create-watched` after it.
+    // The first writes after the seeding cost more (once 668 req/s with 1 s of warm-up, 1,003 with
+    // 8 s): `create` would be measured in that transient and `create-watched` after it.
     minWarmup: WRITE_WARMUP_SECONDS,
     build: createSpec
   },

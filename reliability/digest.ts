@@ -2,24 +2,21 @@
 // (documents, users, credentials, and any table added later), read with SQL.
 // Equal digests mean that not one stored row changed, apart from the change log's
 // numbering, which a server does in the background (the captured changes themselves
-// are compared; their positions are not). Taken while no server uses the store (PGlite admits one process at a time).
+// are compared; their positions are not). Taken while no Quire server runs on the store; on the
+// embedded default the DATA_DIR's server is started (or shared) for it as any `quire` command
+// does, and stopped again afterwards when nobody else uses it.
 import { createHash } from 'node:crypto'
-import { openPglite } from '../src/engines/pglite-client.ts'
 import { openPostgres } from '../src/engines/postgres-client.ts'
 import type { SqlClient } from '../src/sql/sql-client.ts'
 import { quoteIdent, quoteLiteral } from '../src/sql/quote.ts'
 import { CHANGE_POSITIONS, CHANGE_STATE } from '../src/sql/change-capture-ddl.ts'
+import { withStore, type Store } from '../bench/store.ts'
 
 export interface StoreDigest {
   /** sha256 over every table's rows. */
   digest: string
   /** Rows per table. */
   counts: Record<string, number>
-}
-
-async function openStore (url: string): Promise<SqlClient> {
-  if (url.startsWith('pglite://')) return await openPglite(url.slice('pglite://'.length))
-  return openPostgres(url, 120_000)
 }
 
 /** Columns a server fills in the background whatever the requests: the change log's head and floor. */
@@ -33,8 +30,11 @@ function rowText (table: string): string {
   return left === undefined ? 'r::text' : `(to_jsonb(r) - ARRAY[${left.map(quoteLiteral).join(', ')}])::text`
 }
 
-export async function digestStore (url: string): Promise<StoreDigest> {
-  const client = await openStore(url)
+export async function digestStore (store: Store): Promise<StoreDigest> {
+  return await withStore(store, () => {}, async () => await digest(openPostgres(store.url, 120_000)))
+}
+
+async function digest (client: SqlClient): Promise<StoreDigest> {
   try {
     const tables = (await client.query("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1"))
       .filter(row => !BOOKKEEPING_TABLES.has(String(row.t)))

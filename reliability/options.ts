@@ -5,7 +5,8 @@ import { intFrom } from '../src/config.ts'
 
 export const SCENARIO_NAMES = ['restart', 'kill', 'fuzz', 'expensive', 'soak', 'secrets'] as const
 export type ScenarioName = typeof SCENARIO_NAMES[number]
-export const ENGINE_NAMES = ['postgres', 'pglite'] as const
+/** `postgres`: the throwaway cluster over TCP (an external server); `default`: the embedded default (DATA_DIR, DATABASE_URL unset). */
+export const ENGINE_NAMES = ['postgres', 'default'] as const
 export type EngineName = typeof ENGINE_NAMES[number]
 
 export interface ReliabilityOptions {
@@ -20,7 +21,7 @@ export interface ReliabilityOptions {
   /** Concurrent writers and rounds of the kill -9 scenario, per engine. */
   writers: number
   killRounds: number
-  /** Seconds PostgreSQL stays down in the restart scenario. */
+  /** Seconds the database server stays down in the restart scenario. */
   downSeconds: number
   soakSeconds: number
   soakEngines: EngineName[]
@@ -57,7 +58,7 @@ export function readOptions (env: NodeJS.ProcessEnv = process.env): ReliabilityO
     killRounds: Math.max(1, intFrom(env, 'RELIABILITY_KILL_ROUNDS', pick(5, 2))),
     downSeconds: Math.max(1, intFrom(env, 'RELIABILITY_DOWN_SECONDS', 5)),
     soakSeconds: Math.max(30, intFrom(env, 'RELIABILITY_SOAK_SECONDS', pick(600, 60))),
-    soakEngines: list('RELIABILITY_SOAK_ENGINES', env.RELIABILITY_SOAK_ENGINES, ENGINE_NAMES, ['postgres']),
+    soakEngines: list('RELIABILITY_SOAK_ENGINES', env.RELIABILITY_SOAK_ENGINES, ENGINE_NAMES, ENGINE_NAMES),
     statementTimeoutMs: Math.max(100, intFrom(env, 'RELIABILITY_STATEMENT_TIMEOUT_MS', 2000)),
     linkDocs: Math.max(100, intFrom(env, 'RELIABILITY_LINK_DOCS', pick(20_000, 3_000))),
     testDocs: Math.max(100, intFrom(env, 'RELIABILITY_TEST_DOCS', pick(2_000, 500))),

@@ -1,20 +1,49 @@
 // The suite's PostgreSQL server: a throwaway cluster (src/embedded/throwaway-cluster.ts)
 // holding one database per use, which the restart scenario can stop (a fast
-// shutdown, as a service manager does) and start again on the same port.
+// shutdown, as a service manager does) and start again on the same port; and the
+// same control over the embedded default's server of a DATA_DIR (embeddedControl).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { startPgCluster } from '../src/embedded/throwaway-cluster.ts'
+import { clusterDirOf } from '../src/embedded/data-dir.ts'
+import { useEmbeddedServer } from '../src/embedded/embedded-server.ts'
+import { waitUntilStopped } from '../src/embedded/postmaster-pid.ts'
+import { serverPid } from '../bench/embedded-store.ts'
 
-export interface SuiteCluster {
-  /** Creates a database and returns its URL. */
-  createDatabase: (name: string) => Promise<string>
+export interface DatabaseControl {
   /** Fast shutdown of the server (clients are disconnected); resolves once it has exited. */
   stopServer: () => Promise<void>
   /** Starts the server again with the options it ran with; resolves once it accepts connections. */
   startServer: () => Promise<void>
+}
+
+export interface SuiteCluster extends DatabaseControl {
+  /** Creates a database and returns its URL. */
+  createDatabase: (name: string) => Promise<string>
   stop: () => Promise<void>
+}
+
+/**
+ * The embedded default's server of `dataDir`, stopped as an administrator or a service manager
+ * would (SIGINT to the postmaster: a fast shutdown) while Quire runs on it, and started again as
+ * any `quire` command starts it (useEmbeddedServer: detached, on the same socket). Quire does not
+ * start a server that stopped under it again itself: it answers 503 until one is back.
+ */
+export function embeddedControl (dataDir: string, log: (msg: string) => void): DatabaseControl {
+  const cluster = clusterDirOf(dataDir)
+  return {
+    stopServer: async () => {
+      const pid = serverPid(dataDir)
+      if (pid === undefined) throw new Error(`no embedded PostgreSQL server runs on ${dataDir}`)
+      process.kill(pid, 'SIGINT')
+      if (!await waitUntilStopped(cluster, 20_000)) throw new Error('the embedded PostgreSQL server did not stop within 20 s')
+    },
+    startServer: async () => {
+      await useEmbeddedServer(dataDir, msg => log(`  ${msg}`)) // not let go of: the Quire server on it stops it when it stops
+    }
+  }
 }
 
 async function waitUntil (ready: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {

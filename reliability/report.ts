@@ -10,7 +10,7 @@ export interface Check {
 
 export interface ScenarioResult {
   scenario: string
-  /** postgres, pglite, or "all" for a result over the whole run. */
+  /** postgres, default, or "all" for a result over the whole run. */
   engine: string
   pass: boolean
   seconds: number

@@ -1,5 +1,6 @@
 // `npm run reliability`: runs the reliability scenarios (docs/reliability.md)
-// against real Quire servers on PostgreSQL and PGlite, on loopback only, prints
+// against real Quire servers on an external PostgreSQL and on the embedded default
+// (exactly the same scenarios and pass criteria), on loopback only, prints
 // one line per scenario and engine with PASS or FAIL, writes
 // bench/results/reliability.json, and stops everything it started.
 import { cpus, loadavg, totalmem } from 'node:os'
@@ -17,9 +18,9 @@ import { judgeSecrets } from './scenarios/secrets.ts'
 
 type Runner = (suite: Suite, engine: EngineName) => Promise<ScenarioResult>
 
-/** Each scenario and the engines it runs on; secrets judges the whole run, so it comes last. */
+/** Each scenario and the engines it runs on (every engine; soak: RELIABILITY_SOAK_ENGINES, both by default); secrets judges the whole run, so it comes last. */
 const PLAN: Array<{ name: ScenarioName, engines: (o: ReliabilityOptions) => EngineName[], run: Runner }> = [
-  { name: 'restart', engines: o => o.engines.filter(e => e === 'postgres'), run: suite => runRestart(suite) },
+  { name: 'restart', engines: o => o.engines, run: runRestart },
   { name: 'kill', engines: o => o.engines, run: runKill },
   { name: 'fuzz', engines: o => o.engines, run: runFuzz },
   { name: 'expensive', engines: o => o.engines, run: runExpensive },

@@ -1,7 +1,10 @@
 // The world of one run: the models (the sample ones plus reliability/models),
 // the users and secrets the scanner knows, a local SMTP sink for recovery
-// mails, the PostgreSQL cluster, seeded and empty stores per engine, and Quire
-// servers started on them as child processes (bench/serve.ts), logging at trace.
+// mails, the PostgreSQL cluster, seeded and empty stores per engine (a database of
+// the throwaway cluster for `postgres`, a new DATA_DIR for the embedded `default`),
+// and Quire servers started on them as child processes (bench/serve.ts, which on the
+// default starts or shares the DATA_DIR's server and stops it last out, as
+// `quire serve` does), logging at trace.
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
@@ -12,12 +15,14 @@ import { onCleanup } from '../bench/cleanup.ts'
 import { log } from '../bench/report.ts'
 import { BENCH_USER, generateSeedData, type SeedData } from '../bench/seed-data.ts'
 import { MODELS_DIR, seedDatabase } from '../bench/seed-database.ts'
+import { newDataDir } from '../bench/embedded-store.ts'
+import { embeddedStore, envOf, externalStore, type Store } from '../bench/store.ts'
 import { prepareCreate } from '../src/documents/prepare-document.ts'
 import { USER_MODEL } from '../src/auth/user-model.ts'
 import { loadModels } from '../src/models/load-models.ts'
 import { createHttpClient, jsonOf, type HttpClient } from './http-client.ts'
 import type { EngineName, ReliabilityOptions } from './options.ts'
-import { startSuiteCluster, type SuiteCluster } from './pg-control.ts'
+import { embeddedControl, startSuiteCluster, type DatabaseControl, type SuiteCluster } from './pg-control.ts'
 import { createSecretScanner, type SecretScanner } from './secret-scanner.ts'
 import { startSmtpSink } from './smtp-sink.ts'
 
@@ -42,11 +47,13 @@ export interface Suite {
   admin: Account
   user: Account
   /** The seeded store of an engine (seeded on first use): admin, user, link and test documents. */
-  seededStore: (engine: EngineName) => Promise<string>
-  /** A new empty store. */
-  emptyStore: (engine: EngineName, name: string) => Promise<string>
+  seededStore: (engine: EngineName) => Promise<Store>
+  /** A new empty store (on the default: a new DATA_DIR, its cluster made by the first server). */
+  emptyStore: (engine: EngineName, name: string) => Promise<Store>
   cluster: () => Promise<SuiteCluster>
-  startQuire: (name: string, url: string, env?: Record<string, string>) => Promise<QuireServer>
+  /** Stops and starts the database server of a store: the cluster's, or the default's embedded server. */
+  databaseControl: (store: Store) => Promise<DatabaseControl>
+  startQuire: (name: string, store: Store, env?: Record<string, string>) => Promise<QuireServer>
   /** Another client of a server, with its own connection limit; the scanner reads its replies too. */
   clientFor: (server: QuireServer, connections: number) => HttpClient
   /** POST /login; the credentials are handed to the scanner. */
@@ -95,7 +102,7 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
   onCleanup(() => smtp.close())
   let cluster: Promise<SuiteCluster> | undefined
   let data: Promise<SeedData> | undefined
-  const stores = new Map<EngineName, Promise<string>>()
+  const stores = new Map<EngineName, Promise<Store>>()
   const serverErrors = new Map<string, number>()
   const recentRequests = new Map<string, string>()
   const recordErrors = (line: string): void => {
@@ -131,16 +138,17 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
     return { ...seed, moreUsers: [adminDoc] }
   })())
 
-  const emptyStore = async (engine: EngineName, name: string): Promise<string> => {
-    if (engine === 'postgres') return await (await getCluster()).createDatabase(name)
-    const dir = mkdtempSync(join(tmpdir(), `quire-rel-${name}-`))
-    onCleanup(() => rmSync(dir, { recursive: true, force: true }))
-    return `pglite://${dir}`
+  const emptyStore = async (engine: EngineName, name: string): Promise<Store> => {
+    if (engine === 'postgres') return externalStore(await (await getCluster()).createDatabase(name))
+    // Registered before any server on it, so run after they have stopped: a server left running is reported and stopped.
+    const dir = newDataDir(`quire-rel-${name}-`)
+    onCleanup(() => dir.remove(log))
+    return embeddedStore(dir.dataDir)
   }
 
-  const startQuire = async (name: string, url: string, env: Record<string, string> = {}): Promise<QuireServer> => {
+  const startQuire = async (name: string, store: Store, env: Record<string, string> = {}): Promise<QuireServer> => {
     const server = await startChildServer(name, './serve.ts', {
-      DATABASE_URL: url,
+      ...envOf(store),
       MODELS_DIR: modelsDir,
       QUIRE_SECRET: secret,
       LOG_LEVEL: 'trace',
@@ -178,6 +186,7 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
     admin,
     user,
     cluster: getCluster,
+    databaseControl: async store => store.dataDir === undefined ? await getCluster() : embeddedControl(store.dataDir, log),
     emptyStore,
     startQuire,
     clientFor: (server, connections) => scannedClient(server.url, connections),
@@ -185,9 +194,9 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
       let store = stores.get(engine)
       if (!store) {
         store = (async () => {
-          const url = await emptyStore(engine, 'seeded')
-          await seedDatabase(url, await seedData(), engine, modelsDir)
-          return url
+          const store = await emptyStore(engine, 'seeded')
+          await seedDatabase(store, await seedData(), { modelsDir })
+          return store
         })()
         stores.set(engine, store)
       }

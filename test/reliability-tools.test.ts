@@ -2,17 +2,17 @@
 // what it must and allows credentials only in login replies; generated JSON
 // keeps "__proto__" keys, raw number tokens and deep nesting that
 // JSON.stringify cannot write; the restart judge counts /ready from the moment PostgreSQL has
-// stopped, not from the moment it was asked to; the store digest ignores only the change log's numbering;
+// stopped, not from the moment it was asked to; the store digest ignores only the change log's numbering
+// (taken on the embedded default, whose server it starts and stops again, as every quire command does);
 // the malformed bodies the fuzz sends to /login carry no credentials (a Basic header logs in whatever the body).
 import t from 'tap'
 import { createSecretScanner } from '../reliability/secret-scanner.ts'
 import { deeplyNested, obj, RawJson, toJsonText } from '../reliability/fuzz/json-text.ts'
 import { judgeRestart, type ReadySample } from '../reliability/scenarios/restart.ts'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { digestStore } from '../reliability/digest.ts'
-import { openPglite } from '../src/engines/pglite-client.ts'
+import { newDataDir, serverPid } from '../bench/embedded-store.ts'
+import { embeddedStore, withStore } from '../bench/store.ts'
+import { openPostgres } from '../src/engines/postgres-client.ts'
 import { CHANGE_LOG_DDL, CHANGE_POSITIONS, CHANGE_STATE, CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
 import { createRequestGenerator } from '../reliability/fuzz/requests.ts'
 import { createChoice } from '../reliability/fuzz/random-choice.ts'
@@ -78,23 +78,27 @@ t.test('restart judge: /ready must say not ready once PostgreSQL has stopped', a
 })
 
 t.test('the store digest sees a changed document, not the change log being numbered', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'quire-digest-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const write = async (statements: string[]): Promise<void> => {
-    const client = await openPglite(dir)
+  const dir = newDataDir('quire-digest-')
+  const left: string[] = []
+  t.teardown(() => dir.remove(msg => { left.push(msg) }))
+  const store = embeddedStore(dir.dataDir)
+  const write = async (statements: string[]): Promise<void> => await withStore(store, () => {}, async () => {
+    const client = openPostgres(store.url, 10_000)
     try { for (const sql of statements) await client.exec(sql) } finally { await client.close() }
-  }
+  })
   await write([CHANGE_LOG_DDL, 'CREATE TABLE q_items (_id text PRIMARY KEY, doc jsonb NOT NULL)',
     `INSERT INTO q_items VALUES ('a', '{"n": 1}')`, `INSERT INTO ${CHANGE_TABLE} (model, op, doc_id) VALUES ('items', 'put', 'a')`])
-  const before = await digestStore(`pglite://${dir}`)
+  const before = await digestStore(store)
+  t.equal(serverPid(dir.dataDir), undefined, 'the digest let go of the embedded server it started: stopped')
   await write([`INSERT INTO ${CHANGE_POSITIONS} (pos, id) SELECT 1, id FROM ${CHANGE_TABLE}`, `UPDATE ${CHANGE_STATE} SET head = 1, floor = 1`])
-  t.equal((await digestStore(`pglite://${dir}`)).digest, before.digest, 'numbering captured changes is the server\'s bookkeeping')
+  t.equal((await digestStore(store)).digest, before.digest, 'numbering captured changes is the server\'s bookkeeping')
   await write([`UPDATE ${CHANGE_TABLE} SET doc_id = 'b'`])
-  t.not((await digestStore(`pglite://${dir}`)).digest, before.digest, 'a changed captured change is a change')
+  t.not((await digestStore(store)).digest, before.digest, 'a changed captured change is a change')
   await write(['UPDATE q_items SET doc = \'{"n": 2}\''])
-  const changed = await digestStore(`pglite://${dir}`)
+  const changed = await digestStore(store)
   t.not(changed.digest, before.digest, 'so is a changed document')
   t.same(changed.counts, { q_items: 1, [CHANGE_TABLE]: 1, [CHANGE_STATE]: 1 })
+  t.equal(serverPid(dir.dataDir), undefined, 'no server left running')
 })
 
 t.test('the fuzz sends malformed login bodies without credentials: a valid Basic header would log in whatever the body', async t => {

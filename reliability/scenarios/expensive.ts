@@ -3,10 +3,8 @@
 // the largest collection, pages past the end. Ten clients send them without
 // pause; each must be answered (a result, a 4xx or a 503) within
 // STATEMENT_TIMEOUT_MS plus a margin, and meanwhile other clients' reads by id
-// must keep their normal latency (measured alone first). PGlite runs one
-// statement at a time: there the reads' median must keep its normal latency and
-// every read must be answered within the expensive requests' own bound (a read
-// waits at most for the expensive statement in progress, see docs/reliability.md).
+// must keep their normal latency (measured alone first): the same criteria on
+// every engine.
 import { log } from '../../bench/report.ts'
 import type { EngineName } from '../options.ts'
 import { check, resultOf, type Check, type ScenarioResult } from '../report.ts'
@@ -81,17 +79,6 @@ function readChecks (m: Measured, normal: number, allowed: number): Check[] {
   ]
 }
 
-/** One worker (PGlite): the median read keeps its normal latency; none waits longer than the expensive requests' bound. */
-function oneWorkerReadChecks (m: Measured, limitMs: number): Check[] {
-  const normal = ms(m.alone, 50)
-  const allowed = Math.max(normal * LATENCY_FACTOR, normal + LATENCY_SLACK_MS)
-  const during = [...m.during, ...m.after]
-  return [
-    check('reads by id p50', ms(during, 50) <= allowed, `${ms(during, 50)} ms (alone ${normal} ms, allowed ${allowed} ms)`),
-    check('reads by id max', ms(during, 100) <= limitMs, `${ms(during, 100)} ms (p99 ${ms(during, 99)} ms, one worker: allowed ${limitMs} ms)`)
-  ]
-}
-
 function judge (engine: EngineName, started: number, timeoutMs: number, m: Measured): ScenarioResult {
   const limitMs = timeoutMs + MARGIN_MS
   const normal = ms(m.alone, 99)
@@ -107,7 +94,7 @@ function judge (engine: EngineName, started: number, timeoutMs: number, m: Measu
     check('expensive requests', m.hard.length > 0, m.hard.length),
     check(`answered within ${limitMs} ms`, late.length === 0, `${m.hard.length - late.length}/${m.hard.length} (max ${Math.round(Math.max(0, ...m.hard.map(s => s.ms)))} ms)`),
     check('5xx other than 503', serverErrors.length === 0, serverErrors.length),
-    ...engine === 'pglite' ? oneWorkerReadChecks(m, limitMs) : readChecks(m, normal, allowed),
+    ...readChecks(m, normal, allowed),
     check('reads by id failed', simpleFailed.length === 0, simpleFailed.length)
   ]
   const figures = {

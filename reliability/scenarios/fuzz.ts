@@ -13,6 +13,7 @@ import { startHealthProbe, type ProbeSummary } from '../health-probe.ts'
 import type { EngineName } from '../options.ts'
 import { check, resultOf, type ScenarioResult } from '../report.ts'
 import type { Suite } from '../stack.ts'
+import type { Store } from '../../bench/store.ts'
 import { drivePhase, type PhaseStats } from '../fuzz/drive.ts'
 import { drawPools } from '../fuzz/pools.ts'
 import { createChoice } from '../fuzz/random-choice.ts'
@@ -22,8 +23,8 @@ const HOSTILE_SHARE = 0.8
 /** Load shedding (503 with Retry-After while the database is busy) is not a failure, but it must stay rare. */
 const MAX_SHED_SHARE = 0.01
 
-async function phase (suite: Suite, engine: EngineName, url: string, target: FuzzTarget, mode: FuzzMode, count: number, seed: number): Promise<{ stats: PhaseStats, probe: ProbeSummary }> {
-  const server = await suite.startQuire(`fuzz-${engine}-${mode}`, url)
+async function phase (suite: Suite, engine: EngineName, store: Store, target: FuzzTarget, mode: FuzzMode, count: number, seed: number): Promise<{ stats: PhaseStats, probe: ProbeSummary }> {
+  const server = await suite.startQuire(`fuzz-${engine}-${mode}`, store)
   const probe = startHealthProbe(suite.clientFor(server, 1))
   const choice = createChoice(seed, drawPools(seed))
   const stats = await drivePhase(server, {
@@ -44,9 +45,9 @@ async function phase (suite: Suite, engine: EngineName, url: string, target: Fuz
 
 export async function runFuzz (suite: Suite, engine: EngineName): Promise<ScenarioResult> {
   const started = Date.now()
-  const url = await suite.seededStore(engine)
+  const store = await suite.seededStore(engine)
   const { fuzzTestIds, fuzzLinkIds } = await suite.seeded()
-  const setup = await suite.startQuire(`fuzz-${engine}-setup`, url)
+  const setup = await suite.startQuire(`fuzz-${engine}-setup`, store)
   const admin = await suite.login(setup, suite.admin)
   const user = await suite.login(setup, suite.user)
   await setup.stop()
@@ -57,11 +58,11 @@ export async function runFuzz (suite: Suite, engine: EngineName): Promise<Scenar
     onPassword: p => suite.scanner.addStoredPassword(p)
   }
   const hostileCount = Math.round(suite.options.fuzzRequests * HOSTILE_SHARE)
-  const before = await digestStore(url)
-  const hostile = await phase(suite, engine, url, target, 'hostile', hostileCount, suite.options.seed)
-  const after = await digestStore(url)
+  const before = await digestStore(store)
+  const hostile = await phase(suite, engine, store, target, 'hostile', hostileCount, suite.options.seed)
+  const after = await digestStore(store)
   log(`fuzz ${engine}: digest of ${Object.values(before.counts).reduce((a, b) => a + b, 0)} rows ${before.digest === after.digest ? 'unchanged' : 'CHANGED'} by the hostile phase`)
-  const valid = await phase(suite, engine, url, target, 'valid', suite.options.fuzzRequests - hostileCount, suite.options.seed + 1)
+  const valid = await phase(suite, engine, store, target, 'valid', suite.options.fuzzRequests - hostileCount, suite.options.seed + 1)
   return judge(engine, started, hostile, valid, before.digest === after.digest, changedTables(before.counts, after.counts))
 }
 

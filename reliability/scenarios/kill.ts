@@ -2,8 +2,13 @@
 // Quire is killed with SIGKILL at a random moment and started again on the same
 // store; every write that was acknowledged (2xx) must be there with the content
 // it was acknowledged with (or with the one write per writer still in flight).
-// Repeated RELIABILITY_KILL_ROUNDS times per engine.
+// Repeated RELIABILITY_KILL_ROUNDS times per engine. On the embedded default the
+// kill leaves the DATA_DIR's PostgreSQL server running (it is detached from Quire,
+// by design): the restarted Quire must find it and use it (the same postmaster), and
+// stop it when it is itself stopped gracefully.
 import { log } from '../../bench/report.ts'
+import { serverPid } from '../../bench/embedded-store.ts'
+import type { Store } from '../../bench/store.ts'
 import { createRandom } from '../../bench/seed-data.ts'
 import { jsonOf, type HttpClient } from '../http-client.ts'
 import type { EngineName } from '../options.ts'
@@ -44,10 +49,13 @@ async function readBack (client: HttpClient, apikey: string, ids: string[]): Pro
   return found
 }
 
-interface Round { acked: number, lost: string[], wrong: string[], killAfterMs: number, restartMs: number }
+/** The embedded server through a round (the default only): alive after the kill, the same one after the restart, gone after the graceful stop. */
+interface EmbeddedFate { pid?: number, survivedKill: boolean, reused: boolean, stoppedAtEnd: boolean }
+interface Round { acked: number, lost: string[], wrong: string[], killAfterMs: number, restartMs: number, embedded?: EmbeddedFate }
 
-async function runRound (suite: Suite, engine: EngineName, url: string, apikey: string, round: number, random: () => number): Promise<Round> {
-  const server = await suite.startQuire(`kill-${engine}-${round}`, url)
+async function runRound (suite: Suite, engine: EngineName, store: Store, apikey: string, round: number, random: () => number): Promise<Round> {
+  const server = await suite.startQuire(`kill-${engine}-${round}`, store)
+  const embeddedPid = store.dataDir === undefined ? undefined : serverPid(store.dataDir)
   const writers = suite.clientFor(server, suite.options.writers)
   const docs: Tracked[] = []
   let running = true
@@ -56,25 +64,32 @@ async function runRound (suite: Suite, engine: EngineName, url: string, apikey: 
   await new Promise(resolve => setTimeout(resolve, killAfterMs))
   server.kill()
   await server.exited
+  const survivedKill = embeddedPid !== undefined && serverPid(store.dataDir!) === embeddedPid
   running = false
   await Promise.all(loops)
   writers.close()
   const restarting = Date.now()
-  const again = await suite.startQuire(`kill-${engine}-${round}-restarted`, url)
+  const again = await suite.startQuire(`kill-${engine}-${round}-restarted`, store)
   const restartMs = Date.now() - restarting
+  const reused = embeddedPid !== undefined && serverPid(store.dataDir!) === embeddedPid
   const stored = await readBack(again.client, apikey, docs.map(d => d.id))
   await again.stop()
+  const embedded = store.dataDir === undefined ? undefined : { pid: embeddedPid, survivedKill, reused, stoppedAtEnd: serverPid(store.dataDir) === undefined }
   const lost = docs.filter(d => !stored.has(d.id)).map(d => `${d.id} (acknowledged ${d.acked.bar}) is missing`)
   const wrong = docs.filter(d => stored.has(d.id) && !same(stored.get(d.id), d.acked) && !same(stored.get(d.id), d.inFlight))
     .map(d => `${d.id}: acknowledged ${d.acked.bar}, stored ${stored.get(d.id)?.bar}`)
   const acked = docs.reduce((n, d) => n + 1 + d.acked.yack.n, 0)
-  log(`kill ${engine} round ${round}: killed after ${killAfterMs} ms, ${acked} acknowledged writes on ${docs.length} documents, ${lost.length} lost, ${wrong.length} wrong; restart took ${restartMs} ms`)
-  return { acked, lost, wrong, killAfterMs, restartMs }
+  const fate = embedded === undefined
+    ? ''
+    : `; embedded server pid ${embedded.pid ?? 'none'} ${embedded.survivedKill ? 'kept running through the kill' : 'DID NOT survive the kill'}, ` +
+      `${embedded.reused ? 'used by the restarted Quire' : 'NOT the one the restarted Quire used'}, ${embedded.stoppedAtEnd ? 'stopped with it' : 'STILL RUNNING after its graceful stop'}`
+  log(`kill ${engine} round ${round}: killed after ${killAfterMs} ms, ${acked} acknowledged writes on ${docs.length} documents, ${lost.length} lost, ${wrong.length} wrong; restart took ${restartMs} ms${fate}`)
+  return { acked, lost, wrong, killAfterMs, restartMs, embedded }
 }
 
 /** The first admin of an empty store, through POST /setup, and its API key. */
-async function setUp (suite: Suite, engine: EngineName, url: string): Promise<string> {
-  const server = await suite.startQuire(`kill-${engine}-setup`, url)
+async function setUp (suite: Suite, engine: EngineName, store: Store): Promise<string> {
+  const server = await suite.startQuire(`kill-${engine}-setup`, store)
   const setup = await server.client.send({ method: 'POST', path: '/setup', headers: { 'content-type': 'application/json' }, body: JSON.stringify(suite.admin) })
   if (setup.status !== 200) throw new Error(`POST /setup answered ${setup.status} ${setup.body.slice(0, 200)}`)
   const { apikey } = await suite.login(server, suite.admin)
@@ -84,20 +99,27 @@ async function setUp (suite: Suite, engine: EngineName, url: string): Promise<st
 
 export async function runKill (suite: Suite, engine: EngineName): Promise<ScenarioResult> {
   const started = Date.now()
-  const url = await suite.emptyStore(engine, 'kill')
-  const apikey = await setUp(suite, engine, url)
+  const store = await suite.emptyStore(engine, 'kill')
+  const apikey = await setUp(suite, engine, store)
   const random = createRandom(suite.options.seed)
   const rounds: Round[] = []
-  for (let r = 1; r <= suite.options.killRounds; r++) rounds.push(await runRound(suite, engine, url, apikey, r, random))
+  for (let r = 1; r <= suite.options.killRounds; r++) rounds.push(await runRound(suite, engine, store, apikey, r, random))
   const lost = rounds.flatMap(r => r.lost)
   const wrong = rounds.flatMap(r => r.wrong)
   const acked = rounds.reduce((n, r) => n + r.acked, 0)
+  const fates = rounds.flatMap(r => r.embedded ?? [])
+  const kept = fates.filter(f => f.survivedKill && f.reused).length
+  const stopped = fates.filter(f => f.stoppedAtEnd).length
+  const embeddedChecks = fates.length === 0
+    ? []
+    : [check('embedded server kept and reused', kept === rounds.length, `${kept}/${rounds.length}`), check('stopped by the last Quire', stopped === rounds.length, `${stopped}/${rounds.length}`)]
   return resultOf('kill', engine, started, [
     check('rounds', rounds.length >= suite.options.killRounds, rounds.length),
     check('writers', true, suite.options.writers),
     check('acknowledged writes', rounds.every(r => r.acked > 0), acked),
     check('lost', lost.length === 0, lost.length),
     check('wrong content', wrong.length === 0, wrong.length),
+    ...embeddedChecks,
     check('restart max', true, `${Math.max(...rounds.map(r => r.restartMs))} ms`)
   ], {
     rounds: rounds.length,

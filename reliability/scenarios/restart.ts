@@ -2,9 +2,12 @@
 // starts again after RELIABILITY_DOWN_SECONDS. Meanwhile Quire must answer 503
 // UNAVAILABLE (never a 500, never later than the statement timeout plus a
 // margin), /ready must say not ready, and within 5 s of the database's return
-// every request succeeds again, with the same Quire process.
+// every request succeeds again, with the same Quire process. On the embedded
+// default the DATA_DIR's server is stopped the same way (SIGINT to its postmaster)
+// and started again as any `quire` command starts it (reliability/pg-control.ts).
 import { log } from '../../bench/report.ts'
 import type { HttpRequest } from '../http-client.ts'
+import type { EngineName } from '../options.ts'
 import { check, resultOf, type ScenarioResult } from '../report.ts'
 import { startSteadyLoad, elapsed, percentile, type Sample } from '../steady-load.ts'
 import type { Suite } from '../stack.ts'
@@ -34,10 +37,11 @@ function readinessProbe (send: (req: HttpRequest) => Promise<{ status: number }>
   return { stop: async () => { running = false; await loop; return samples } }
 }
 
-export async function runRestart (suite: Suite): Promise<ScenarioResult> {
+export async function runRestart (suite: Suite, engine: EngineName): Promise<ScenarioResult> {
   const started = Date.now()
-  const cluster = await suite.cluster()
-  const server = await suite.startQuire('restart-postgres', await suite.seededStore('postgres'))
+  const store = await suite.seededStore(engine)
+  const server = await suite.startQuire(`restart-${engine}`, store)
+  const database = await suite.databaseControl(store)
   const { testIds } = await suite.seeded()
   const { apikey } = await suite.login(server, suite.user)
   let crashed = false
@@ -55,29 +59,29 @@ export async function runRestart (suite: Suite): Promise<ScenarioResult> {
   const ready = readinessProbe(req => server.client.send(req, 5000), load.started)
   await sleep(BEFORE_MS)
   const downAt = elapsed(load)
-  log(`restart: stopping PostgreSQL for ${suite.options.downSeconds} s under load`)
-  await cluster.stopServer()
+  log(`restart ${engine}: stopping PostgreSQL for ${suite.options.downSeconds} s under load`)
+  await database.stopServer()
   // A fast shutdown ends the sessions and writes a checkpoint first (about 1 s on a loaded
   // machine): the database is down once the postmaster has exited, and /ready is judged from then.
   const stoppedAt = elapsed(load)
-  log(`restart: PostgreSQL stopped (${((stoppedAt - downAt) / 1000).toFixed(1)} s to shut down)`)
+  log(`restart ${engine}: PostgreSQL stopped (${((stoppedAt - downAt) / 1000).toFixed(1)} s to shut down)`)
   await sleep(suite.options.downSeconds * 1000)
   const startAt = elapsed(load)
-  await cluster.startServer()
+  await database.startServer()
   const backAt = elapsed(load)
-  log(`restart: PostgreSQL is back (${((backAt - startAt) / 1000).toFixed(1)} s to start)`)
+  log(`restart ${engine}: PostgreSQL is back (${((backAt - startAt) / 1000).toFixed(1)} s to start)`)
   await sleep(AFTER_MS)
   const samples = await load.stop()
   const readiness = await ready.stop()
   const exitedDuring = crashed
   await server.stop()
-  return judgeRestart(suite.options, samples, readiness, { downAt, stoppedAt, startAt, backAt, crashed: exitedDuring, started })
+  return judgeRestart(suite.options, samples, readiness, { downAt, stoppedAt, startAt, backAt, crashed: exitedDuring, started }, engine)
 }
 
 /** ms since the load started: the stop asked, the postmaster gone, the start asked, the server accepting again. */
 export interface Timeline { downAt: number, stoppedAt: number, startAt: number, backAt: number, crashed: boolean, started: number }
 
-export function judgeRestart (options: Pick<Suite['options'], 'statementTimeoutMs' | 'downSeconds'>, samples: Sample[], readiness: ReadySample[], t: Timeline): ScenarioResult {
+export function judgeRestart (options: Pick<Suite['options'], 'statementTimeoutMs' | 'downSeconds'>, samples: Sample[], readiness: ReadySample[], t: Timeline, engine: EngineName = 'postgres'): ScenarioResult {
   const limitMs = options.statementTimeoutMs + MARGIN_MS
   const failed = (s: Sample): boolean => s.status < 200 || s.status >= 300
   const errors500 = samples.filter(s => s.status >= 500 && s.status !== 503)
@@ -118,5 +122,5 @@ export function judgeRestart (options: Pick<Suite['options'], 'statementTimeoutM
     maxMs: Math.round(Math.max(0, ...samples.map(s => s.ms)))
   }
   const examples = [...errors500, ...unclear503, ...noReply, ...slow].slice(0, 5).map(s => `${s.path}: ${s.status} ${s.code ?? ''} ${s.error ?? ''} after ${Math.round(s.ms)} ms`)
-  return resultOf('restart', 'postgres', t.started, checks, figures, examples)
+  return resultOf('restart', engine, t.started, checks, figures, examples)
 }
