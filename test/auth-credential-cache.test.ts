@@ -1,6 +1,5 @@
-// The credential cache across processes: two apps on one database (on PostgreSQL two
-// processes' worth of apps, on PGlite the one app twice, as PGlite is one process's
-// database). A key or token that one app has remembered stops working there within one
+// The credential cache across processes: two apps on one PostgreSQL database (two processes'
+// worth of apps). A key or token that one app has remembered stops working there within one
 // request after the other app revokes it (revoke, logout, password change, user delete;
 // Basic pairs too),
 // an admin change shows at once, and a remembered token still expires on time. A Basic header
@@ -34,10 +33,9 @@ async function status (app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'D
   return res.status
 }
 
-/** A second app on the database of `first` (PostgreSQL), or `first` itself (PGlite). */
+/** A second app on the database of `first`, as another process would be. */
 async function secondApp (t: Test, first: FastifyInstance): Promise<FastifyInstance> {
-  if (first.db.kind !== 'postgres') return first
-  const config: Config = { ...loadConfig({}), ...QUIET_SETTINGS, ...TEST_SETTINGS, modelsDir: first.config.modelsDir, bcryptRounds: 4, databaseUrl: first.config.databaseUrl }
+  const config: Config = { ...loadConfig({ DATABASE_URL: first.config.databaseUrl }), ...QUIET_SETTINGS, ...TEST_SETTINGS, modelsDir: first.config.modelsDir, bcryptRounds: 4 }
   const app = await buildApp({ config })
   t.teardown(() => app.close())
   return app

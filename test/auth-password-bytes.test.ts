@@ -76,7 +76,7 @@ for (const engine of ENGINES) {
     })
 
     t.test('quire admin create', async t => {
-      const env = { ...process.env, DATABASE_URL: engine === 'pglite' ? 'pglite://memory' : await databaseUrl(engine), MODELS_DIR: join(root, 'models'), BCRYPT_ROUNDS: '4' }
+      const env = { ...process.env, DATABASE_URL: await databaseUrl(engine), MODELS_DIR: join(root, 'models'), BCRYPT_ROUNDS: '4' }
       const cli = run(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli.ts'), 'admin', 'create', '--email', 'ops@example.com', '--password', TOO_LONG[0]], { env, cwd: root })
       const err = await cli.then(() => undefined, (e: { code: number, stderr: string }) => e)
       t.equal(err?.code, 1)

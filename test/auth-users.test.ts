@@ -4,8 +4,6 @@
 // and `quire admin create`, on every engine.
 import t from 'tap'
 import { execFile } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { ENGINES, basicAuth, createTestApp, databaseUrl } from './helpers/test-app.ts'
@@ -117,7 +115,7 @@ for (const engine of ENGINES) {
     })
 
     t.test('quire admin create', async t => {
-      const url = engine === 'pglite' ? `pglite://${mkdtempSync(join(tmpdir(), 'quire-cli-'))}` : await databaseUrl(engine)
+      const url = await databaseUrl(engine)
       const env = { ...process.env, DATABASE_URL: url, MODELS_DIR: join(root, 'models'), BCRYPT_ROUNDS: '4' }
       const cli = async (...args: string[]): Promise<{ code: number, out: string }> => {
         try {

@@ -5,12 +5,12 @@ import t, { type Test } from 'tap'
 import { Writable } from 'node:stream'
 import { buildApp } from '../app.ts'
 import { loadConfig } from '../src/config.ts'
-import { QUIET_SETTINGS, createTestApp } from './helpers/test-app.ts'
+import { QUIET_SETTINGS, createTestApp, databaseUrl } from './helpers/test-app.ts'
 
 const ORIGIN = 'https://app.example.com'
 
 t.test('security headers on API answers', async t => {
-  const { app } = await createTestApp(t, 'pglite')
+  const { app } = await createTestApp(t, 'postgres')
   const res = await app.inject('/api/test')
   t.equal(res.statusCode, 200)
   t.match(res.headers['content-security-policy'], /default-src 'self'/)
@@ -21,7 +21,7 @@ t.test('security headers on API answers', async t => {
 })
 
 t.test('without CORS_ORIGINS: no CORS headers; OPTIONS and PATCH answered with Allow', async t => {
-  const { app } = await createTestApp(t, 'pglite')
+  const { app } = await createTestApp(t, 'postgres')
   const read = await app.inject({ url: '/api/test', headers: { origin: ORIGIN } })
   t.equal(read.statusCode, 200)
   t.notOk(read.headers['access-control-allow-origin'])
@@ -38,7 +38,7 @@ t.test('without CORS_ORIGINS: no CORS headers; OPTIONS and PATCH answered with A
 })
 
 t.test('with CORS_ORIGINS: preflights and answers for allowed origins only', async t => {
-  const { app, admin } = await createTestApp(t, 'pglite', { corsOrigins: [ORIGIN, 'http://localhost:5173'] })
+  const { app, admin } = await createTestApp(t, 'postgres', { corsOrigins: [ORIGIN, 'http://localhost:5173'] })
   const preflight = await app.inject({
     method: 'OPTIONS',
     url: '/api/test/0123456789abcdef01234567',
@@ -63,7 +63,7 @@ t.test('with CORS_ORIGINS: preflights and answers for allowed origins only', asy
 })
 
 t.test('CORS_ORIGINS=* lets any origin in', async t => {
-  const { app } = await createTestApp(t, 'pglite', { corsOrigins: ['*'] })
+  const { app } = await createTestApp(t, 'postgres', { corsOrigins: ['*'] })
   const res = await app.inject({ url: '/api/test', headers: { origin: 'https://anywhere.example' } })
   t.equal(res.headers['access-control-allow-origin'], '*')
 })
@@ -72,7 +72,7 @@ t.test('CORS_ORIGINS=* lets any origin in', async t => {
 async function loggedAddress (t: Test, trustProxy: boolean | string[]): Promise<string> {
   const lines: string[] = []
   const stream = new Writable({ write (chunk, _encoding, done) { lines.push(String(chunk)); done() } })
-  const config = { ...loadConfig({}), ...QUIET_SETTINGS, databaseUrl: 'pglite://memory', modelsDir: '/nonexistent', trustProxy }
+  const config = { ...loadConfig({ DATABASE_URL: await databaseUrl('postgres') }), ...QUIET_SETTINGS, modelsDir: '/nonexistent', trustProxy }
   const app = await buildApp({ config, logger: { level: 'info', stream } })
   t.teardown(() => app.close())
   await app.inject({ url: '/health', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.7' } })

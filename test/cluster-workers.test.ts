@@ -2,8 +2,8 @@
 // request's log line), a write through one drops every worker's cached list count, a password
 // change empties every worker's credential cache, the login throttle and the login endpoints' request buckets are one
 // budget for all workers (the primary keeps the counters), a worker that dies is replaced,
-// SIGTERM to the primary stops every worker; PGlite refuses WORKERS=2 with one line; a worker of
-// another supervisor's node:cluster (PM2) keeps its limits in its own process.
+// SIGTERM to the primary stops every worker; a worker that cannot start stops the cluster; a worker
+// of another supervisor's node:cluster (PM2) keeps its limits in its own process.
 import t from 'tap'
 import { request } from 'node:http'
 import { spawn } from 'node:child_process'
@@ -54,12 +54,6 @@ async function until (what: string, ok: () => boolean, ms = 60_000): Promise<voi
 
 const alive = (pid: number): boolean => { try { process.kill(pid, 0); return true } catch { return false } }
 
-t.test('PGlite refuses WORKERS=2 with one line', async t => {
-  const result = await runCli(['serve'], { DATABASE_URL: 'pglite://memory', WORKERS: '2', PORT: '0', MODELS_DIR: join(REPO_ROOT, 'models') })
-  t.equal(result.code, 1)
-  t.equal(result.stderr, 'quire: WORKERS=2: PGlite is one process\'s database (a second process must not open its data directory); set WORKERS=1, or use PostgreSQL or MongoDB (DATABASE_URL) for several processes\n')
-})
-
 t.test('a worker that cannot start stops the cluster with exit code 1', async t => {
   const models = mkdtempSync(join(tmpdir(), 'quire-cluster-models-'))
   t.teardown(() => rmSync(models, { recursive: true, force: true }))
@@ -77,7 +71,7 @@ t.test('a node:cluster worker that another supervisor forked (PM2\'s cluster mod
     'const w = cluster.fork(); process.on(\'SIGTERM\', () => { w.process.kill(\'SIGTERM\'); w.on(\'exit\', () => process.exit(0)) })'
   const child = spawn(process.execPath, ['-e', primary], {
     cwd: REPO_ROOT, stdio: 'ignore',
-    env: { PATH: process.env.PATH, DATABASE_URL: 'pglite://memory', MODELS_DIR: join(REPO_ROOT, 'models'), PORT: String(port), HOST: '127.0.0.1', LOGIN_RATE_LIMIT: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }
+    env: { PATH: process.env.PATH, DATABASE_URL: await databaseUrl('postgres'), MODELS_DIR: join(REPO_ROOT, 'models'), PORT: String(port), HOST: '127.0.0.1', LOGIN_RATE_LIMIT: '1', MAX_EVENT_LOOP_DELAY_MS: '0' }
   })
   t.teardown(() => { child.kill('SIGTERM') })
   const url = `http://127.0.0.1:${port}`

@@ -12,8 +12,11 @@ import { freePort } from '../src/free-port.ts'
 t.test('defaults', async t => {
   const config = loadConfig({})
   t.match(config, { port: 3000, host: '0.0.0.0', defaultPageSize: 100, maxPageSize: 1000, statementTimeoutMs: 5000, bcryptRounds: 10, logLevel: 'info', mailFrom: 'quire@localhost' })
-  t.equal(config.databaseUrl, `pglite://${process.cwd()}/data`)
-  t.equal(loadConfig({ DATA_DIR: '/srv/q' }).databaseUrl, 'pglite:///srv/q')
+  t.match(config, { embedded: true, dataDir: `${process.cwd()}/data` }, 'DATABASE_URL unset: the embedded server of ./data')
+  t.equal(config.databaseUrl, `postgres://quire@localhost/postgres?host=${encodeURIComponent(`${process.cwd()}/data/postgres`)}`, 'through its Unix socket')
+  t.match(loadConfig({ DATA_DIR: '/srv/q' }), { embedded: true, dataDir: '/srv/q', databaseUrl: 'postgres://quire@localhost/postgres?host=%2Fsrv%2Fq%2Fpostgres' })
+  t.equal(loadConfig({ DATA_DIR: 'q' }).dataDir, `${process.cwd()}/q`, 'DATA_DIR is made absolute')
+  t.match(loadConfig({ DATABASE_URL: 'postgres://db/x' }), { embedded: false, databaseUrl: 'postgres://db/x' }, 'a DATABASE_URL is used as given')
   t.equal(loadConfig({ PORT: '', LOG_LEVEL: '' }).port, 3000, 'an empty value counts as unset')
   t.equal(loadConfig({ PORT: '8080', BCRYPT_ROUNDS: '12' }).port, 8080)
   t.equal(loadConfig({ QUIRE_URL: 'http://q:3000', QUIRE_API_KEY: 'k', QUIRE_TOKEN: 't' }).port, 3000, 'quire mcp\'s variables (a client\'s) do not stop a server')
@@ -32,8 +35,9 @@ const mistakes: Array<[string, Record<string, string>, string]> = [
   ['hexadecimal', { PORT: '0x50' }, 'configuration: PORT must be a whole number, from 0 to 65535 (got "0x50")'],
   ['two at once', { PORT: '-1', PG_POOL_SIZE: 'many' }, 'configuration: PORT must be a whole number, from 0 to 65535 (got "-1"); PG_POOL_SIZE must be a whole number, 1 or more (got "many")'],
   ['not a level', { LOG_LEVEL: 'loud' }, 'configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
-  ['a wrong scheme, credentials not echoed', { DATABASE_URL: 'mysql://root:hunter2@db/x' }, 'configuration: DATABASE_URL must start with pglite://, postgres://, postgresql://, mongodb:// or mongodb+srv://'],
-  ['no scheme', { DATABASE_URL: 'localhost:5432' }, 'configuration: DATABASE_URL must start with pglite://, postgres://, postgresql://, mongodb:// or mongodb+srv://'],
+  ['a wrong scheme, credentials not echoed', { DATABASE_URL: 'mysql://root:hunter2@db/x' }, 'configuration: DATABASE_URL must start with postgres://, postgresql://, mongodb:// or mongodb+srv://'],
+  ['no scheme', { DATABASE_URL: 'localhost:5432' }, 'configuration: DATABASE_URL must start with postgres://, postgresql://, mongodb:// or mongodb+srv://'],
+  ['the previous embedded engine\'s scheme', { DATABASE_URL: 'pglite://memory' }, 'configuration: DATABASE_URL: pglite:// is no longer supported: unset DATABASE_URL to use the embedded PostgreSQL server in DATA_DIR (a PGlite directory\'s data moves with `quire export` of the previous version and `quire import`; see CHANGELOG.md)'],
   ['a wrong mail scheme', { SMTP_URL: 'mail.example.com' }, 'configuration: SMTP_URL must start with smtp:// or smtps://'],
   ['page sizes that disagree', { DEFAULT_PAGE_SIZE: '500', MAX_PAGE_SIZE: '100' }, 'configuration: DEFAULT_PAGE_SIZE (500) must not exceed MAX_PAGE_SIZE (100)'],
   ['an unknown QUIRE_ name', { QUIRE_SECRETS: 'x' }, 'configuration: QUIRE_SECRETS is not a Quire setting: did you mean QUIRE_SECRET?'],
@@ -79,7 +83,7 @@ t.test('quire serve refuses a bad start with one line and exit code 1', async t 
   const cases: Array<[string, Record<string, string>, string]> = [
     ['an unreachable PostgreSQL', { DATABASE_URL: `postgres://quire:secret@127.0.0.1:${port}/quire` }, `quire: cannot reach PostgreSQL at 127.0.0.1:${port}: connection refused\n`],
     ['an unreachable MongoDB', { DATABASE_URL: `mongodb://127.0.0.1:${port}/quire` }, `quire: cannot reach MongoDB at 127.0.0.1:${port}: connection refused\n`],
-    ['a wrong scheme', { DATABASE_URL: 'mysql://root@localhost/quire' }, 'quire: configuration: DATABASE_URL must start with pglite://, postgres://, postgresql://, mongodb:// or mongodb+srv://\n'],
+    ['a wrong scheme', { DATABASE_URL: 'mysql://root@localhost/quire' }, 'quire: configuration: DATABASE_URL must start with postgres://, postgresql://, mongodb:// or mongodb+srv://\n'],
     ['a bad port', { PORT: 'http' }, 'quire: configuration: PORT must be a whole number, from 0 to 65535 (got "http")\n']
   ]
   await Promise.all(cases.map(async ([name, env, line]) => {

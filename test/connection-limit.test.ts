@@ -35,7 +35,7 @@ function answerOf (socket: net.Socket, ms: number): Promise<{ closed: boolean, d
 }
 
 t.test('connections beyond MAX_CONNECTIONS are closed as they arrive; the server keeps serving', async t => {
-  const { app } = await createTestApp(t, 'pglite', { maxConnections: 5 })
+  const { app } = await createTestApp(t, 'postgres', { maxConnections: 5 })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   const connect = (): Promise<net.Socket> => new Promise(resolve => { const socket = net.connect(port, '127.0.0.1', () => resolve(socket)) })

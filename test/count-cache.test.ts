@@ -1,6 +1,8 @@
 // The list-count cache: a write through this process shows at once, a write by
-// another process (straight to the engine) shows once the time to live passes.
+// another process (straight to the engine) shows once the time to live passes. On PostgreSQL.
 import t from 'tap'
+import postgres from 'postgres'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { openEngine } from '../src/engines/open-engine.ts'
 import { withCountCache } from '../src/engines/count-cache.ts'
 import { parseModelFile } from '../src/models/load-models.ts'
@@ -9,13 +11,14 @@ import { ANONYMOUS } from '../src/auth/caller.ts'
 import type { FindQuery } from '../src/engines/engine.ts'
 import { authorized } from '../src/permissions/authorized.ts'
 import { runInRequestScope } from '../src/engines/request-scope.ts'
+import { databaseUrl } from './helpers/test-app.ts'
 
 const model = parseModelFile(JSON.stringify({ name: 'counted', fields: { n: { type: 'number' } } }), 'test')
 const query = authorized<FindQuery>({ filter: authorized({ _deleted: false }), sort: [], limit: 1, skip: 0, count: true, populate: [] })
 const doc = (n: number) => ({ n, ...newSystemFields(ANONYMOUS) })
 
 t.test('counts are reused until a write or the time to live', async t => {
-  const raw = await openEngine('pglite://memory', { statementTimeoutMs: 5000 })
+  const raw = await openEngine(await databaseUrl('postgres'), { statementTimeoutMs: 5000 })
   t.teardown(() => raw.close())
   await raw.syncModels([model])
   let clock = 0
@@ -38,7 +41,7 @@ t.test('counts are reused until a write or the time to live', async t => {
 
 t.test('"no search" and an empty search are counted apart', async t => {
   const searchable = parseModelFile(JSON.stringify({ name: 'searched', fields: { s: { type: 'string' } }, fulltext: { fields: ['s'] } }), 'test')
-  const raw = await openEngine('pglite://memory', { statementTimeoutMs: 5000 })
+  const raw = await openEngine(await databaseUrl('postgres'), { statementTimeoutMs: 5000 })
   t.teardown(() => raw.close())
   await raw.syncModels([searchable])
   const cached = withCountCache(raw, 60_000)
@@ -50,17 +53,29 @@ t.test('"no search" and an empty search are counted apart', async t => {
 
 t.test('a shared count is cancelled only when every reader waiting for it left', async t => {
   const texts = parseModelFile(JSON.stringify({ name: 'texts', fields: { s: { type: 'string' } } }), 'test')
-  const raw = await openEngine('pglite://memory', { statementTimeoutMs: 60_000 })
+  // One expensive slot and no quick lane: the reads wait behind whatever holds the slot.
+  const url = await databaseUrl('postgres')
+  const raw = await openEngine(url, { statementTimeoutMs: 60_000, expensiveQuerySlots: 1, expensiveQuerySlotsPerClient: 1, quickStatementMs: 0 })
   t.teardown(() => raw.close())
+  const observer = postgres(url, { max: 1, onnotice: () => {} })
+  t.teardown(() => observer.end())
+  const running = async (): Promise<number> =>
+    (await observer`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`)[0].n as number
   await raw.syncModels([texts])
   await raw.insert(texts, { s: 'a'.repeat(20_000), ...newSystemFields(ANONYMOUS) })
   const reader = (client: string) => ({ client, controller: new AbortController() })
   const inScope = <T>(r: ReturnType<typeof reader>, work: () => Promise<T>): Promise<T> => runInRequestScope({ client: r.client, signal: r.controller.signal }, work)
-  /** A slow count holds PGlite's one expensive slot, so that the reads after it wait behind it. */
-  const holdPglite = (): Promise<number> => inScope(reader('busy'), () => raw.count(texts, authorized({ s: { $regex: '(?=a*x)' } })))
+  /** A slow count holds the one expensive slot, so that the reads after it wait behind it; resolves once it runs. */
+  const holdSlot = async (): Promise<Promise<number>> => {
+    let settled = false
+    const count = inScope(reader('busy'), () => raw.count(texts, authorized({ s: { $regex: '(?=a*x)' } }))).finally(() => { settled = true })
+    while (!settled && await running() === 0) await sleep(10)
+    t.notOk(settled, 'the slow count holds the slot while the reads come')
+    return count
+  }
 
   const cached = withCountCache(raw, 2000)
-  let slow = holdPglite()
+  let slow = await holdSlot()
   const [first, second] = [reader('first'), reader('second')]
   const firstRead = inScope(first, () => cached.find(texts, query)).catch(err => err)
   const secondRead = inScope(second, () => cached.find(texts, query))
@@ -70,7 +85,7 @@ t.test('a shared count is cancelled only when every reader waiting for it left',
   await firstRead
 
   const again = withCountCache(raw, 2000)
-  slow = holdPglite()
+  slow = await holdSlot()
   const [third, fourth] = [reader('third'), reader('fourth')]
   const thirdRead = inScope(third, () => again.find(texts, query))
   const fourthRead = inScope(fourth, () => again.find(texts, query))

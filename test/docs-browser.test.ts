@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { REPO_ROOT, startServer } from './helpers/run-cli.ts'
+import { databaseUrl } from './helpers/test-app.ts'
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
 const executablePath = CANDIDATES.find(path => path && existsSync(path))
@@ -17,7 +18,7 @@ const SCREENSHOTS = join(REPO_ROOT, '.tap', 'screenshots')
 const skip = executablePath ? false : 'no Chromium found (install the Debian package chromium, or set CHROMIUM_PATH)'
 
 t.test('/docs shows the models\' operations and runs a "try it" request', { skip }, async t => {
-  const server = await startServer({ DATABASE_URL: 'pglite://memory', MODELS_DIR: join(REPO_ROOT, 'models'), MAX_EVENT_LOOP_DELAY_MS: '0', LOG_LEVEL: 'warn' })
+  const server = await startServer({ DATABASE_URL: await databaseUrl('postgres'), MODELS_DIR: join(REPO_ROOT, 'models'), MAX_EVENT_LOOP_DELAY_MS: '0', LOG_LEVEL: 'warn' })
   t.teardown(() => { server.child.kill('SIGTERM') })
   const post = (path: string, body: unknown, auth?: string) => fetch(server.url + path, {
     method: 'POST', headers: { 'content-type': 'application/json', ...(auth && { authorization: `Basic ${Buffer.from(auth).toString('base64')}` }) }, body: JSON.stringify(body)

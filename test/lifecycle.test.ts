@@ -33,7 +33,7 @@ for (const engine of ENGINES) {
     t.teardown(() => rmSync(dir, { recursive: true, force: true }))
     const env = {
       MODELS_DIR: slowModels(dir),
-      DATABASE_URL: engine === 'pglite' ? `pglite://${join(dir, 'data')}` : await databaseUrl('postgres'),
+      DATABASE_URL: await databaseUrl(engine),
       // Each create hashes a password (about 0.1 s here, seconds on a loaded machine): in flight long enough.
       BCRYPT_ROUNDS: '11',
       // Room for a loaded machine: what counts is that no request is lost, not how long they take.
@@ -79,7 +79,7 @@ t.test('GET /ready answers 503 while PostgreSQL is down, /health still 200', asy
   const cluster = await startPgCluster()
   let stopped = false
   t.teardown(() => stopped ? undefined : cluster.stop())
-  const app = await buildApp({ config: { ...loadConfig({}), databaseUrl: cluster.url, modelsDir: join(tmpdir(), 'quire-no-models'), ...QUIET_SETTINGS } })
+  const app = await buildApp({ config: { ...loadConfig({ DATABASE_URL: cluster.url }), modelsDir: join(tmpdir(), 'quire-no-models'), ...QUIET_SETTINGS } })
   t.teardown(() => app.close())
   t.equal((await app.inject('/ready')).statusCode, 200)
   await cluster.stop()
@@ -91,7 +91,7 @@ t.test('GET /ready answers 503 while PostgreSQL is down, /health still 200', asy
 })
 
 t.test('a stalled event loop sheds requests with 503 OVERLOADED, then recovers', async t => {
-  const { app } = await createTestApp(t, 'pglite', { maxEventLoopDelayMs: 50 })
+  const { app } = await createTestApp(t, 'postgres', { maxEventLoopDelayMs: 50 })
   t.equal((await app.inject('/api/test')).statusCode, 200)
   // Keep this thread blocked 200 ms at a time until a request is shed: every 100 ms sample of the
   // lag is then far above 50 ms. (One 1 s block made a single sample high, and on a loaded CI
@@ -116,7 +116,7 @@ t.test('a stalled event loop sheds requests with 503 OVERLOADED, then recovers',
 // Found by an audit: Fastify turns Node's request timeout off, so a client sending its body a few
 // bytes at a time held its connection (and up to a body's worth of memory) for ever.
 t.test('a client too slow to send its request is cut off (REQUEST_TIMEOUT_MS)', async t => {
-  const { app } = await createTestApp(t, 'pglite', { requestTimeoutMs: 1000 })
+  const { app } = await createTestApp(t, 'postgres', { requestTimeoutMs: 1000 })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as { port: number }
   const socket = connect(port, '127.0.0.1')

@@ -22,7 +22,7 @@ function sample (text: string, line: string): number | undefined {
 }
 
 t.test('off by default', async t => {
-  const { app } = await createTestApp(t, 'pglite')
+  const { app } = await createTestApp(t, 'postgres')
   t.equal((await app.inject('/metrics')).statusCode, 404)
 })
 
@@ -52,7 +52,7 @@ for (const engine of ENGINES) {
 }
 
 t.test('METRICS_TOKEN protects the endpoint', async t => {
-  const { app } = await createTestApp(t, 'pglite', { metricsEnabled: true, metricsToken: 'a-token-of-16-chars-or-more' })
+  const { app } = await createTestApp(t, 'postgres', { metricsEnabled: true, metricsToken: 'a-token-of-16-chars-or-more' })
   const scrape = (authorization?: string) => app.inject({ url: '/metrics', headers: authorization ? { authorization } : {} })
   const missing = await scrape()
   t.equal(missing.statusCode, 401)

@@ -28,7 +28,7 @@ const undocumented = (route: RouteOptions): boolean => route.method === 'HEAD' |
 
 t.test('a valid OpenAPI 3.1 document listing every route, one set of paths per model', async t => {
   const routes = collectRoutes(t)
-  const { app } = await createTestApp(t, 'pglite', { metricsEnabled: true })
+  const { app } = await createTestApp(t, 'postgres', { metricsEnabled: true })
   const res = await app.inject('/openapi.json')
   t.equal(res.statusCode, 200)
   const doc = res.json() as Document
@@ -55,7 +55,7 @@ t.test('a valid OpenAPI 3.1 document listing every route, one set of paths per m
 })
 
 t.test('each model has its document schema, bodies and list parameters', async t => {
-  const { app } = await createTestApp(t, 'pglite')
+  const { app } = await createTestApp(t, 'postgres')
   const doc = (await app.inject('/openapi.json')).json() as Document
   const list = doc.paths['/api/test'].get
   const names = list.parameters!.map(p => p.name)
@@ -70,7 +70,7 @@ t.test('each model has its document schema, bodies and list parameters', async t
 })
 
 t.test('the documented schemas describe what the API returns', async t => {
-  const { app, admin } = await createTestApp(t, 'pglite')
+  const { app, admin } = await createTestApp(t, 'postgres')
   const doc = (await app.inject('/openapi.json')).json() as Document
   const link = (await app.inject({ method: 'POST', url: '/api/link', headers: { authorization: admin }, payload: { name: 'a link', val: 1 } })).json().data
   await app.inject({ method: 'POST', url: '/api/test', headers: { authorization: admin }, payload: { foo: 'x', yack: { s: 'y', n: 2 }, link_id: link._id, password: 'secret-pass' } })
@@ -88,7 +88,7 @@ t.test('the documented schemas describe what the API returns', async t => {
 })
 
 t.test('/docs is served from the package\'s own files', async t => {
-  const { app } = await createTestApp(t, 'pglite')
+  const { app } = await createTestApp(t, 'postgres')
   const page = await app.inject('/docs/')
   t.equal(page.statusCode, 200)
   t.match(page.body, /swagger-ui-bundle\.js/)
@@ -99,7 +99,7 @@ t.test('/docs is served from the package\'s own files', async t => {
 })
 
 t.test('API_DOCS_ENABLED=false serves neither', async t => {
-  const { app } = await createTestApp(t, 'pglite', { apiDocsEnabled: false })
+  const { app } = await createTestApp(t, 'postgres', { apiDocsEnabled: false })
   t.equal((await app.inject('/openapi.json')).statusCode, 404)
   t.equal((await app.inject('/docs/')).statusCode, 404)
 })

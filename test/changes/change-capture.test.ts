@@ -1,10 +1,9 @@
-// The SQL change capture on PGlite and PostgreSQL: the trigger records every write to a
+// The SQL change capture on PostgreSQL: the trigger records every write to a
 // model's table (insert, update, soft delete, restore, permanent delete, whatever the
 // statement), and the acting user's id reaches it from the write's own statement or
 // transaction, leaving the rows the statement returns unchanged.
 import t, { type Test } from 'tap'
 import type { SqlClient } from '../../src/sql/sql-client.ts'
-import { openPglite } from '../../src/engines/pglite-client.ts'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
 import { CHANGE_LOG_DDL, captureTriggerSql } from '../../src/sql/change-capture-ddl.ts'
@@ -21,9 +20,8 @@ async function clients (t: Test): Promise<Array<[string, SqlClient]>> {
   const cluster = await startPgCluster()
   t.teardown(() => cluster.stop())
   const pg = openPostgres(cluster.url, 5000)
-  const lite = await openPglite(undefined)
-  t.teardown(async () => { await pg.close(); await lite.close() })
-  return [['PGlite', lite], ['PostgreSQL', pg]]
+  t.teardown(async () => { await pg.close() })
+  return [['PostgreSQL', pg]]
 }
 
 /** A query's rows as a plain array (postgres.js adds properties to its result arrays). */

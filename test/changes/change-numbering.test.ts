@@ -1,17 +1,17 @@
 // Numbering without followers: what a process writes while no one follows its change feed is
 // numbered within about a second (one round for what came meanwhile), not left for the next
-// prune (every minute) or reader to number all at once, which on PGlite stalls every request.
+// prune (every minute) or reader to number all at once. On PostgreSQL (a throwaway cluster per test).
 // The sequencer's floor (where it starts looking for unnumbered changes) never passes a change
 // whose transaction is still open, however many later ones it numbers meanwhile.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { SqlClient } from '../../src/sql/sql-client.ts'
-import { openPglite } from '../../src/engines/pglite-client.ts'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
 import { resolveModel } from '../../src/models/load-models.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
 import { UNNUMBERED, createChangeSequencer } from '../../src/engines/sql-change-sequencer.ts'
 import { holdOpen } from '../helpers/held-transaction.ts'
+import { sequenceUntilDone } from '../helpers/sequence-until-done.ts'
 
 const MODEL = resolveModel({ name: 'numbered', fields: { n: { type: 'number' } } })
 const WRITES = 30
@@ -30,7 +30,10 @@ async function settled (client: SqlClient, ms: number): Promise<number> {
   }
 }
 
-async function checkEngine (t: Test, client: SqlClient): Promise<void> {
+t.test('what a process writes with no follower is numbered soon after (PostgreSQL)', async t => {
+  const cluster = await startPgCluster()
+  t.teardown(() => cluster.stop())
+  const client = openPostgres(cluster.url, 5000)
   const engine = createSqlEngine(client)
   t.teardown(() => engine.close()) // closes the client too
   await engine.syncModels([MODEL])
@@ -39,18 +42,6 @@ async function checkEngine (t: Test, client: SqlClient): Promise<void> {
   t.equal(await settled(client, 5000), 0, 'numbered soon after, with no follower, reader or prune')
   const positions = await client.query(POSITIONS_IN_CAPTURE_ORDER)
   t.strictSame(positions.map(row => row.pos), Array.from({ length: WRITES }, (_, i) => i + 1), 'in capture order, from 1')
-}
-
-t.test('PGlite', async t => {
-  const client = await openPglite(undefined)
-  await checkEngine(t, client)
-})
-
-t.test('PostgreSQL', async t => {
-  const cluster = await startPgCluster()
-  t.teardown(() => cluster.stop())
-  const client = openPostgres(cluster.url, 5000)
-  await checkEngine(t, client)
 })
 
 t.test('a change committed after later ones were numbered still gets its position (PostgreSQL)', async t => {
@@ -67,18 +58,18 @@ t.test('a change committed after later ones were numbered still gets its positio
   const open = await holdOpen(holder, 'INSERT INTO q_numbered (_id, doc) VALUES ($1, $2::jsonb)', ['held', '{"n":1}'])
   for (let round = 0; round < 4; round++) {
     await writer.query('INSERT INTO q_numbered (_id, doc) VALUES ($1, $2::jsonb)', [`later-${round}`, '{"n":2}'])
-    t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+    await sequenceUntilDone(sequencer)
   }
   t.equal(await positionOf('later-3'), 4, 'the later changes are numbered while the first is open')
   t.equal(await positionOf('held'), undefined, 'the open one is not (nor visible)')
   await open.commit()
-  t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+  await sequenceUntilDone(sequencer)
   t.equal(await positionOf('held'), 5, 'once committed, it is numbered after them')
   t.equal(await sequencer.hasUnsequenced(), false)
 
   // More than one batch (1,000) waits: the floor passes none of them before its batch numbered it.
   await writer.query("INSERT INTO q_numbered (_id, doc) SELECT 'bulk-' || n, '{\"n\":3}'::jsonb FROM generate_series(1, 2500) n")
-  t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+  await sequenceUntilDone(sequencer)
   t.equal(await unnumbered(numberer), 0, 'every one of them is numbered')
   t.equal(await positionOf('bulk-2500'), 2505, 'in capture order, after the others')
 })
@@ -96,9 +87,9 @@ t.test('the only open transaction, with nothing committed after it, still gets i
   const sequencer = createChangeSequencer(numberer)
 
   const open = await holdOpen(holder, "INSERT INTO q_numbered (_id, doc) SELECT 'import-' || n, '{\"n\":1}'::jsonb FROM generate_series(1, 3) n")
-  for (let round = 0; round < 3; round++) t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+  for (let round = 0; round < 3; round++) await sequenceUntilDone(sequencer)
   await open.commit()
-  t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+  await sequenceUntilDone(sequencer)
   t.equal(await unnumbered(numberer), 0, 'once committed, every change of the import is numbered')
   t.equal(await sequencer.hasUnsequenced(), false)
 
@@ -109,12 +100,14 @@ t.test('the only open transaction, with nothing committed after it, still gets i
   t.equal(await sequencer.hasUnsequenced(), false, 'a floor above a change hides it')
   await engine.syncModels([MODEL])
   t.equal(await sequencer.hasUnsequenced(), true, 'the first start of this version lowers the floor below it')
-  t.equal(await sequencer.sequenceAll(false, () => {}), 'done')
+  await sequenceUntilDone(sequencer)
   t.equal(await unnumbered(numberer), 0, 'and it is numbered')
 })
 
-t.test('a log from before positions had their own table keeps its positions and numbers the rest after them', async t => {
-  const client = await openPglite(undefined)
+t.test('a log from before positions had their own table keeps its positions and numbers the rest after them (PostgreSQL)', async t => {
+  const cluster = await startPgCluster()
+  t.teardown(() => cluster.stop())
+  const client = openPostgres(cluster.url, 5000)
   await client.exec(`
     CREATE TABLE quire_changes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, pos bigint UNIQUE,
       at timestamptz NOT NULL DEFAULT now(), model text NOT NULL, op text NOT NULL, doc_id text NOT NULL, actor text, doc jsonb);

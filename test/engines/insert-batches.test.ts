@@ -2,9 +2,8 @@
 // gets its own stored document back, a create refused by the database (a duplicate unique value)
 // fails alone while the others of its batch are stored, the change log records each create's own
 // acting user, a client leaving does not cancel the batch its create joined, and large documents
-// are split over several statements. Both engines.
+// are split over several statements. On PostgreSQL.
 import t from 'tap'
-import { openPglite } from '../../src/engines/pglite-client.ts'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
 import type { Doc } from '../../src/engines/engine.ts'
@@ -26,7 +25,7 @@ const docOf = (k: number, code = `c${k}`): Doc => {
 }
 
 async function openClient (engine: EngineName): Promise<SqlClient> {
-  return engine === 'pglite' ? await openPglite(undefined) : openPostgres(await databaseUrl('postgres'), 60_000)
+  return openPostgres(await databaseUrl(engine), 60_000)
 }
 
 /** Runs `work` as a request of user `userId` whose client may leave (`leave` aborts its signal). */

@@ -47,13 +47,14 @@ export interface LoggedApp { app: FastifyInstance, logs: string[] }
 export async function createLoggedApp (t: Test, engine: EngineName, overrides: Partial<Config> = {}): Promise<LoggedApp> {
   const logs: string[] = []
   const stream = new Writable({ write (chunk, _enc, done) { logs.push(String(chunk)); done() } })
+  const url = await databaseUrl(engine)
   const config: Config = {
-    ...loadConfig({}),
+    ...loadConfig({ DATABASE_URL: url }),
     modelsDir: new URL('../../models', import.meta.url).pathname,
     bcryptRounds: 4,
     ...TEST_SETTINGS,
     ...overrides,
-    databaseUrl: await databaseUrl(engine)
+    databaseUrl: url
   }
   const app = await buildApp({ config, logger: { level: 'trace', stream } })
   t.teardown(() => app.close())

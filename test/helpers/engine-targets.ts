@@ -1,4 +1,4 @@
-// The engines the contract suite runs on: PGlite in memory, a throwaway PostgreSQL server,
+// The engines the contract suite runs on: a throwaway PostgreSQL server,
 // and MongoDB when MONGODB_URL is set or MONGOMS_SYSTEM_BINARY names an existing mongod
 // (run by mongodb-memory-server as a one-member replica set; it never downloads a binary).
 import { existsSync } from 'node:fs'
@@ -57,7 +57,6 @@ function mongoTarget (): EngineTarget | SkippedTarget {
 
 export function engineTargets (): Array<EngineTarget | SkippedTarget> {
   return [
-    { name: 'pglite', title: 'PGlite', url: async () => 'pglite://memory' },
     {
       name: 'postgres',
       title: 'PostgreSQL',

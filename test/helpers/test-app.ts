@@ -1,6 +1,6 @@
-// Builds Quire apps for HTTP scenario tests on every engine: PGlite in memory,
-// and a real PostgreSQL server (one throwaway cluster per test file, a fresh
-// database per app). MongoDB runs when MONGODB_URL is set.
+// Builds Quire apps for HTTP scenario tests on a real PostgreSQL server (one throwaway
+// cluster per test file, src/embedded/throwaway-cluster.ts, and a fresh database per app).
+// The engine contract suite (test/engine-contract.test.ts) also runs MongoDB when one is available.
 import tap, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import postgres from 'postgres'
@@ -11,7 +11,7 @@ import { prepareCreate } from '../../src/documents/prepare-document.ts'
 import { USER_MODEL } from '../../src/auth/user-model.ts'
 import { ANONYMOUS } from '../../src/auth/caller.ts'
 
-export type EngineName = 'pglite' | 'postgres'
+export type EngineName = 'postgres'
 
 let cluster: Promise<PgCluster> | undefined
 let databases = 0
@@ -25,9 +25,8 @@ function sharedCluster (): Promise<PgCluster> {
   return cluster
 }
 
-/** A fresh database for one app: PGlite in memory, or a new database in the shared cluster. */
-export async function databaseUrl (engine: EngineName): Promise<string> {
-  if (engine === 'pglite') return 'pglite://memory'
+/** A fresh database for one app: a new database in the shared cluster. */
+export async function databaseUrl (_engine: EngineName): Promise<string> {
   const { url } = await sharedCluster()
   const name = `quire_test_${process.pid}_${++databases}`
   const admin = postgres(url, { max: 1, onnotice: () => {} })
@@ -36,7 +35,8 @@ export async function databaseUrl (engine: EngineName): Promise<string> {
   return url.replace(/\/postgres$/, `/${name}`)
 }
 
-export const ENGINES: EngineName[] = ['pglite', 'postgres']
+/** The engines the HTTP scenario tests run on, each named in its test's title. */
+export const ENGINES: EngineName[] = ['postgres']
 
 /** Test apps do not shed load: a busy test machine must not turn answers into 503s (test/lifecycle.test.ts tests shedding). */
 export const QUIET_SETTINGS: Partial<Config> = { maxEventLoopDelayMs: 0 }
@@ -55,8 +55,9 @@ export function basicAuth (email: string, password: string): string {
 
 /** A new app on `engine` with the sample models, closed when `t` ends. */
 export async function createTestApp (t: Test, engine: EngineName, overrides: Partial<Config> = {}): Promise<TestApp> {
-  const config: Config = { ...loadConfig({}), ...QUIET_SETTINGS, modelsDir: new URL('../../models', import.meta.url).pathname, bcryptRounds: 4, ...overrides }
-  config.databaseUrl = overrides.databaseUrl ?? await databaseUrl(engine)
+  const url = overrides.databaseUrl ?? await databaseUrl(engine)
+  // A database server of the test's own (DATABASE_URL set): not the embedded server of ./data.
+  const config: Config = { ...loadConfig({ DATABASE_URL: url }), ...QUIET_SETTINGS, modelsDir: new URL('../../models', import.meta.url).pathname, bcryptRounds: 4, ...overrides }
   const app = await buildApp({ config })
   t.teardown(() => app.close())
   const createUser: TestApp['createUser'] = async (email, password, fields = {}) => {

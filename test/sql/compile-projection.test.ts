@@ -1,5 +1,5 @@
 // Tests of the projection compiler: exact SQL and limits. The projected documents are checked
-// on PostgreSQL in sql-on-pglite.test.ts.
+// on PostgreSQL in sql-on-postgres.test.ts.
 import t from 'tap'
 import { compileProjection, MAX_PROJECTION_FIELDS } from '../../src/sql/compile-projection.ts'
 import { SqlParams } from '../../src/sql/sql-params.ts'

@@ -1,5 +1,5 @@
 // Tests of the sort compiler: exact ORDER BY text and limits. MongoDB's order across types is
-// checked on PostgreSQL in sql-on-pglite.test.ts.
+// checked on PostgreSQL in sql-on-postgres.test.ts.
 import t from 'tap'
 import type { FieldKind, Sort } from '../../src/query/types.ts'
 import { compileSort, MAX_SORT_TERMS } from '../../src/sql/compile-sort.ts'

@@ -1,9 +1,8 @@
 // Covering indexes for aggregations (src/sql/covering-columns.ts, compile-covered-group.ts):
 // a model whose index declares `include` answers $match + $group on covered fields from its
 // columns (an index-only scan on PostgreSQL), with exactly the results the same pipeline gives on
-// a model without it; anything the columns do not hold falls back to the documents. Both engines.
+// a model without it; anything the columns do not hold falls back to the documents. On PostgreSQL.
 import t from 'tap'
-import { openPglite } from '../../src/engines/pglite-client.ts'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
 import { pipelineContextFor } from '../../src/engines/pipeline-context.ts'
@@ -87,7 +86,7 @@ function sorted (json: string): unknown[] {
 }
 
 async function openClient (engine: EngineName): Promise<SqlClient> {
-  return engine === 'pglite' ? await openPglite(undefined) : openPostgres(await databaseUrl('postgres'), 60_000)
+  return openPostgres(await databaseUrl(engine), 60_000)
 }
 
 interface PlanNode { 'Node Type': string, 'Index Name'?: string, Strategy?: string, Plans?: PlanNode[] }

@@ -1,5 +1,5 @@
-// Loads the generated documents into a database and runs compiled statements on it; shared by
-// the differential test (PostgreSQL server) and its worker thread (PGlite).
+// Loads the generated documents into a database and runs compiled statements on it, for the
+// filter differential test (test/sql/filter-differential.test.ts, on a throwaway PostgreSQL server).
 import type { SqlValue } from '../../src/sql/sql-params.ts'
 
 export type Query = (text: string, values: SqlValue[]) => Promise<Array<Record<string, unknown>>>
@@ -8,7 +8,7 @@ export interface Statement { text: string, values: SqlValue[], sorted: boolean }
 export type Outcome = string[] | string
 
 /**
- * The table with the GIN index every model's table has (src/sql/schema-ddl.ts). The runners turn
+ * The table with the GIN index every model's table has (src/sql/schema-ddl.ts). The runner turns
  * sequential scans off, so that the conditions the index serves are answered through it: an
  * equality the index extracted wrongly would miss documents.
  */
@@ -19,7 +19,7 @@ export async function loadDocuments (query: Query, docs: unknown[]): Promise<voi
   await query('ANALYZE docs', [])
 }
 
-/** Session settings of the runners: index scans wherever an index applies. */
+/** Session settings of the runner: index scans wherever an index applies. */
 export const INDEX_SCANS = { enable_seqscan: 'off' }
 
 export async function selectIds (query: Query, statement: Statement): Promise<Outcome> {

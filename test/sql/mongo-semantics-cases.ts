@@ -1,6 +1,6 @@
 // MongoDB's own expected results, from the server's jstests (null_semantics.js, all5.js,
 // arrayfind5.js) and its documented array rules: the cases where mingo, the differential test's
-// oracle, answers differently. Run by sql-on-pglite.test.ts.
+// oracle, answers differently. Run by sql-on-postgres.test.ts.
 import type { Filter } from '../../src/query/types.ts'
 
 export const NULL_DOCS: Record<string, unknown> = {

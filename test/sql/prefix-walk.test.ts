@@ -4,7 +4,6 @@
 // of more than 1 KB, which ANALYZE leaves out of its statistics) and sorted them, 3.5x the
 // database time of walking to the page's ten rows. The pages must stay exactly the same.
 import t from 'tap'
-import { openPglite } from '../../src/engines/pglite-client.ts'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
 import { loadModels } from '../../src/models/load-models.ts'
@@ -32,7 +31,7 @@ async function walkPlan (client: Pick<SqlClient, 'query'>, statement: { text: st
 }
 
 async function openClient (engine: EngineName): Promise<SqlClient> {
-  return engine === 'pglite' ? await openPglite(undefined) : openPostgres(await databaseUrl('postgres'), 60_000)
+  return openPostgres(await databaseUrl(engine), 60_000)
 }
 
 const idOf = (i: number): string => i.toString(16).padStart(24, '0')

@@ -1,11 +1,10 @@
-// The plans PostgreSQL and PGlite choose for paged lists: a filter on an indexed field, or a sort
+// The plans PostgreSQL chooses for paged lists: a filter on an indexed field, or a sort
 // on one, reads the page's rows from the index in order and stops after `limit`, instead of
 // sorting every match; equality on a field without an index of its own (an array's element, a
 // nested field) reads the collection's GIN index instead of scanning every document. Plans are the
 // generic ones a prepared statement settles on (values unknown), except for the GIN forms, which
 // are planned for their values at each run (a generic plan would walk the primary key for them).
 import t from 'tap'
-import { openPglite } from '../../src/engines/pglite-client.ts'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
 import type { Engine } from '../../src/engines/engine.ts'
@@ -30,7 +29,7 @@ function nodesOf (node: PlanNode): PlanNode[] {
 }
 
 async function openClient (engine: EngineName): Promise<SqlClient> {
-  return engine === 'pglite' ? await openPglite(undefined) : openPostgres(await databaseUrl('postgres'), 60_000)
+  return openPostgres(await databaseUrl(engine), 60_000)
 }
 
 /** The sample models' tables, with DOCS live `test` documents whose `foo` takes FOO_VALUES values. */

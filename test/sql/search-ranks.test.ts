@@ -2,9 +2,8 @@
 // (inserts, updates through the engine or by hand, deletes), it holds exactly each document's
 // ts_rank for each of its lexemes; a one-word search read from it gives exactly the page that
 // ranking every match gives; and the schema sync builds it once, leaves it alone on the next
-// start and replaces it when the index changes. Both engines.
+// start and replaces it when the index changes. On PostgreSQL.
 import t from 'tap'
-import { openPglite } from '../../src/engines/pglite-client.ts'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
 import type { Doc, FindQuery } from '../../src/engines/engine.ts'
@@ -39,7 +38,7 @@ function documents (count: number, salt = 0): Doc[] {
 }
 
 async function openClient (engine: EngineName): Promise<SqlClient> {
-  return engine === 'pglite' ? await openPglite(undefined) : openPostgres(await databaseUrl('postgres'), 60_000)
+  return openPostgres(await databaseUrl(engine), 60_000)
 }
 
 /** Rows of the rank table that a recomputation from the documents (every lexeme ranked above one occurrence) lacks, and the other way round. */

@@ -1,18 +1,31 @@
-// The compiled SQL executed on one PGlite (PostgreSQL 18): regular expressions match as PCRE
-// does, MongoDB's own expected results hold, sorts follow MongoDB's order, projections have the
+// The compiled SQL executed on a throwaway PostgreSQL server (one connection, so that session
+// settings hold): regular expressions match as PCRE does, MongoDB's own expected results hold, sorts follow MongoDB's order, projections have the
 // right shape, and the planner uses the indexes built from indexExpression().
 import t from 'tap'
-import { PGlite } from '@electric-sql/pglite'
+import postgres from 'postgres'
 import type { FieldKind, Filter, Sort } from '../../src/query/types.ts'
 import { compileFilter, indexExpression } from '../../src/sql/compile-filter.ts'
 import { compileProjection } from '../../src/sql/compile-projection.ts'
 import { compileRegex } from '../../src/validation/regex-dialect.ts'
 import { compileSort } from '../../src/sql/compile-sort.ts'
 import { SqlParams } from '../../src/sql/sql-params.ts'
+import type { SqlValue } from '../../src/sql/sql-params.ts'
+import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
 import { NULL_CASES, NULL_DOCS, SINGLE_CASES } from './mongo-semantics-cases.ts'
 
-const db = new PGlite()
-t.teardown(async () => await db.close())
+const cluster = await startPgCluster()
+const sql = postgres(cluster.url, { max: 1, onnotice: () => {} })
+t.teardown(async () => {
+  await sql.end()
+  await cluster.stop()
+})
+
+/** One statement with bound parameters, or (without) several separated by semicolons. */
+const db = {
+  query: async <R = Record<string, unknown>>(text: string, values: SqlValue[] = []): Promise<{ rows: R[] }> =>
+    ({ rows: [...await sql.unsafe(text, values as never[])] as R[] }),
+  exec: async (text: string): Promise<void> => { await sql.unsafe(text).simple() }
+}
 
 const describe = (value: unknown): string => JSON.stringify(value, (_, v) => v instanceof RegExp ? String(v) : v)
 

@@ -1,8 +1,7 @@
-// Model tables keep documents of up to a page uncompressed, on both SQL engines: a 1 KB document
+// Model tables keep documents of up to a page uncompressed on PostgreSQL: a 1 KB document
 // with its full-text column used to be compressed, and decompressed again by every expression that
 // read it. A table created before the setting gets it at the next start.
 import t from 'tap'
-import { openPglite } from '../../src/engines/pglite-client.ts'
 import { openPostgres } from '../../src/engines/postgres-client.ts'
 import { createSqlEngine } from '../../src/engines/sql-engine.ts'
 import { loadModels } from '../../src/models/load-models.ts'
@@ -13,7 +12,7 @@ import { databaseUrl, ENGINES, type EngineName } from '../helpers/test-app.ts'
 const models = loadModels(new URL('../../models', import.meta.url).pathname)
 
 async function openClient (engine: EngineName): Promise<SqlClient> {
-  return engine === 'pglite' ? await openPglite(undefined) : openPostgres(await databaseUrl('postgres'), 60_000)
+  return openPostgres(await databaseUrl(engine), 60_000)
 }
 
 /** Stored and plain size of a test document of ~1.5 KB whose full-text field makes its row pass 2 KB. */

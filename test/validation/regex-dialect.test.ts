@@ -1,5 +1,5 @@
 // Tests of the PCRE-to-ARE translation: exact output and rejected syntax. Matching with every
-// flag is checked on PostgreSQL in sql-on-pglite.test.ts.
+// flag is checked on PostgreSQL in sql-on-postgres.test.ts.
 import t from 'tap'
 import { compileRegex, MAX_REGEX_LENGTH, readRegex } from '../../src/validation/regex-dialect.ts'
 
