@@ -49,7 +49,7 @@ for (const engine of ENGINES) {
 }
 
 // Found by the second audit: an aggregation's result had no bound. A 90-byte pipeline returned
-// 42 MB and stalled the event loop (and PGlite's one connection) for over a second.
+// 42 MB and stalled the event loop for over a second.
 for (const engine of ENGINES) {
   t.test(`an aggregation's result is bounded on ${engine}`, async t => {
     const { app, admin } = await createTestApp(t, engine)
@@ -67,9 +67,8 @@ for (const engine of ENGINES) {
   })
 }
 
-// Found by a black-box probe: an anonymous $add of 3,000 terms broke PGlite's worker (its stack
-// ran out inside PostgreSQL), and looping it replaced the worker 85 times in 15 s, slowing every
-// other client's reads from 5 to 300 ms. A pipeline's expressions now hold at most
+// Found by a black-box probe: an anonymous $add of 3,000 terms ran the embedded database's stack
+// out inside PostgreSQL, and looping it slowed every other client's reads from 5 to 300 ms. A pipeline's expressions now hold at most
 // LIMITS.expressionTerms terms, and the widest allowed one evaluates on every engine.
 for (const engine of ENGINES) {
   t.test(`an aggregation's expressions are bounded in width on ${engine}`, async t => {

@@ -1,5 +1,5 @@
 // Regression tests of the outside audit (issue 9), password-field class: the audit's
-// own requests against both engines. Password hashes leave through no pipeline (self-
+// own requests on every engine. Password hashes leave through no pipeline (self-
 // $lookup, sub-pipelines), no bulk filter can match them, bulk upserts cannot copy them
 // unhashed, and nested password fields are refused when a model is loaded.
 import t from 'tap'

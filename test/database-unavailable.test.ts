@@ -1,8 +1,7 @@
 // A PostgreSQL server that goes away (port closed, connections cut, or a server
 // that accepts and never answers) gets 503 UNAVAILABLE with a clear message on
 // every endpoint, never a 500 or a hang, and Quire serves again as soon as the
-// database is back, without a restart. PostgreSQL only: PGlite runs inside the
-// process and cannot be out of reach.
+// database is back, without a restart.
 import t from 'tap'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { createTestApp, databaseUrl } from './helpers/test-app.ts'

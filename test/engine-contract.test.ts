@@ -1,5 +1,5 @@
 // The Engine contract (src/engines/engine.ts), one conformance suite run on every engine:
-// PGlite in memory, a real PostgreSQL server, and MongoDB when one is available. Every
+// a real PostgreSQL server (a throwaway cluster), and MongoDB when one is available. Every
 // engine stores the same documents and must give the same answers.
 import t, { type Test } from 'tap'
 import type { Doc, UpdateTerms } from '../src/engines/engine.ts'

@@ -1,5 +1,5 @@
 // Every method of jxp-helper 1.4 (JXP's npm client), used unchanged against a Quire
-// listening on a real port, on PGlite and on PostgreSQL: each does what JXP does.
+// listening on a real port, on PostgreSQL: each does what JXP does.
 // The helper throws a failed request's response body; `failure` catches it.
 import t from 'tap'
 import { ENGINES } from './helpers/test-app.ts'

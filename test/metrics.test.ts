@@ -1,6 +1,6 @@
 // GET /metrics: off unless METRICS_ENABLED; Prometheus text with requests by route and status,
 // database operations (in flight, pool size, durations, errors) and event-loop delay; a bearer
-// token when METRICS_TOKEN is set. On both SQL engines.
+// token when METRICS_TOKEN is set. On PostgreSQL.
 import t, { type Test } from 'tap'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -43,7 +43,7 @@ for (const engine of ENGINES) {
     t.equal(sample(text, 'http_request_duration_seconds_count{method="POST",route="/api/:model",status_code="409"}'), 1)
     t.ok(sample(text, 'http_request_duration_seconds_bucket{le="0.005",method="GET",route="/api/:model",status_code="200"}') !== undefined, 'with a latency histogram')
     t.equal(sample(text, 'quire_db_operations_in_flight'), 0, 'database operations in flight')
-    t.equal(sample(text, `quire_db_pool_size{engine="${engine}"}`), engine === 'postgres' ? 10 : 1, 'against the pool size')
+    t.equal(sample(text, `quire_db_pool_size{engine="${engine}"}`), 10, 'against the pool size (PG_POOL_SIZE)')
     t.equal(sample(text, 'quire_db_operation_duration_seconds_count{operation="insert"}'), insertsBefore + 2, 'operations by method')
     t.equal(sample(text, 'quire_db_operation_errors_total{operation="insert",code="DUPLICATE_KEY"}'), 1, 'query errors by code')
     t.ok(sample(text, 'nodejs_eventloop_lag_seconds') !== undefined, 'event-loop delay')

@@ -1,7 +1,6 @@
 // The quick lane (src/engines/quick-lane.ts): quick-first reads run pipelined on a fifth of the
 // pool, each cut at QUICK_STATEMENT_MS; one cut there runs again as an expensive statement on a
-// connection of its own; simple statements keep their own connections. PostgreSQL only (PGlite
-// has one connection and ignores quickFirst).
+// connection of its own; simple statements keep their own connections.
 import t, { type Test } from 'tap'
 import { openPostgres } from '../src/engines/postgres-client.ts'
 import type { SqlClient } from '../src/sql/sql-client.ts'

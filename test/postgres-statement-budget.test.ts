@@ -1,8 +1,7 @@
 // An expensive statement that waited for a slot gets only what is left of STATEMENT_TIMEOUT_MS,
 // so that its answer comes within the limit, waiting included (the reliability suite's expensive
 // scenario saw 400 QUERY_TIMEOUT after 3.9 s with a 2 s limit: a 2 s wait, then 2 s more). The
-// connection's own limit is back afterwards; with under a quarter left it is not started (503). PostgreSQL
-// only (PGlite has its own watchdog).
+// connection's own limit is back afterwards; with under a quarter left it is not started (503).
 import t from 'tap'
 import { openPostgres } from '../src/engines/postgres-client.ts'
 import { databaseUrl } from './helpers/test-app.ts'

@@ -11,7 +11,7 @@ import { ENGINES, createTestApp } from './helpers/test-app.ts'
 
 type Json = Record<string, any>
 
-/** A lookahead is matched again at every position: seconds per 50,000-character value on both engines. */
+/** A lookahead is matched again at every position: seconds per 50,000-character value on PostgreSQL. */
 const SLOW_QUERY = { method: 'POST' as const, url: '/query/test', payload: { query: { fulltext: { $regex: '(?=a*x)' } } } }
 
 /** Stores `n` documents whose fulltext makes SLOW_QUERY take seconds each; returns their ids. */

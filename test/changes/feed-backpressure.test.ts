@@ -1,4 +1,4 @@
-// A client that stops reading, on PGlite and PostgreSQL: what waits for it in memory stays
+// A client that stops reading, on PostgreSQL: what waits for it in memory stays
 // bounded (its queue and its buffer, each CHANGES_QUEUE_BYTES at most; beyond, it would read
 // the change log), and after CHANGES_STALL_SECONDS without progress its stream is closed
 // with SLOW_CONSUMER (the reason reaches it when it reads again); other subscribers are not

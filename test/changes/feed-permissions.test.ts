@@ -1,4 +1,4 @@
-// Permissions of GET /changes on PGlite and PostgreSQL, decided per event with each
+// Permissions of GET /changes on PostgreSQL, decided per event with each
 // subscriber's current credential: owner-only readers get their own documents' events,
 // group readers while they are in the group, anonymous readers where `all` may read;
 // a logged-out token, a deleted user or a changed password ends the stream; filters are

@@ -1,4 +1,4 @@
-// Resuming a change feed on PGlite and PostgreSQL: a client that reconnects with
+// Resuming a change feed on PostgreSQL: a client that reconnects with
 // Last-Event-ID (or ?lastEventId=) gets exactly what it missed, also while writes go on;
 // beyond the retention window, or with a position the feed never gave, it gets `reset`
 // and goes on from the present.

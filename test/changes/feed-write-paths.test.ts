@@ -1,4 +1,4 @@
-// GET /changes/{model} on PGlite and PostgreSQL: every write path emits (POST, PUT,
+// GET /changes/{model} on PostgreSQL: every write path emits (POST, PUT,
 // POST /update, restore, DELETE, permanent DELETE, cascades, /bulkwrite, imports, and on
 // PostgreSQL a statement from another connection), in order, with soft delete, restore and
 // permanent delete told apart, the acting user's id, and the document as a reader sees it

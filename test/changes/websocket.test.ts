@@ -1,4 +1,4 @@
-// GET /websocket through a real WebSocket client (ws) on PGlite and PostgreSQL: JXP's
+// GET /websocket through a real WebSocket client (ws) on PostgreSQL: JXP's
 // protocol (ping, auth, subscribe, unsubscribe; replies and events in JXP's shapes) with
 // JXP's bugs fixed: deletes arrive as `del`, unsubscribe works, a failed action is an error,
 // permissions hold per event, and a closed socket leaves no subscription behind.

@@ -1,4 +1,4 @@
-// The MCP server at /mcp through the SDK's own client against a listening server, on PGlite and
+// The MCP server at /mcp through the SDK's own client against a listening server, on
 // PostgreSQL: tools listed (writes only with MCP_WRITES), each tool called, the caller's
 // permissions applied as REST applies them (anonymous, owner-only, a denied write), the
 // validation step's refusals, bounded results with their truncation marker, bad credentials.

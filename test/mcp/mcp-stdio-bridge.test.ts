@@ -1,5 +1,5 @@
 // `quire mcp`, the stdio bridge, spawned as an MCP client would spawn it (the SDK's stdio client
-// transport) against a listening Quire on PGlite and PostgreSQL: it lists the tools and runs a
+// transport) against a listening Quire on PostgreSQL: it lists the tools and runs a
 // find with the API key from QUIRE_API_KEY; without a key it acts as anonymous; with a wrong
 // key the client gets the server's refusal as an error instead of a hang.
 import t, { type Test } from 'tap'
