@@ -118,6 +118,10 @@ export function trustProxyFrom (text: string | undefined): boolean | string[] {
 
 /** The configuration from `env`; throws a ConfigError (one line naming the variable) on a mistake. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+  const retired = Object.keys(env).find(name => name.startsWith('PGLITE_'))
+  if (retired !== undefined) {
+    throw new ConfigError(`${retired} is no longer read: the embedded database is a PostgreSQL server now (DATABASE_URL unset), with none of PGlite's settings; remove it`)
+  }
   if (env.DATABASE_URL?.startsWith('pglite://') === true) {
     throw new ConfigError('DATABASE_URL: pglite:// is no longer supported: unset DATABASE_URL to use the embedded PostgreSQL server in DATA_DIR (a PGlite directory\'s data moves with `quire export` of the previous version and `quire import`; see CHANGELOG.md)')
   }

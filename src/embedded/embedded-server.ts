@@ -4,7 +4,7 @@
 // Two processes starting at once are settled by PostgreSQL's own lock: the loser uses the
 // winner's. The last Quire process to let go of the server (no other client connected) stops it.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { StartupError } from '../startup-error.ts'
@@ -13,7 +13,7 @@ import { clusterDirOf, embeddedDatabaseUrl } from './data-dir.ts'
 import { postgresTarget } from '../engines/postgres-url.ts'
 import { findPostgresBinaries } from './postgres-binaries.ts'
 import { asServerUser, serverUser } from './server-user.ts'
-import { runningServer, waitUntilReady, waitUntilStopped } from './postmaster-pid.ts'
+import { isStale, readPidFile, runningServer, waitUntilReady, waitUntilStopped } from './postmaster-pid.ts'
 
 export interface EmbeddedServer {
   /** The server's postgres:// URL (its Unix socket). */
@@ -94,12 +94,23 @@ async function letGo (cluster: string, url: string, log: (msg: string) => void):
   log('stopped the embedded PostgreSQL server')
 }
 
+/**
+ * Removes a pid file that names no PostgreSQL server: PostgreSQL itself refuses to start while
+ * the pid it names is alive, whatever that process is (after a container restart, often one of
+ * Quire's own threads).
+ */
+function removeStalePidFile (cluster: string): void {
+  const file = readPidFile(cluster)
+  if (file !== undefined && isStale(file)) rmSync(join(cluster, 'postmaster.pid'), { force: true })
+}
+
 /** Starts the embedded server of `dataDir` (creating its cluster when new), or shares the one already running. */
 export async function useEmbeddedServer (dataDir: string, log: (msg: string) => void): Promise<EmbeddedServer> {
   const user = serverUser()
   const binaries = await findPostgresBinaries(user)
   const cluster = prepareCluster(dataDir, binaries, user, log)
   const url = embeddedDatabaseUrl(dataDir)
+  removeStalePidFile(cluster)
   const found = runningServer(cluster)
   if (found?.status === 'stopping') await waitStopped(cluster)
   if (found !== undefined && found.status !== 'stopping') {

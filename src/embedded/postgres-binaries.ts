@@ -40,7 +40,11 @@ function restoreSymlinks (root: string): void {
   for (const { source, target } of links) {
     const at = join(root, target)
     if (existsSync(at)) continue
-    symlinkSync(relative(dirname(at), join(root, source)), at)
+    try {
+      symlinkSync(relative(dirname(at), join(root, source)), at)
+    } catch (err) {
+      throw new StartupError(`the embedded PostgreSQL's library links in ${join(root, 'native', 'lib')} are missing (its install script did not run) and cannot be made here (${(err as NodeJS.ErrnoException).code ?? String(err)}): reinstall with install scripts allowed for ${binaryPackageName()}, or set DATABASE_URL`)
+    }
   }
 }
 

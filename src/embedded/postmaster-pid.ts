@@ -20,7 +20,7 @@ export function readPidFile (cluster: string): PidFile | undefined {
   }
 }
 
-export function isAlive (pid: number): boolean {
+function isAlive (pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
@@ -29,10 +29,29 @@ export function isAlive (pid: number): boolean {
   }
 }
 
+/**
+ * What the process `pid` runs, where the system says (Linux's /proc): a pid file left by a
+ * server that died with its machine or container may name a process that is not PostgreSQL.
+ */
+function programOf (pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
+  } catch {
+    return undefined
+  }
+}
+
+/** The pid file names a process that certainly is not a PostgreSQL server (dead, or another program). */
+export function isStale (file: PidFile): boolean {
+  if (!isAlive(file.pid)) return true
+  const program = programOf(file.pid)
+  return program !== undefined && program !== 'postgres'
+}
+
 /** The live server's pid file, or undefined when no server runs on the cluster. */
 export function runningServer (cluster: string): PidFile | undefined {
   const file = readPidFile(cluster)
-  return file !== undefined && isAlive(file.pid) ? file : undefined
+  return file !== undefined && !isStale(file) ? file : undefined
 }
 
 /**

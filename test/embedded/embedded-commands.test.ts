@@ -94,4 +94,8 @@ t.test('start errors on the embedded default are one line, no stack', async t =>
   const oldUrl = await runCli(['serve'], { ...env(newDataDir()), DATABASE_URL: 'pglite://./data' })
   t.equal(oldUrl.code, 1)
   t.match(oldUrl.stderr, /pglite:\/\/ .*no longer.*unset DATABASE_URL/)
+
+  const oldSetting = await runCli(['serve'], { ...env(newDataDir()), PGLITE_RECYCLE_MB: '64' })
+  t.equal(oldSetting.code, 1)
+  t.match(oldSetting.stderr, /^quire: configuration: PGLITE_RECYCLE_MB is no longer read/)
 })

@@ -93,6 +93,23 @@ t.test('data survives a stop and a restart', async t => {
   await sql.end()
 })
 
+t.test('a pid file left by a server that died with its machine, naming a live process of another program, is not taken for a server', { skip: process.platform !== 'linux' && 'only Linux says what a process runs (/proc)' }, async t => {
+  const dataDir = join(newParent(), 'data')
+  const first = await useEmbeddedServer(dataDir, quiet)
+  await first.release()
+  // After a container restart the old pid may be anyone's: here, this test's own (node) process.
+  const stale = [process.pid, dataDir, '0', '5432', dataDir, '', '0 0', 'ready', ''].join('\n')
+  writeFileSync(join(dataDir, 'postgres', 'postmaster.pid'), stale)
+  t.notOk(embeddedServerRunning(dataDir), 'node is not PostgreSQL')
+  const messages: string[] = []
+  const second = await useEmbeddedServer(dataDir, msg => messages.push(msg))
+  t.teardown(() => second.release())
+  t.match(messages.join('\n'), /started the embedded PostgreSQL server/)
+  const sql = connect(second.url)
+  t.same(await sql`SELECT 1 AS one`, [{ one: 1 }])
+  await sql.end()
+})
+
 /** The one line a command would print for what `useEmbeddedServer` throws on `dataDir`. */
 async function failureLine (dataDir: string): Promise<string | undefined> {
   try {
