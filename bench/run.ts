@@ -161,7 +161,7 @@ async function main (): Promise<void> {
   const resultsFile = resultsFileOf(options)
   addPrevious(rows, resultsFile)
   const seconds = (Date.now() - started) / 1000
-  if (startup) for (const line of startup.lines) log(line)
+  if (rows.length && startup) for (const line of startup.lines) log(line) // again beside the table
   if (rows.length) log(`results:\n${formatTable(rows)}\n`)
   const goal = describeGoal(rows)
   if (goal) log(goal)

@@ -62,7 +62,7 @@ export function readOptions (env: NodeJS.ProcessEnv = process.env): ReliabilityO
     statementTimeoutMs: Math.max(100, intFrom(env, 'RELIABILITY_STATEMENT_TIMEOUT_MS', 2000)),
     linkDocs: Math.max(100, intFrom(env, 'RELIABILITY_LINK_DOCS', pick(20_000, 3_000))),
     testDocs: Math.max(100, intFrom(env, 'RELIABILITY_TEST_DOCS', pick(2_000, 500))),
-    maxMinutes: Math.max(1, intFrom(env, 'RELIABILITY_MAX_MINUTES', 45)),
+    maxMinutes: Math.max(1, intFrom(env, 'RELIABILITY_MAX_MINUTES', 60)),
     serverLogDir: env.RELIABILITY_SERVER_LOGS || undefined
   }
 }
