@@ -1,5 +1,5 @@
-// Runs a list of scenarios against one running server, one after another,
-// printing a line as each starts and finishes.
+// Runs a list of scenarios against running servers (one per engine, side by side), one after
+// another, each on every engine in turns, printing a line as each starts and finishes.
 import { checkFirstRequest, runLoad, type CpuMeter, type CpuMeters, type LoadSettings } from './load.ts'
 import type { ChildServer } from './child-server.ts'
 import { INTERLEAVED, SkipScenario, type Scenario, type ScenarioContext } from './scenarios.ts'
@@ -79,9 +79,10 @@ function describeRow (row: ResultRow): string {
 const FRESH_SERVER_WARMUP_SECONDS = 8
 
 /**
- * Turns each group of INTERLEAVED scenarios takes at least, each measuring a share of the duration
- * (rounded up); a larger group takes one turn per member, so that with the order rotated each turn
- * (inTurnOrder) every member runs once in every position.
+ * Turns a step of more than one member (a scenario on several engines, a group of INTERLEAVED
+ * scenarios) takes at least, each measuring a share of the duration (rounded up); a larger group
+ * takes one turn per scenario, so that with the order rotated each turn (inTurnOrder) every
+ * scenario runs once in every position.
  */
 const MIN_TURNS = 3
 
@@ -89,7 +90,7 @@ const MIN_TURNS = 3
  * A group's order in its turn (counted from 0), rotated one place each turn, so that no member
  * always runs in the same place (after the same one, or first after the scenarios before it).
  */
-function inTurnOrder (step: Scenario[], turn: number): Scenario[] {
+function inTurnOrder<T> (step: T[], turn: number): T[] {
   const shift = turn % step.length
   return [...step.slice(shift), ...step.slice(0, shift)]
 }
@@ -133,6 +134,7 @@ function mergeTurns (turns: ResultRow[]): ResultRow {
     p99Ms: Math.max(...measured.map(t => t.p99Ms ?? 0)),
     serverCpuMicros: median(measured.map(t => t.serverCpuMicros)),
     databaseCpuMicros: median(measured.map(t => t.databaseCpuMicros)),
+    ...(measured.some(t => t.eventsPerSec !== undefined) && { eventsPerSec: median(measured.map(t => t.eventsPerSec)) }),
     requests: sum(t => t.requests),
     non2xx: sum(t => t.non2xx),
     errors: sum(t => t.errors),
@@ -143,30 +145,41 @@ function mergeTurns (turns: ResultRow[]): ResultRow {
 
 interface Running { target: BenchTarget, server: ChildServer, fresh: boolean, ctx: ScenarioContext }
 
+/** One scenario on one server: what a step runs in turns. */
+interface Member { scenario: Scenario, target: BenchTarget }
+
 /**
- * Runs `scenarios` one after another against a server started from `target` (the INTERLEAVED
- * ones in turns: stepsOf); a scenario whose target is `baseline` runs on a server started from
- * `baseline` for its step. Requests that autocannon gave up on (timeouts, connection errors, or
- * still unanswered at the end) may still be queued in the server, so after a scenario with
- * errors the server is restarted: the next one must not inherit that backlog.
+ * Runs `scenarios` one after another, each on every server started from `targets` (the engines:
+ * their servers run side by side, idle but for the one being measured), in turns whenever a step
+ * has more than one member: a scenario on two engines, or a group of INTERLEAVED ones (stepsOf).
+ * The engines' rows are compared with each other (the default's against PostgreSQL's), and one
+ * window each would let whatever else ran on the machine then decide the ratio: on a shared
+ * machine, the same scenario measured a few minutes apart moved by up to a factor of two. A
+ * scenario whose target is `baseline` runs on a server started from `baseline` for its step.
+ * Requests that autocannon gave up on (timeouts, connection errors, or still unanswered at the
+ * end) may still be queued in a server, so after a step with errors on a server that server is
+ * restarted: the next step must not inherit that backlog.
  */
-export async function runScenarios (scenarios: Scenario[], target: BenchTarget, testIds: string[], settings: LoadSettings, baseline?: BenchTarget): Promise<ResultRow[]> {
+export async function runScenarios (scenarios: Scenario[], targets: BenchTarget[], testIds: string[], settings: LoadSettings, baseline?: BenchTarget): Promise<ResultRow[]> {
   const rows: ResultRow[] = []
   const start = async (of: BenchTarget): Promise<Running> => {
     const server = await of.start()
     return { target: of, server, fresh: true, ctx: createScenarioContext(server.url, testIds) }
   }
-  let main = await start(target)
+  const running = new Map<BenchTarget, Running>()
   try {
+    for (const target of targets) running.set(target, await start(target))
     for (const step of stepsOf(scenarios)) {
-      const turns = step.length > 1 ? Math.max(MIN_TURNS, step.length) : 1
-      const duration = Math.ceil(settings.duration / turns)
       const aside = step.some(s => s.target === 'baseline') && baseline ? await start(baseline) : undefined
-      const measured = new Map<Scenario, ResultRow[]>(step.map(s => [s, []]))
+      const members: Member[] = step.flatMap(scenario => scenario.target === 'baseline' && aside ? [{ scenario, target: aside.target }] : targets.map(target => ({ scenario, target })))
+      const turns = members.length > 1 ? Math.max(MIN_TURNS, step.length) : 1
+      const duration = Math.ceil(settings.duration / turns)
+      const measured = new Map<Member, ResultRow[]>(members.map(m => [m, []]))
       try {
         for (let turn = 1; turn <= turns; turn++) {
-          for (const scenario of inTurnOrder(step, turn - 1)) {
-            const on = scenario.target === 'baseline' && aside ? aside : main
+          for (const member of inTurnOrder(members, turn - 1)) {
+            const { scenario } = member
+            const on = member.target === aside?.target ? aside : running.get(member.target)!
             const label = `${on.target.name.padEnd(8)} ${scenario.name.padEnd(15)}`
             const own = { ...settings, duration, warmup: Math.max(settings.warmup, turn === 1 ? scenario.minWarmup ?? 0 : 0, on.fresh ? FRESH_SERVER_WARMUP_SECONDS : 0) }
             on.fresh = false
@@ -174,23 +187,25 @@ export async function runScenarios (scenarios: Scenario[], target: BenchTarget, 
             log(`> ${label} running${of} (${own.warmup} s warm-up + ${own.duration} s, ${own.connections} connections)`)
             const row = await runScenario(scenario, on.target.name, on.ctx, { server: on.server.cpuMeter, database: on.target.databaseCpu }, own)
             log(`  ${label} ${describeRow(row)}${of}`)
-            measured.get(scenario)!.push(row)
+            measured.get(member)!.push(row)
           }
         }
       } finally {
         await aside?.server.stop()
       }
-      const merged = step.map(s => mergeTurns(measured.get(s)!))
+      const merged = members.map(m => mergeTurns(measured.get(m)!))
       if (turns > 1) for (const row of merged) log(`  ${row.engine.padEnd(8)} ${row.scenario.padEnd(15)} ${describeRow(row)} (${turns} turns)`)
       rows.push(...merged)
-      if (merged.some(row => row.status === 'errors' && row.engine === target.name)) {
+      for (const target of targets) {
+        if (!merged.some(row => row.status === 'errors' && row.engine === target.name)) continue
         log(`  restarting the ${target.name} server (requests may still be queued)`)
-        await main.server.stop()
-        main = await start(target)
+        await running.get(target)!.server.stop()
+        running.delete(target)
+        running.set(target, await start(target))
       }
     }
   } finally {
-    await main.server.stop()
+    for (const { server } of running.values()) await server.stop()
   }
   return rows
 }

@@ -78,7 +78,7 @@ async function prepareDefault (data: SeedData): Promise<Database> {
 
 interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[], env?: Record<string, string>, settle?: () => Promise<void> }
 
-/** How to start a plan's server (and start it again) in a child process. */
+/** How to start a plan's server (and start it again) in a child process; its rows are named after the plan. */
 function targetOf (plan: ServerPlan, options: BenchOptions): BenchTarget {
   // One profile per thread (the main thread is the one with the most samples), in a directory per server.
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, plan.name)}`] : []
@@ -92,10 +92,6 @@ function targetOf (plan: ServerPlan, options: BenchOptions): BenchTarget {
   return { name: plan.name, start, databaseCpu: plan.database.cpuMeter }
 }
 
-/** Runs a plan's scenarios against its server; those of the baseline's among them on a `baseline` server beside it. */
-async function benchServer (plan: ServerPlan, testIds: string[], options: BenchOptions, baseline?: BenchTarget): Promise<ResultRow[]> {
-  return await runScenarios(plan.scenarios, targetOf(plan, options), testIds, options, baseline)
-}
 
 async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
   const scenarios = options.scenarios?.length === 0 ? [] : selectScenarios(options.scenarios)
@@ -109,17 +105,16 @@ async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
   const rows: ResultRow[] = []
   const pg = baseline.length || options.engines.includes('postgres') ? await preparePostgres(data) : undefined
   if (pg && baseline.some(s => s.name === BASELINE_INSERTS)) await copyTestTable(pg.store.url, data.test.length)
-  // The bare insert takes turns with PostgreSQL's creates (INTERLEAVED) when both run.
-  const pairedInserts = baseline.find(s => s.name === BASELINE_INSERTS && options.engines.includes('postgres') && quire.some(q => q.name === 'create'))
+  const databases = new Map<string, Database>()
+  for (const engine of quire.length ? options.engines : []) databases.set(engine, engine === 'postgres' ? pg! : await prepareDefault(data))
+  // The bare insert takes turns with the engines' creates (INTERLEAVED) when they run.
+  const pairedInserts = baseline.find(s => s.name === BASELINE_INSERTS && quire.some(q => q.name === 'create'))
   const baselinePlan: ServerPlan | undefined = pg && { name: 'baseline', script: './baseline-server.ts', database: pg, scenarios: baseline.filter(s => s !== pairedInserts) }
-  if (baselinePlan?.scenarios.length) rows.push(...await benchServer(baselinePlan, testIds, options))
+  if (baselinePlan?.scenarios.length) rows.push(...await runScenarios(baselinePlan.scenarios, [targetOf(baselinePlan, options)], testIds, options))
   if (!quire.length) return rows
-  for (const engine of options.engines) {
-    const database = engine === 'postgres' ? pg! : await prepareDefault(data)
-    const own = engine === 'postgres' && pairedInserts ? scenarios.filter(s => s.target === 'quire' || s === pairedInserts) : quire
-    const aside = baselinePlan && targetOf(baselinePlan, options)
-    for (const group of groupByWorkers(own)) rows.push(...await benchGroup(engine, database, group, testIds, options, aside))
-  }
+  const own = scenarios.filter(s => s.target === 'quire' || s === pairedInserts)
+  const aside = baselinePlan && targetOf(baselinePlan, options)
+  for (const group of groupByWorkers(own)) rows.push(...await benchGroup(databases, group, testIds, options, aside))
   return rows
 }
 
@@ -138,11 +133,18 @@ function groupByWorkers (scenarios: Scenario[]): Scenario[][] {
   return groups
 }
 
-/** One server (WORKERS as the group says) for a group of scenarios. */
-async function benchGroup (engine: string, database: Database, scenarios: Scenario[], testIds: string[], options: BenchOptions, baseline?: BenchTarget): Promise<ResultRow[]> {
+/** One server per engine (WORKERS as the group says), side by side, for a group of scenarios, each run on every engine in turns. */
+async function benchGroup (databases: Map<string, Database>, scenarios: Scenario[], testIds: string[], options: BenchOptions, baseline?: BenchTarget): Promise<ResultRow[]> {
   const workers = scenarios[0].workers ?? 1
-  const settle = (): Promise<void> => waitForChangeLog(database.store.url)
-  return await benchServer({ name: engine, script: './serve.ts', database, scenarios, env: workers > 1 ? { WORKERS: String(workers) } : {}, settle }, testIds, options, baseline)
+  const targets = [...databases].map(([engine, database]) => targetOf({
+    name: engine,
+    script: './serve.ts',
+    database,
+    scenarios,
+    env: workers > 1 ? { WORKERS: String(workers) } : {},
+    settle: () => waitForChangeLog(database.store.url)
+  }, options))
+  return await runScenarios(scenarios, targets, testIds, options, baseline)
 }
 
 async function main (): Promise<void> {
