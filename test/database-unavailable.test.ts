@@ -65,7 +65,7 @@ t.test('postgres restarted under load: every connection of the pool comes back a
 
 t.test('what counts as unavailable', async t => {
   const cases: Array<[unknown, boolean]> = [
-    [{ code: 'ECONNREFUSED' }, true], [{ code: 'CONNECTION_CLOSED' }, true], [{ code: 'CONNECT_TIMEOUT' }, true],
+    [{ code: 'ECONNREFUSED' }, true], [{ code: 'ENOENT', syscall: 'connect' }, true], [{ code: 'ENOENT', syscall: 'open' }, false], [{ code: 'CONNECTION_CLOSED' }, true], [{ code: 'CONNECT_TIMEOUT' }, true],
     [{ code: '57P01' }, true], [{ code: '57P03' }, true], [{ code: '08006' }, true], [{ code: '53300' }, true],
     [{ name: 'MongoServerSelectionError' }, true],
     [{ code: '23505' }, false], [{ code: '57014' }, false], [{ code: '42P01' }, false], [new Error('boom'), false], [null, false], ['ECONNREFUSED', false]

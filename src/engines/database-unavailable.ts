@@ -17,9 +17,10 @@ const MONGO_NAMES = new Set(['MongoNetworkError', 'MongoNetworkTimeoutError', 'M
 /** True when `err` says the database is out of reach (not that the request was wrong). */
 export function isDatabaseUnavailable (err: unknown): boolean {
   if (!err || typeof err !== 'object') return false
-  const { code, name } = err as { code?: unknown, name?: unknown }
+  const { code, name, syscall } = err as { code?: unknown, name?: unknown, syscall?: unknown }
   if (typeof name === 'string' && MONGO_NAMES.has(name)) return true
   if (typeof code !== 'string') return false
+  if (code === 'ENOENT' && syscall === 'connect') return true // a Unix socket that is gone: the server stopped
   return SOCKET_CODES.has(code) || DRIVER_CODES.has(code) || SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)
 }
 
