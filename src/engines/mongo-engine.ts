@@ -1,12 +1,14 @@
 // The Engine for MongoDB through the official driver (no ODM). The neutral query
 // language is MongoDB's own, so filters, sorts and projections pass straight through;
 // documents are stored as JSON values (string _id, ISO date strings) like the SQL engines.
-import { MongoClient, MongoServerError } from 'mongodb'
+import { MongoClient, MongoServerError, type Document } from 'mongodb'
 import type { Engine, FindQuery, FindResult } from './engine.ts'
 import { findOneThrough } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { collectionName, syncCollection } from './mongo-indexes.ts'
-import { findPipeline, matchOf, projectionOf } from './mongo-pipeline.ts'
+import { findPipeline, matchOf, projectionOf, withId } from './mongo-pipeline.ts'
+import { linkFieldsOf, populateLinks } from './mongo-populate.ts'
+import { mongoCapabilities } from './mongo-capabilities.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 import { inTransaction, runBulkWrite, toStored, type StoredDoc } from './mongo-bulk-write.ts'
 import { preparePipeline } from './mongo-aggregate.ts'
@@ -41,13 +43,29 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
   const maxTimeMS = options.statementTimeoutMs
   const log = options.log ?? (() => {})
   const collectionOf = (model: Model) => db.collection<StoredDoc>(collectionName(model))
-  const changes = await createMongoChangeLog(db, log)
+  const caps = await mongoCapabilities(db)
+  const changes = await createMongoChangeLog(db, caps, log)
+  const noTextWarned = new Set<string>()
+
+  /** Refuses a search where the server has no text indexes (FerretDB), before it answers with a server error. */
+  function checkSearch (model: Model, query: FindQuery): void {
+    if (query.search !== undefined && !caps.text) {
+      throw new QuireError('NOT_SUPPORTED_BY_STORAGE', `Full-text search (search=) needs text indexes, which ${caps.server} does not have`)
+    }
+  }
+
+  /** The page's documents as answered: links populated, `id` beside `_id`. */
+  async function shape (docs: Document[], query: FindQuery): Promise<Document[]> {
+    if (query.populate.length) await populateLinks(docs, query.populate, query.fields, db, maxTimeMS)
+    return docs.map(withId)
+  }
 
   async function find (model: Model, query: FindQuery): Promise<FindResult> {
+    checkSearch(model, query)
     const collection = collectionOf(model)
-    const pipeline = findPipeline(model, query)
+    const pipeline = findPipeline(model, query, linkFieldsOf(query.populate))
     const [docs, count] = await run(() => Promise.all([
-      collection.aggregate(pipeline, { maxTimeMS }).toArray(),
+      collection.aggregate(pipeline, { maxTimeMS }).toArray().then(page => shape(page, query)),
       query.count ? collection.countDocuments(matchOf(query), { maxTimeMS }) : undefined
     ]))
     return { data: JSON.stringify(docs), returned: docs.length, ...(count !== undefined && { count }) }
@@ -57,7 +75,13 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
     kind: 'mongodb',
 
     syncModels: async (models) => {
-      for (const model of models) await syncCollection(db, model, log, maxTimeMS)
+      for (const model of models) {
+        await syncCollection(db, model, log, maxTimeMS, caps)
+        if (model.fulltext && !caps.text && !noTextWarned.has(model.name)) {
+          noTextWarned.add(model.name)
+          log(`${caps.server} has no text indexes: search on ${model.name} answers 501 (docs/mongodb.md)`)
+        }
+      }
     },
 
     insert: async (model, doc) => {
@@ -98,20 +122,24 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
     deleteOne: (model, plan) => run(() => runDelete({ client, collectionOf, maxTimeMS }, model, plan)),
 
     streamFind: async (model, query, batchSize, onBatch) => {
+      checkSearch(model, query)
       const size = Math.max(1, Math.min(10_000, Math.floor(batchSize)))
-      const cursor = collectionOf(model).aggregate(findPipeline(model, query), { maxTimeMS, batchSize: size })
+      const cursor = collectionOf(model).aggregate(findPipeline(model, query, linkFieldsOf(query.populate)), { maxTimeMS, batchSize: size })
       let handed = 0
-      let batch: string[] = []
+      let batch: Document[] = []
+      const hand = async (): Promise<void> => {
+        handed += batch.length
+        const texts = (await shape(batch, query)).map(doc => JSON.stringify(doc))
+        batch = []
+        await onBatch(texts)
+      }
       try {
         for await (const doc of cursor) {
-          batch.push(JSON.stringify(doc))
-          if (batch.length < size) continue
-          handed += batch.length
-          await onBatch(batch)
-          batch = []
+          batch.push(doc)
+          if (batch.length >= size) await hand()
         }
-        if (batch.length) await onBatch(batch)
-        return handed + batch.length
+        if (batch.length) await hand()
+        return handed
       } catch (err) {
         return translateMongoError(err)
       } finally {
