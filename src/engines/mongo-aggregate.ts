@@ -38,3 +38,11 @@ function rewriteStages (stages: Document[], plan: PipelinePlan): Document[] {
 export function preparePipeline (model: Model, plan: Authorized<PipelinePlan>): Document[] {
   return [...entryStages(model, plan.filter), ...rewriteStages(plan.stages as Document[], plan)]
 }
+
+/** The names of the stages of `pipeline`, those inside $lookup and $facet sub-pipelines too. */
+export function stagesOf (pipeline: Document[]): string[] {
+  return pipeline.flatMap(stage => Object.keys(stage).flatMap(name => {
+    const inner = name === '$lookup' ? [stage.$lookup.pipeline ?? []] : name === '$facet' ? Object.values(stage.$facet as Record<string, Document[]>) : []
+    return [name, ...inner.flatMap(stagesOf)]
+  }))
+}

@@ -10,8 +10,8 @@ import { findPipeline, matchOf, projectionOf, withId } from './mongo-pipeline.ts
 import { linkFieldsOf, populateLinks } from './mongo-populate.ts'
 import { mongoCapabilities } from './mongo-capabilities.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
-import { inTransaction, runBulkWrite, toStored, type StoredDoc } from './mongo-bulk-write.ts'
-import { preparePipeline } from './mongo-aggregate.ts'
+import { atomically, runBulkWrite, toStored, type StoredDoc } from './mongo-bulk-write.ts'
+import { preparePipeline, stagesOf } from './mongo-aggregate.ts'
 import { resultArray } from './aggregate-result.ts'
 import { runDelete } from './mongo-delete.ts'
 import { QuireError } from '../errors.ts'
@@ -21,13 +21,24 @@ import { createMongoChangeLog } from './mongo-change-log.ts'
 const DUPLICATE_KEY = 11000
 const MAX_TIME_EXPIRED = 50
 const INVALID_REGEX = [51091, 51108]
+/** A server without a feature Quire asked for (FerretDB v1 answers so for stages and options it lacks). */
+const NOT_IMPLEMENTED = 238
+
+/**
+ * FerretDB v1.24 (SQLite backend) answers a findAndModify that breaks a unique index with code 1
+ * (InternalError) and SQLite's message, where its insert and update give 11000 DuplicateKey.
+ */
+function ferretUniqueViolation (err: MongoServerError): boolean {
+  return err.code === 1 && /UNIQUE constraint failed|duplicate key value violates unique constraint/.test(err.message)
+}
 
 /** Turns the database errors a client can cause into catalogue errors. */
 function translateMongoError (err: unknown): never {
   if (err instanceof MongoServerError) {
-    if (err.code === DUPLICATE_KEY) throw new QuireError('DUPLICATE_KEY')
+    if (err.code === DUPLICATE_KEY || ferretUniqueViolation(err)) throw new QuireError('DUPLICATE_KEY')
     if (err.code === MAX_TIME_EXPIRED) throw new QuireError('QUERY_TIMEOUT')
     if (INVALID_REGEX.includes(err.code as number)) throw new QuireError('INVALID_REGEX', 'Invalid regular expression')
+    if (err.code === NOT_IMPLEMENTED) throw new QuireError('NOT_SUPPORTED_BY_STORAGE', `The database server does not support this: ${err.message}`)
   }
   throw err
 }
@@ -102,14 +113,19 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
     estimateCount: (model) => run(() => collectionOf(model).estimatedDocumentCount({ maxTimeMS })),
 
     updateOne: async (model, filter, set) => {
-      const projection = projectionOf(undefined, hiddenFields(model))
+      // Password fields are dropped here, not by a projection: FerretDB v1's findAndModify has none.
       const updated = await run(() => collectionOf(model).findOneAndUpdate(filter,
-        { $set: toStored(set), $inc: { __v: 1 } }, { returnDocument: 'after', maxTimeMS, ...(projection && { projection }) }))
-      return updated && JSON.stringify(updated)
+        { $set: toStored(set), $inc: { __v: 1 } }, { returnDocument: 'after', maxTimeMS }))
+      if (!updated) return null
+      for (const field of hiddenFields(model)) delete updated[field]
+      return JSON.stringify(updated)
     },
 
     aggregate: async (model, plan) => await run(async () => {
-      const cursor = collectionOf(model).aggregate(preparePipeline(model, plan), { maxTimeMS })
+      const pipeline = preparePipeline(model, plan)
+      const missing = caps.stages && stagesOf(pipeline).find(stage => !caps.stages!.has(stage))
+      if (missing) throw new QuireError('NOT_SUPPORTED_BY_STORAGE', `${caps.server} has no ${missing} aggregation stage`)
+      const cursor = collectionOf(model).aggregate(pipeline, { maxTimeMS })
       try {
         return await resultArray((async function * () { for await (const doc of cursor) yield JSON.stringify(doc) })())
       } finally {
@@ -117,9 +133,9 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
       }
     }),
 
-    bulkWrite: (model, operations) => run(() => runBulkWrite(client, { model, collection: collectionOf(model), maxTimeMS }, operations)),
+    bulkWrite: (model, operations) => run(() => runBulkWrite(client, caps.transactions, log, { model, collection: collectionOf(model), maxTimeMS }, operations)),
 
-    deleteOne: (model, plan) => run(() => runDelete({ client, collectionOf, maxTimeMS }, model, plan)),
+    deleteOne: (model, plan) => run(() => runDelete({ client, collectionOf, maxTimeMS, transactions: caps.transactions, log }, model, plan)),
 
     streamFind: async (model, query, batchSize, onBatch) => {
       checkSearch(model, query)
@@ -152,7 +168,14 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
 
     insertMany: async (model, docs) => {
       if (docs.length === 0) return 0
-      await run(() => inTransaction(client, session => collectionOf(model).insertMany(docs.map(toStored), { session, maxTimeMS })))
+      const collection = collectionOf(model)
+      const stored = docs.map(toStored)
+      await run(() => atomically(client, caps.transactions, log, async ({ session, undo }) => {
+        // Without a transaction, a failed batch removes what it inserted: the ids that were not there before.
+        const there = undo ? new Set((await collection.find({ _id: { $in: stored.map(doc => doc._id) } }, { projection: { _id: 1 }, maxTimeMS }).toArray()).map(doc => doc._id)) : undefined
+        undo?.remove(collection, stored.map(doc => doc._id).filter(id => !there!.has(id)))
+        await collection.insertMany(stored, { ...(session && { session }), maxTimeMS })
+      }))
       return docs.length
     },
 
@@ -167,7 +190,7 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
       }
     },
 
-    matchDocuments: mongoMatchDocuments(db, maxTimeMS),
+    matchDocuments: mongoMatchDocuments(db, maxTimeMS, caps),
 
     changes,
 

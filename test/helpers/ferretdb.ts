@@ -20,7 +20,7 @@ export const FERRETDB_VERSION = 'v1.24.2'
  */
 export const FERRETDB_LIMITS = {
   lookup: 'FerretDB v1 has no $lookup aggregation stage (supported-commands.md)',
-  facet: 'FerretDB v1 has no $facet, $replaceRoot or $documents aggregation stages (supported-commands.md)',
+  stages: 'FerretDB v1 has no $facet, $replaceRoot or $documents aggregation stages (supported-commands.md)',
   text: 'FerretDB v1 has no text indexes and no $text query operator (supported-commands.md, diff.md)',
   transactions: 'FerretDB v1 has no transactions (startTransaction is ignored, commitTransaction unknown: supported-commands.md)',
   changeStreams: 'FerretDB v1 has no change streams ($changeStream is not a supported stage: supported-commands.md)'
