@@ -8,10 +8,11 @@ import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 import { collectionName } from './mongo-indexes.ts'
+import { bothForms } from './mongo-stored-forms.ts'
 
 /** Stages that make `model`'s documents enter a pipeline: its filter, then its password fields dropped. */
 function entryStages (model: Model, filter: Filter): Document[] {
-  const stages: Document[] = [{ $match: filter }]
+  const stages: Document[] = [{ $match: bothForms(model, filter) }]
   if (hiddenFields(model).length) stages.push({ $unset: hiddenFields(model) })
   return stages
 }

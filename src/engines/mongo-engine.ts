@@ -1,6 +1,7 @@
 // The Engine for MongoDB through the official driver (no ODM). The neutral query
-// language is MongoDB's own, so filters, sorts and projections pass straight through;
-// documents are stored as JSON values (string _id, ISO date strings) like the SQL engines.
+// language is MongoDB's own, so filters, sorts and projections pass straight through, widened
+// to match ids and dates in either stored form (mongo-stored-forms.ts); documents are stored as
+// JSON values (string _id, ISO date strings) like the SQL engines.
 import { MongoClient, MongoServerError, type Document } from 'mongodb'
 import type { Engine, FindQuery, FindResult } from './engine.ts'
 import { findOneThrough } from './engine.ts'
@@ -17,6 +18,7 @@ import { runDelete } from './mongo-delete.ts'
 import { QuireError } from '../errors.ts'
 import { mongoMatchDocuments } from './mongo-match-documents.ts'
 import { createMongoChangeLog } from './mongo-change-log.ts'
+import { bothForms } from './mongo-stored-forms.ts'
 
 const DUPLICATE_KEY = 11000
 const MAX_TIME_EXPIRED = 50
@@ -71,8 +73,14 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
     return docs.map(withId)
   }
 
-  async function find (model: Model, query: FindQuery): Promise<FindResult> {
-    checkSearch(model, query)
+  /** The query with its filters matching both stored forms (Quire's strings, Mongoose's ObjectIds and Dates). */
+  function widened<Q extends FindQuery> (model: Model, query: Q): Q {
+    return { ...query, filter: bothForms(model, query.filter), populate: query.populate.map(spec => ({ ...spec, filter: bothForms(spec.target, spec.filter) })) }
+  }
+
+  async function find (model: Model, asked: FindQuery): Promise<FindResult> {
+    checkSearch(model, asked)
+    const query = widened(model, asked)
     const collection = collectionOf(model)
     const pipeline = findPipeline(model, query, linkFieldsOf(query.populate))
     const [docs, count] = await run(() => Promise.all([
@@ -104,21 +112,21 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
 
     findOne: findOneThrough(find),
 
-    findRaw: (model, filter) => run(() => collectionOf(model).findOne(filter, { maxTimeMS })),
+    findRaw: (model, filter) => run(() => collectionOf(model).findOne(bothForms(model, filter), { maxTimeMS })),
 
     find,
 
-    count: (model, filter) => run(() => collectionOf(model).countDocuments(filter, { maxTimeMS })),
+    count: (model, filter) => run(() => collectionOf(model).countDocuments(bothForms(model, filter), { maxTimeMS })),
 
     estimateCount: (model) => run(() => collectionOf(model).estimatedDocumentCount({ maxTimeMS })),
 
     updateOne: async (model, filter, set) => {
       // Password fields are dropped here, not by a projection: FerretDB v1's findAndModify has none.
-      const updated = await run(() => collectionOf(model).findOneAndUpdate(filter,
+      const updated = await run(() => collectionOf(model).findOneAndUpdate(bothForms(model, filter),
         { $set: toStored(set), $inc: { __v: 1 } }, { returnDocument: 'after', maxTimeMS }))
       if (!updated) return null
       for (const field of hiddenFields(model)) delete updated[field]
-      return JSON.stringify(updated)
+      return JSON.stringify(withId(updated))
     },
 
     aggregate: async (model, plan) => await run(async () => {
@@ -133,12 +141,18 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
       }
     }),
 
-    bulkWrite: (model, operations) => run(() => runBulkWrite(client, caps.transactions, log, { model, collection: collectionOf(model), maxTimeMS }, operations)),
+    bulkWrite: (model, operations) => run(() => runBulkWrite(client, caps.transactions, log, { model, collection: collectionOf(model), maxTimeMS },
+      operations.map(op => op.kind === 'insert' ? op : { ...op, filter: bothForms(model, op.filter) as typeof op.filter }))),
 
-    deleteOne: (model, plan) => run(() => runDelete({ client, collectionOf, maxTimeMS, transactions: caps.transactions, log }, model, plan)),
+    deleteOne: (model, plan) => run(() => runDelete({ client, collectionOf, maxTimeMS, transactions: caps.transactions, log }, model, {
+      ...plan,
+      target: bothForms(model, plan.target),
+      referrers: plan.referrers.map(r => ({ ...r, linking: bothForms(r.model, r.linking), blocked: bothForms(r.model, r.blocked) }))
+    })),
 
-    streamFind: async (model, query, batchSize, onBatch) => {
-      checkSearch(model, query)
+    streamFind: async (model, asked, batchSize, onBatch) => {
+      checkSearch(model, asked)
+      const query = widened(model, asked)
       const size = Math.max(1, Math.min(10_000, Math.floor(batchSize)))
       const cursor = collectionOf(model).aggregate(findPipeline(model, query, linkFieldsOf(query.populate)), { maxTimeMS, batchSize: size })
       let handed = 0
@@ -181,11 +195,14 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
 
     exportAll: async function * (model, batchSize) {
       const limit = Math.max(1, Math.floor(batchSize))
-      let last = ''
+      // Keyset pages in _id order. A comparison stays within one BSON type, and string ids sort
+      // before ObjectIds: after the last string id come the greater strings, then every ObjectId.
+      let after: Document = {}
       for (;;) {
-        const docs = await run(() => collectionOf(model).find({ _id: { $gt: last } }, { sort: { _id: 1 }, limit, maxTimeMS }).toArray())
+        const docs = await run(() => collectionOf(model).find(after, { sort: { _id: 1 }, limit, maxTimeMS }).toArray())
         if (docs.length === 0) return
-        last = docs[docs.length - 1]._id
+        const last: unknown = docs[docs.length - 1]._id
+        after = typeof last === 'string' ? { $or: [{ _id: { $gt: last } }, { _id: { $type: 'objectId' } }] } : { _id: { $gt: last } }
         yield docs.map(doc => JSON.stringify(doc))
       }
     },

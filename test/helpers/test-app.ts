@@ -64,8 +64,14 @@ export async function databaseUrl (engine: EngineName): Promise<string> {
   return url.replace(/\/postgres$/, `/${name}`)
 }
 
-/** The engines the HTTP scenario tests run on, each named in its test's title. */
-export const ENGINES: EngineName[] = ['postgres']
+/**
+ * The engines the HTTP scenario tests run on, each named in its test's title: PostgreSQL, or those
+ * QUIRE_TEST_ENGINES lists (e.g. `QUIRE_TEST_ENGINES=ferretdb npx tap test/x.test.ts` to try a suite
+ * on FerretDB; wideEngines() suites run on it anyway).
+ */
+export const ENGINES: EngineName[] = process.env.QUIRE_TEST_ENGINES
+  ? process.env.QUIRE_TEST_ENGINES.split(',').map(name => name.trim() as EngineName)
+  : ['postgres']
 
 /**
  * The engines of the suites chosen to run on the MongoDB engine too (CRUD, list reads, auth, bulk
