@@ -93,6 +93,7 @@ export function bothForms (model: Model, filter: Document): Document {
     else Object.assign(rest, widened)
   }
   if (parts.length === 0) return rest
-  return { $and: [...(Object.keys(rest).length ? [rest] : []), ...parts] }
+  const all = [...(Object.keys(rest).length ? [rest] : []), ...parts]
+  return all.length === 1 ? all[0] : { $and: all }
 }
 
