@@ -66,11 +66,11 @@ export async function databaseUrl (engine: EngineName): Promise<string> {
 
 /**
  * The engines the HTTP scenario tests run on, each named in its test's title: PostgreSQL, or those
- * QUIRE_TEST_ENGINES lists (e.g. `QUIRE_TEST_ENGINES=ferretdb npx tap test/x.test.ts` to try a suite
+ * TEST_ENGINES lists (e.g. `TEST_ENGINES=ferretdb npx tap test/x.test.ts` to try a suite
  * on FerretDB; wideEngines() suites run on it anyway).
  */
-export const ENGINES: EngineName[] = process.env.QUIRE_TEST_ENGINES
-  ? process.env.QUIRE_TEST_ENGINES.split(',').map(name => name.trim() as EngineName)
+export const ENGINES: EngineName[] = process.env.TEST_ENGINES
+  ? process.env.TEST_ENGINES.split(',').map(name => name.trim() as EngineName)
   : ['postgres']
 
 /**
