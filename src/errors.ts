@@ -35,6 +35,7 @@ export const ERRORS = {
   INTERNAL: { status: 500, message: 'Internal server error' },
   UNAVAILABLE: { status: 503, message: 'The database is unavailable' },
   OVERLOADED: { status: 503, message: 'The server is overloaded: retry shortly' },
+  NOT_SUPPORTED_BY_STORAGE: { status: 501, message: 'The database server does not support this' },
   CHANGES_UNAVAILABLE: { status: 503, message: 'Change feeds are not available on this storage' },
   TOO_MANY_STREAMS: { status: 503, message: 'Too many open change streams' }
 } as const

@@ -2,13 +2,13 @@
 // the query, the apikey and X-API-Key headers, ?jwt= and GET /login/jwt), with
 // the expiry of each on a controlled clock, on every engine.
 import t from 'tap'
-import { ENGINES, basicAuth, createTestApp } from './helpers/test-app.ts'
+import { wideEngines, basicAuth, createTestApp } from './helpers/test-app.ts'
 import { TEST_SETTINGS, advanceClock, bearer, json, login } from './helpers/auth-helpers.ts'
 
 const HOUR = 3600_000
 const ADMIN = { email: 'admin@example.com', password: 'admin-password' }
 
-for (const engine of ENGINES) {
+for (const engine of wideEngines()) {
   t.test(engine, async t => {
     const { app, createUser } = await createTestApp(t, engine, TEST_SETTINGS)
     const alice = await createUser('alice@example.com', 'alice-password')

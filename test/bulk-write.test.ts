@@ -1,9 +1,9 @@
 // HTTP scenarios for POST /bulkwrite/{model} on every engine: each operation
 // kind, update operators, upserts, counts, permissions and all-or-nothing.
 import t from 'tap'
-import { ENGINES, createTestApp } from './helpers/test-app.ts'
+import { wideEngines, createTestApp } from './helpers/test-app.ts'
 
-for (const engine of ENGINES) {
+for (const engine of wideEngines()) {
   t.test(`bulk writes on ${engine}`, async t => {
     const { app, admin, createUser } = await createTestApp(t, engine)
     const bulk = (payload: unknown, authorization = admin) =>

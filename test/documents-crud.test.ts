@@ -1,9 +1,9 @@
 // HTTP scenarios for document CRUD on every engine: create, read, update,
 // soft delete, restore, validation and error shapes.
 import t from 'tap'
-import { ENGINES, createTestApp } from './helpers/test-app.ts'
+import { wideEngines, createTestApp } from './helpers/test-app.ts'
 
-for (const engine of ENGINES) {
+for (const engine of wideEngines()) {
   t.test(`document CRUD on ${engine}`, async t => {
     const { app, admin } = await createTestApp(t, engine)
     const json = (res: { body: string }) => JSON.parse(res.body)

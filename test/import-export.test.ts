@@ -5,7 +5,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
-import { ENGINES, createTestApp } from './helpers/test-app.ts'
+import { wideEngines, createTestApp } from './helpers/test-app.ts'
 import { importDocuments, type ImportOptions } from '../src/transfer/import-documents.ts'
 import { exportDocuments } from '../src/transfer/export-documents.ts'
 
@@ -19,7 +19,7 @@ const mongoexport = [
   '{"_id":{"$oid":"5f1d7a2b9c8e4a001234567a"},"name":"gone","val":3,"_deleted":true}'
 ].join('\n')
 
-for (const engine of ENGINES) {
+for (const engine of wideEngines()) {
   t.test(`import and export on ${engine}`, async t => {
     const { app } = await createTestApp(t, engine)
     const model = app.models.get('link')

@@ -2,7 +2,7 @@
 // listening on a real port, on PostgreSQL: each does what JXP does.
 // The helper throws a failed request's response body; `failure` catches it.
 import t from 'tap'
-import { ENGINES } from './helpers/test-app.ts'
+import { wideEngines } from './helpers/test-app.ts'
 import { startJxpServer } from './helpers/jxp-server.ts'
 
 async function failure (promise: Promise<unknown>): Promise<Record<string, any>> {
@@ -14,7 +14,7 @@ async function failure (promise: Promise<unknown>): Promise<Record<string, any>>
   throw new Error('the request succeeded')
 }
 
-for (const engine of ENGINES) {
+for (const engine of wideEngines()) {
   t.test(`jxp-helper against Quire on ${engine}`, async t => {
     const server = await startJxpServer(t, engine)
     const admin = server.helper(server.adminUser.apikey)

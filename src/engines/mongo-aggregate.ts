@@ -8,10 +8,11 @@ import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 import { collectionName } from './mongo-indexes.ts'
+import { bothForms } from './mongo-stored-forms.ts'
 
 /** Stages that make `model`'s documents enter a pipeline: its filter, then its password fields dropped. */
 function entryStages (model: Model, filter: Filter): Document[] {
-  const stages: Document[] = [{ $match: filter }]
+  const stages: Document[] = [{ $match: bothForms(model, filter) }]
   if (hiddenFields(model).length) stages.push({ $unset: hiddenFields(model) })
   return stages
 }
@@ -37,4 +38,12 @@ function rewriteStages (stages: Document[], plan: PipelinePlan): Document[] {
 /** The MongoDB pipeline for an authorized plan on `model`. */
 export function preparePipeline (model: Model, plan: Authorized<PipelinePlan>): Document[] {
   return [...entryStages(model, plan.filter), ...rewriteStages(plan.stages as Document[], plan)]
+}
+
+/** The names of the stages of `pipeline`, those inside $lookup and $facet sub-pipelines too. */
+export function stagesOf (pipeline: Document[]): string[] {
+  return pipeline.flatMap(stage => Object.keys(stage).flatMap(name => {
+    const inner = name === '$lookup' ? [stage.$lookup.pipeline ?? []] : name === '$facet' ? Object.values(stage.$facet as Record<string, Document[]>) : []
+    return [name, ...inner.flatMap(stagesOf)]
+  }))
 }

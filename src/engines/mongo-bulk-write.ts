@@ -1,6 +1,10 @@
-// Bulk writes and imports for the MongoDB engine, each in one transaction (so MongoDB
-// must be a replica set). Updates run natively; the documents they changed are read back,
-// checked by the caller's validator, and get their __v and updatedAt bump.
+// Bulk writes and imports for the MongoDB engine, all or nothing: in one transaction where the
+// server has them (a replica set or mongos), else (a standalone MongoDB, FerretDB v1) with an undo
+// log: every write first notes how to take it back, and a failure takes back what was written, in
+// reverse order, before the error is answered. The undo is not isolation: another client may read
+// the half-done request meanwhile, and a process killed mid-request leaves it half done
+// (docs/mongodb.md). Updates run natively; the documents they changed are read back, checked by
+// the caller's validator, and get their __v and updatedAt bump.
 import { isDeepStrictEqual } from 'node:util'
 import { MongoServerError, type ClientSession, type Collection, type Document, type MongoClient } from 'mongodb'
 import type { BulkOperation, BulkResult, Doc, UpdateTerms } from './engine.ts'
@@ -10,7 +14,31 @@ import { QuireError } from '../errors.ts'
 
 type Op<K extends BulkOperation['kind']> = Extract<BulkOperation, { kind: K }>
 
-interface Scope { model: Model, collection: Collection<StoredDoc>, session: ClientSession, maxTimeMS: number }
+interface Scope extends Atomic { model: Model, collection: Collection<StoredDoc>, maxTimeMS: number }
+
+/** How a write takes part in its request's all-or-nothing: a transaction's session, or an undo log. */
+export interface Atomic { session?: ClientSession, undo?: UndoLog }
+
+/** Steps that take back writes already made, run newest first when the request fails. */
+export class UndoLog {
+  private readonly steps: Array<() => Promise<unknown>> = []
+
+  /** Puts `docs` back as they are now (replaced, or inserted again when deleted). Note it before writing them. */
+  restore (collection: Collection<StoredDoc>, docs: StoredDoc[]): void {
+    if (docs.length) this.steps.push(() => collection.bulkWrite(docs.map(doc => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } }))))
+  }
+
+  /** Removes documents this request inserted. Note it once they are inserted (a refused insert must remove nothing). */
+  remove (collection: Collection<StoredDoc>, ids: string[]): void {
+    if (ids.length) this.steps.push(() => collection.deleteMany({ _id: { $in: ids } }))
+  }
+
+  async run (log: (msg: string) => void): Promise<void> {
+    for (const step of this.steps.reverse()) {
+      await step().catch(err => { log(`a failed MongoDB write could not be fully undone: ${(err as Error).message}`) })
+    }
+  }
+}
 
 /** Server errors of an update that cannot apply to a document: BadValue, TypeMismatch, PathNotViable, ConflictingUpdateOperators. */
 const INAPPLICABLE_UPDATE = [2, 14, 28, 40]
@@ -25,20 +53,29 @@ export function toStored (doc: Doc): StoredDoc {
   return JSON.parse(JSON.stringify(doc)) as StoredDoc
 }
 
-/** Runs `work` in one transaction: all of it or none. */
-export async function inTransaction<T> (client: MongoClient, work: (session: ClientSession) => Promise<T>): Promise<T> {
+/** Runs `work` all or nothing: in one transaction when `transactions`, else taking back its writes when it fails. */
+export async function atomically<T> (client: MongoClient, transactions: boolean, log: (msg: string) => void, work: (atomic: Atomic) => Promise<T>): Promise<T> {
+  if (!transactions) {
+    const undo = new UndoLog()
+    try {
+      return await work({ undo })
+    } catch (err) {
+      await undo.run(log)
+      throw err
+    }
+  }
   try {
-    return await client.withSession(session => session.withTransaction(() => work(session)))
+    return await client.withSession(session => session.withTransaction(() => work({ session })))
   } catch (err) {
     if (err instanceof MongoServerError && err.code === NO_TRANSACTIONS) {
-      throw new Error(`MongoDB bulk writes and imports need transactions, so a replica set (a one-member one will do): ${err.message}`)
+      throw new Error(`MongoDB reported a replica set but refused a transaction: ${err.message}`)
     }
     throw err
   }
 }
 
-function options (scope: Scope): { session: ClientSession, maxTimeMS: number } {
-  return { session: scope.session, maxTimeMS: scope.maxTimeMS }
+function options (scope: Scope): { session?: ClientSession, maxTimeMS: number } {
+  return { ...(scope.session && { session: scope.session }), maxTimeMS: scope.maxTimeMS }
 }
 
 function updateDocument (terms: UpdateTerms): Document {
@@ -60,6 +97,7 @@ async function applyUpdate<T> (work: () => Promise<T>): Promise<T> {
 async function runUpsertUpdate (scope: Scope, op: Op<'update'>, result: BulkResult): Promise<void> {
   const seed = toStored(op.upsert!)
   await scope.collection.insertOne(seed, options(scope))
+  scope.undo?.remove(scope.collection, [seed._id])
   const doc = await applyUpdate(() => scope.collection.findOneAndUpdate({ _id: seed._id }, updateDocument(op.update),
     { ...options(scope), returnDocument: 'after' }))
   op.check(doc!)
@@ -80,6 +118,7 @@ async function runUpdate (scope: Scope, op: Op<'update'>, result: BulkResult): P
     return
   }
   const ids = { _id: { $in: before.map(doc => doc._id) } }
+  scope.undo?.restore(collection, before)
   const { modifiedCount } = await applyUpdate(() => collection.updateMany(ids, updateDocument(op.update), options(scope)))
   if (modifiedCount === 0) return
   const after = await collection.find(ids, { ...options(scope), sort: { _id: 1 } }).toArray()
@@ -93,7 +132,9 @@ async function runReplace (scope: Scope, op: Op<'replace'>, result: BulkResult):
   const [old] = await scope.collection.find(op.filter, { ...options(scope), sort: { _id: 1 }, limit: 1 }).toArray()
   if (!old) {
     if (!op.upsert) return
-    await scope.collection.insertOne(toStored({ ...op.upsert, ...op.replacement }), options(scope))
+    const inserted = toStored({ ...op.upsert, ...op.replacement })
+    await scope.collection.insertOne(inserted, options(scope))
+    scope.undo?.remove(scope.collection, [inserted._id])
     result.nUpserted++
     result.upsertedIds.push(String(op.upsert._id))
     return
@@ -101,13 +142,20 @@ async function runReplace (scope: Scope, op: Op<'replace'>, result: BulkResult):
   result.nMatched++
   const next = toStored({ ...op.replacement, ...Object.fromEntries(SYSTEM_FIELDS.map(k => [k, old[k]])) })
   if (isDeepStrictEqual(next, old)) return
+  scope.undo?.restore(scope.collection, [old])
   await scope.collection.replaceOne({ _id: old._id }, { ...next, updatedAt: op.now, __v: (Number(old.__v) || 0) + 1 }, options(scope))
   result.nModified++
 }
 
 async function runDelete (scope: Scope, op: Op<'delete'>, result: BulkResult): Promise<void> {
-  const filter = { $and: [op.filter, { _deleted: false }] }
+  let filter: Document = { $and: [op.filter, { _deleted: false }] }
   const change = { $set: { _deleted: true, updatedAt: op.now }, $inc: { __v: 1 } }
+  if (scope.undo) {
+    // The documents it will mark, read first to be put back; then exactly those are marked.
+    const docs = await scope.collection.find(filter, { ...options(scope), sort: { _id: 1 }, ...(!op.many && { limit: 1 }) }).toArray()
+    scope.undo.restore(scope.collection, docs)
+    filter = { $and: [filter, { _id: { $in: docs.map(doc => doc._id) } }] }
+  }
   if (op.many) {
     result.nDeleted += (await scope.collection.updateMany(filter, change, options(scope))).modifiedCount
   } else if (await scope.collection.findOneAndUpdate(filter, change, { ...options(scope), sort: { _id: 1 } })) {
@@ -115,16 +163,20 @@ async function runDelete (scope: Scope, op: Op<'delete'>, result: BulkResult): P
   }
 }
 
-/** Runs a bulk request's operations in order, in one transaction. */
-export async function runBulkWrite (client: MongoClient, scope: Omit<Scope, 'session'>, operations: BulkOperation[]): Promise<BulkResult> {
-  return await inTransaction(client, async session => {
-    const inScope = { ...scope, session }
+/** Runs a bulk request's operations in order, all or nothing. */
+export async function runBulkWrite (client: MongoClient, transactions: boolean, log: (msg: string) => void,
+  scope: Omit<Scope, keyof Atomic>, operations: BulkOperation[]): Promise<BulkResult> {
+  return await atomically(client, transactions, log, async atomic => {
+    const inScope: Scope = { ...scope, ...atomic }
     const result: BulkResult = { nInserted: 0, nMatched: 0, nModified: 0, nUpserted: 0, nDeleted: 0, upsertedIds: [] }
     for (const op of operations) {
       switch (op.kind) {
-        case 'insert':
-          await scope.collection.insertOne(toStored(op.doc), options(inScope))
+        case 'insert': {
+          const doc = toStored(op.doc)
+          await scope.collection.insertOne(doc, options(inScope))
+          inScope.undo?.remove(scope.collection, [doc._id])
           result.nInserted++
+        }
           break
         case 'update': await runUpdate(inScope, op, result); break
         case 'replace': await runReplace(inScope, op, result); break

@@ -1,12 +1,13 @@
 // The ChangeLog of the MongoDB engine: the server's own change stream over the
 // database, which sees every write (this process's, other processes', the shell's).
 // Positions are resume tokens; the retention window is the server's oplog. Change
-// streams need a replica set or a sharded cluster: on a standalone server the feed
-// answers 503 CHANGES_UNAVAILABLE. MongoDB does not record who wrote: `actor` is null.
+// streams need a replica set or a sharded cluster: on a standalone server, and on FerretDB v1
+// (which has none), the feed answers 503 CHANGES_UNAVAILABLE. MongoDB does not record who wrote: `actor` is null.
 import { MongoServerError, type ChangeStreamOptions, type Db, type Document } from 'mongodb'
 import type { ChangeLog, ChangeOp, StoredChange } from './change-log.ts'
 import type { Doc } from './engine.ts'
 import { QuireError } from '../errors.ts'
+import type { MongoCapabilities } from './mongo-capabilities.ts'
 
 /** ChangeStreamHistoryLost, ChangeStreamFatalError, InvalidResumeToken, BadValue, FailedToParse. */
 const GONE_CODES = [286, 280, 260, 2, 9]
@@ -41,9 +42,18 @@ function unavailable (err: unknown): never {
   throw err
 }
 
-export async function createMongoChangeLog (db: Db, log: (msg: string) => void): Promise<ChangeLog> {
-  const info = await db.admin().serverInfo().catch(() => ({ version: '0' }))
-  const preImages = Number(String(info.version).split('.')[0]) >= 6
+/** The change log of a server without change streams (FerretDB v1; a standalone MongoDB): every read answers 503. */
+function unavailableLog (caps: MongoCapabilities): ChangeLog {
+  const refuse = async (): Promise<never> => {
+    const why = caps.ferretdb ? `${caps.server} has no change streams` : `${caps.server} is not a replica set, and change streams need one`
+    throw new QuireError('CHANGES_UNAVAILABLE', `Change feeds on MongoDB need change streams: ${why}`)
+  }
+  return { compare: (a, b) => a < b ? -1 : a > b ? 1 : 0, head: refuse, readAfter: refuse, follow: refuse, prune: async () => 0 }
+}
+
+export async function createMongoChangeLog (db: Db, caps: MongoCapabilities, log: (msg: string) => void): Promise<ChangeLog> {
+  if (!caps.changeStreams) return unavailableLog(caps)
+  const { preImages } = caps
   const options = (extra: ChangeStreamOptions = {}): ChangeStreamOptions =>
     ({ fullDocument: 'updateLookup', ...(preImages && { fullDocumentBeforeChange: 'whenAvailable' }), ...extra })
 

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto'
 import { MongoServerError, type Collection, type Db, type IndexDescription, type IndexDirection } from 'mongodb'
 import type { Model } from '../models/model-definition.ts'
+import type { MongoCapabilities } from './mongo-capabilities.ts'
 
 const INDEX_PREFIX = 'qx_'
 /** Languages MongoDB's text search stems; any other (e.g. PostgreSQL's "simple") indexes without stemming. */
@@ -23,15 +24,15 @@ function nameIndex (model: Model, definition: object): string {
   return `${INDEX_PREFIX}${model.name.slice(0, 30)}_${hash}`
 }
 
-/** The indexes a model wants, each named after its definition. */
-function describeIndexes (model: Model): IndexDescription[] {
+/** The indexes a model wants, each named after its definition; its text index only where the server has text indexes. */
+function describeIndexes (model: Model, text: boolean): IndexDescription[] {
   const wanted: IndexDescription[] = model.indexes.map(index => {
     // A non-unique index ends with _id, every sort's tiebreaker, as on SQL (schema-ddl.ts).
     const keys = index.unique ? index.fields : [...index.fields, '_id']
     const definition = { key: Object.fromEntries(keys.map(f => [f, 1])), unique: index.unique }
     return { ...definition, name: nameIndex(model, definition) }
   })
-  if (model.fulltext) {
+  if (model.fulltext && text) {
     const { fields, language } = model.fulltext
     const definition = {
       key: Object.fromEntries(fields.map((f): [string, IndexDirection] => [f, 'text'])),
@@ -50,8 +51,8 @@ async function ignoring<T> (code: number, work: () => Promise<T>): Promise<T | u
   }
 }
 
-async function syncIndexes (collection: Collection, model: Model, log: (msg: string) => void, maxTimeMS: number): Promise<void> {
-  const wanted = describeIndexes(model)
+async function syncIndexes (collection: Collection, model: Model, log: (msg: string) => void, maxTimeMS: number, text: boolean): Promise<void> {
+  const wanted = describeIndexes(model, text)
   const existing = (await collection.listIndexes({ maxTimeMS }).toArray())
     .map(index => index.name as string).filter(name => name.startsWith(INDEX_PREFIX))
   for (const name of existing) {
@@ -62,9 +63,13 @@ async function syncIndexes (collection: Collection, model: Model, log: (msg: str
   if (missing.length) await collection.createIndexes(missing, { maxTimeMS })
 }
 
-/** Creates or updates one model's collection and indexes; safe to run concurrently from several processes. */
-export async function syncCollection (db: Db, model: Model, log: (msg: string) => void, maxTimeMS: number): Promise<void> {
+/**
+ * Creates or updates one model's collection and indexes; safe to run concurrently from several
+ * processes. Where the server has no text indexes (FerretDB v1), a model's full-text index is left
+ * out, and its search answers 501 NOT_SUPPORTED_BY_STORAGE.
+ */
+export async function syncCollection (db: Db, model: Model, log: (msg: string) => void, maxTimeMS: number, caps: Pick<MongoCapabilities, 'text'>): Promise<void> {
   const name = collectionName(model)
   await ignoring(NAMESPACE_EXISTS, () => db.createCollection(name))
-  await syncIndexes(db.collection(name), model, log, maxTimeMS)
+  await syncIndexes(db.collection(name), model, log, maxTimeMS, caps.text)
 }

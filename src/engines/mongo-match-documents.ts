@@ -5,6 +5,8 @@
 import type { Db, Document } from 'mongodb'
 import type { Doc, Engine } from './engine.ts'
 import { toStored } from './mongo-bulk-write.ts'
+import type { MongoCapabilities } from './mongo-capabilities.ts'
+import { QuireError } from '../errors.ts'
 
 const FILTERS_PER_STAGE = 50
 
@@ -20,8 +22,12 @@ function groupsOfDistinctIds (docs: Doc[]): number[][] {
   return groups.map(g => g.members)
 }
 
-export function mongoMatchDocuments (db: Db, maxTimeMS: number): Engine['matchDocuments'] {
+export function mongoMatchDocuments (db: Db, maxTimeMS: number, caps: Pick<MongoCapabilities, 'server' | 'stages'>): Engine['matchDocuments'] {
   return async (_model, docs, filters) => {
+    if (caps.stages && !(caps.stages.has('$documents') && caps.stages.has('$facet'))) {
+      // Only the change feed matches documents, and a server without these stages (FerretDB v1) has no change streams either.
+      throw new QuireError('NOT_SUPPORTED_BY_STORAGE', `Matching documents needs the $documents and $facet aggregation stages, which ${caps.server} does not have`)
+    }
     const result = filters.map(() => docs.map(() => false))
     for (const members of groupsOfDistinctIds(docs)) {
       const literals = members.map(i => toStored(docs[i]))

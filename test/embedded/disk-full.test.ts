@@ -26,7 +26,7 @@ t.test('no room for a new database: one line with initdb\'s reason', { skip: use
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0755', 'tmpfs', small], { stdio: 'pipe' })
   } catch (err) {
     rmSync(parent, { recursive: true, force: true })
-    t.skip(`cannot mount a small tmpfs here: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`)
+    t.plan(0, `cannot mount a small tmpfs here: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`)
     return
   }
   t.teardown(() => { execFileSync('umount', [small]); rmSync(parent, { recursive: true, force: true }) })

@@ -1,12 +1,14 @@
-// The engines the contract suite runs on: a throwaway PostgreSQL server,
-// and MongoDB when MONGODB_URL is set or MONGOMS_SYSTEM_BINARY names an existing mongod
-// (run by mongodb-memory-server as a one-member replica set; it never downloads a binary).
+// The engines the contract suite runs on: a throwaway PostgreSQL server; MongoDB when MONGODB_URL
+// is set or MONGOMS_SYSTEM_BINARY names an existing mongod (run by mongodb-memory-server as a
+// one-member replica set; it never downloads a binary); and the MongoDB engine on FerretDB v1
+// (test/helpers/ferretdb.ts) when its binary is built, with what FerretDB lacks skipped and named.
 import { existsSync } from 'node:fs'
 import type { Test } from 'tap'
 import { MongoClient } from 'mongodb'
 import type { Engine } from '../../src/engines/engine.ts'
 import { openEngine } from '../../src/engines/open-engine.ts'
 import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
+import { FERRETDB_LIMITS, ferretdbBinary, startFerretDB, type FerretLimit } from './ferretdb.ts'
 
 export interface EngineTarget {
   /** The engine's `kind`. */
@@ -14,6 +16,14 @@ export interface EngineTarget {
   title: string
   /** The database URL of a fresh, empty store, torn down when `t` ends. */
   url: (t: Test) => Promise<string>
+  /** What this server cannot do, each with the reason its tests are skipped (FerretDB's limits). */
+  lacks?: Partial<Record<FerretLimit, string>>
+}
+
+/** The skip reason of a test that needs `feature` on `target`, or undefined when it can run. */
+export function lacking (target: EngineTarget, ...features: FerretLimit[]): string | undefined {
+  const reasons = features.flatMap(f => target.lacks?.[f] ?? [])
+  return reasons.length ? reasons.join('; ') : undefined
 }
 
 /** An engine that cannot run here, and why: the suite skips it, saying so. */
@@ -55,6 +65,23 @@ function mongoTarget (): EngineTarget | SkippedTarget {
   return { name: 'mongodb', title: 'MongoDB', skip: `set MONGODB_URL or MONGOMS_SYSTEM_BINARY (${why})` }
 }
 
+/** The MongoDB engine on a FerretDB server of its own (SQLite in a throwaway directory), or why not. */
+export function ferretTarget (): EngineTarget | SkippedTarget {
+  const title = 'FerretDB'
+  const found = ferretdbBinary()
+  if ('missing' in found) return { name: 'mongodb', title, skip: found.missing }
+  return {
+    name: 'mongodb',
+    title,
+    lacks: FERRETDB_LIMITS,
+    url: async t => {
+      const server = await startFerretDB(found.bin)
+      t.teardown(() => server.stop())
+      return `${server.url}quire_contract`
+    }
+  }
+}
+
 export function engineTargets (): Array<EngineTarget | SkippedTarget> {
   return [
     {
@@ -66,6 +93,7 @@ export function engineTargets (): Array<EngineTarget | SkippedTarget> {
         return cluster.url
       }
     },
-    mongoTarget()
+    mongoTarget(),
+    ferretTarget()
   ]
 }

@@ -1,9 +1,12 @@
 // Builds Quire apps for HTTP scenario tests on a real PostgreSQL server (one throwaway
 // cluster per test file, src/embedded/throwaway-cluster.ts, and a fresh database per app).
-// The engine contract suite (test/engine-contract.test.ts) also runs MongoDB when one is available.
+// The suites that list WIDE_ENGINES run on the MongoDB engine too: on MongoDB when MONGODB_URL
+// is set, and on FerretDB v1 (one server per test file, test/helpers/ferretdb.ts) when it is built.
 import tap, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import postgres from 'postgres'
+import { MongoClient } from 'mongodb'
+import { FERRETDB_LIMITS, ferretdbBinary, startFerretDB, type FerretLimit, type FerretServer } from './ferretdb.ts'
 import { buildApp } from '../../app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { startPgCluster, type PgCluster } from '../../src/embedded/throwaway-cluster.ts'
@@ -11,7 +14,7 @@ import { prepareCreate } from '../../src/documents/prepare-document.ts'
 import { USER_MODEL } from '../../src/auth/user-model.ts'
 import { ANONYMOUS } from '../../src/auth/caller.ts'
 
-export type EngineName = 'postgres'
+export type EngineName = 'postgres' | 'mongodb' | 'ferretdb'
 
 let cluster: Promise<PgCluster> | undefined
 let databases = 0
@@ -25,18 +28,77 @@ function sharedCluster (): Promise<PgCluster> {
   return cluster
 }
 
-/** A fresh database for one app: a new database in the shared cluster. */
-export async function databaseUrl (_engine: EngineName): Promise<string> {
-  const { url } = await sharedCluster()
+let ferret: Promise<FerretServer> | undefined
+
+/** The FerretDB server of this test file, started on first use and stopped when the file ends. */
+function sharedFerretDB (): Promise<FerretServer> {
+  if (!ferret) {
+    const found = ferretdbBinary()
+    if ('missing' in found) throw new Error(found.missing)
+    ferret = startFerretDB(found.bin)
+    tap.teardown(async () => { await (await ferret!).stop() })
+  }
+  return ferret
+}
+
+/** A MongoDB URL naming a new database `name` instead of the URL's own. */
+const withDatabase = (url: string, name: string): string => url.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${name}`)
+
+/** A fresh database for one app: a new database in the shared cluster (or MongoDB, FerretDB server). */
+export async function databaseUrl (engine: EngineName): Promise<string> {
   const name = `quire_test_${process.pid}_${++databases}`
+  if (engine === 'ferretdb') return withDatabase((await sharedFerretDB()).url, name)
+  if (engine === 'mongodb') {
+    const url = withDatabase(process.env.MONGODB_URL!, name)
+    tap.teardown(async () => {
+      const client = await MongoClient.connect(url)
+      await client.db().dropDatabase()
+      await client.close()
+    })
+    return url
+  }
+  const { url } = await sharedCluster()
   const admin = postgres(url, { max: 1, onnotice: () => {} })
   await admin.unsafe(`CREATE DATABASE ${name}`)
   await admin.end()
   return url.replace(/\/postgres$/, `/${name}`)
 }
 
-/** The engines the HTTP scenario tests run on, each named in its test's title. */
-export const ENGINES: EngineName[] = ['postgres']
+/**
+ * The engines the HTTP scenario tests run on, each named in its test's title: PostgreSQL, or those
+ * TEST_ENGINES lists (e.g. `TEST_ENGINES=ferretdb npx tap test/x.test.ts` to try a suite
+ * on FerretDB; wideEngines() suites run on it anyway).
+ */
+export const ENGINES: EngineName[] = process.env.TEST_ENGINES
+  ? process.env.TEST_ENGINES.split(',').map(name => name.trim() as EngineName)
+  : ['postgres']
+
+/**
+ * The engines of the suites chosen to run on the MongoDB engine too (CRUD, list reads, auth, bulk
+ * writes, import/export, jxp-helper: on FerretDB they would double `npm test` if every suite ran):
+ * PostgreSQL, then MongoDB when MONGODB_URL is set, then FerretDB when it is built. An engine that
+ * cannot run here is a skipped test saying why, once per file.
+ */
+export function wideEngines (): EngineName[] {
+  const engines: EngineName[] = ['postgres']
+  if (process.env.MONGODB_URL) engines.push('mongodb')
+  else tap.test('on MongoDB', { skip: 'set MONGODB_URL to run this suite on MongoDB as well' }, async () => {})
+  const ferret = ferretdbBinary()
+  if ('bin' in ferret) engines.push('ferretdb')
+  else {
+    console.error(`# FerretDB: this suite's MongoDB-engine run skipped: ${ferret.missing}`)
+    tap.test('on FerretDB', { skip: ferret.missing }, async () => {})
+  }
+  return engines
+}
+
+/** Why a test that needs `feature` cannot run on `engine` (FerretDB v1's limits), or undefined. */
+export function engineLacks (engine: EngineName, ...features: FerretLimit[]): string | undefined {
+  if (engine !== 'ferretdb' || features.length === 0) return undefined
+  const why = features.map(f => FERRETDB_LIMITS[f]).join('; ')
+  console.error(`# FerretDB: skipped: ${why}`)
+  return why
+}
 
 /** Test apps do not shed load: a busy test machine must not turn answers into 503s (test/lifecycle.test.ts tests shedding). */
 export const QUIET_SETTINGS: Partial<Config> = { maxEventLoopDelayMs: 0 }
