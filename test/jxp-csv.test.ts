@@ -9,6 +9,8 @@ import { newSystemFields } from '../src/documents/prepare-document.ts'
 import { ANONYMOUS } from '../src/auth/caller.ts'
 
 const rowsOf = (body: string): string[][] => parse(body, { relax_column_count: false }) as string[][]
+/** The line breaks of `body` outside quoted cells that are not a CRLF record end: readers that split rows on any of them (spreadsheets do) would start a forged row there. */
+const strayBreaks = (body: string): string[] => body.replace(/"(?:[^"]|"")*"/g, '').match(/\r(?!\n)|(?<!\r)\n/g) ?? []
 
 for (const engine of ENGINES) {
   t.test(`CSV export on ${engine}`, async t => {
@@ -36,7 +38,17 @@ for (const engine of ENGINES) {
       t.match(cells[2], { _id: plain, bar: 'has,comma', shmack: '["x","y"]', 'yack.s': 'he said "hi"', 'yack.n': '-3', fulltext: 'line one\nline two', link_id: link, other_link_id: '', array_link_id: '[]', _deleted: 'false', __v: '0' },
         'commas, quotes and line breaks quoted; arrays as JSON; a negative number stays a number; missing values empty')
       t.notOk(res.body.includes('pw-secret') || res.body.includes('$2b$') || res.body.includes('password'), 'no password column, no hash')
-      t.ok(res.body.includes('\r\n') && !/[^\r]\n(?!line two)/.test(res.body), 'records end with CRLF')
+      t.ok(res.body.includes('\r\n'), 'records end with CRLF')
+      t.same(strayBreaks(res.body), [], 'every other line break is inside a quoted cell')
+    })
+
+    await t.test('a bare line feed or carriage return cannot start a forged row', async t => {
+      const id = await post('test', { foo: 'lf\n=HYPERLINK("http://evil.example")', bar: 'cr\r@SUM(A1)', fulltext: '\n=1+1' })
+      const res = await app.inject({ url: `/csv/test?filter[_id]=${id}&fields=foo,bar,fulltext` })
+      t.equal(res.statusCode, 200, res.body)
+      t.same(strayBreaks(res.body), [], 'every CR and LF in a value is inside quotes')
+      t.same(rowsOf(res.body), [['_id', 'foo', 'bar', 'fulltext'], [id, 'lf\n=HYPERLINK("http://evil.example")', 'cr\r@SUM(A1)', '\n=1+1']], 'one row, values intact')
+      await app.inject({ method: 'DELETE', url: `/api/test/${id}`, headers: { authorization: admin } })
     })
 
     await t.test('the list\'s parameters', async t => {

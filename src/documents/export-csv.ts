@@ -1,5 +1,5 @@
 // GET /csv/{model}: a list read as CSV (RFC 4180 by csv-stringify, CRLF records,
-// formula-looking cells escaped), streamed: documents come from the engine in
+// cells holding a CR or LF quoted, formula-looking cells escaped), streamed: documents come from the engine in
 // batches and go out as the client takes them, so no export sits in memory. The
 // same parameters and permissions as the list; no page size, but a caller who is
 // not an admin gets at most CSV_MAX_ROWS rows: a larger export is a 400 before any
@@ -64,7 +64,9 @@ function drained (stream: Readable & { write: (row: unknown) => boolean }): Prom
  * it ends the stream and is logged (at info level when the client left). Returns the number of rows.
  */
 export async function writeCsv (ctx: DocumentContext, model: Model, plan: CsvExport, open: (csv: Readable) => void): Promise<number> {
-  const csv = stringify({ header: true, columns: plan.columns.map(c => c.header), record_delimiter: 'windows', escape_formulas: true, cast: { boolean: value => String(value) } })
+  // csv-stringify quotes a cell holding the record delimiter (CRLF) but not a bare CR or LF, where
+  // spreadsheets start a new row whose first cell is the text after it (a forged row): quote those too.
+  const csv = stringify({ header: true, columns: plan.columns.map(c => c.header), record_delimiter: 'windows', quoted_match: /[\r\n]/, escape_formulas: true, cast: { boolean: value => String(value) } })
   let opened = false
   const start = (): void => { if (!opened) { opened = true; open(csv) } }
   try {
