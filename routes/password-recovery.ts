@@ -24,6 +24,7 @@ export default async function passwordRecoveryRoutes (fastify: FastifyInstance):
   }
 
   app.post('/login/recover', { config: { rateLimit: app.endpointLimit('recover') }, schema: { summary: 'Email a password reset link', body: EmailBody, response: { 200: OkMessage } } }, async (request) => {
+    auth.mailer.checkEnabled()
     const user = await userWithEmail(request.body.email)
     await auth.throttle.recoveryMail(user.email as string)
     try {

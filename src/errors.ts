@@ -37,7 +37,8 @@ export const ERRORS = {
   OVERLOADED: { status: 503, message: 'The server is overloaded: retry shortly' },
   NOT_SUPPORTED_BY_STORAGE: { status: 501, message: 'The database server does not support this' },
   CHANGES_UNAVAILABLE: { status: 503, message: 'Change feeds are not available on this storage' },
-  TOO_MANY_STREAMS: { status: 503, message: 'Too many open change streams' }
+  TOO_MANY_STREAMS: { status: 503, message: 'Too many open change streams' },
+  RECOVERY_DISABLED: { status: 503, message: 'Password recovery by email is not set up on this server: ask an administrator to set a new password' }
 } as const
 
 export type ErrorCode = keyof typeof ERRORS

@@ -6,7 +6,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ENGINES, basicAuth, createTestApp } from './helpers/test-app.ts'
-import { TEST_SETTINGS, bearer, json, login } from './helpers/auth-helpers.ts'
+import { TEST_SETTINGS, bearer, json, lastRecoveryJwt, login, startSmtp } from './helpers/auth-helpers.ts'
 
 type Headers = Record<string, string>
 
@@ -20,17 +20,10 @@ async function keyStatus (app: FastifyInstance, userId: string, apikey: string):
   return (await call(app, 'GET', `/api/user/${userId}`, { apikey })).status
 }
 
-/** A recovery link, as POST /login/recover sends it (without SMTP it goes to the log). */
-function recoveryLinkFrom (logs: string[]): string {
-  const line = [...logs].reverse().find(l => l.includes('password recovery link'))
-  return decodeURIComponent(/jwt=([^\s&"]+)/.exec(line ?? '')![1])
-}
-
 for (const engine of ENGINES) {
   t.test(engine, async t => {
-    const logs: string[] = []
-    const { app, admin, createUser } = await createTestApp(t, engine, TEST_SETTINGS)
-    app.log.warn = ((msg: string) => { logs.push(String(msg)) }) as typeof app.log.warn
+    const smtp = await startSmtp(t)
+    const { app, admin, createUser } = await createTestApp(t, engine, { ...TEST_SETTINGS, smtpUrl: `smtp://127.0.0.1:${smtp.port}` })
     const adminHeaders = { authorization: admin }
     const linkFor = async (email: string): Promise<string> => json(await app.inject({ method: 'POST', url: '/login/getjwt', headers: adminHeaders, payload: { email } })).jwt
 
@@ -106,7 +99,7 @@ for (const engine of ENGINES) {
       t.equal((await call(app, 'POST', '/login/logout', bearer(session.token))).status, 200)
       t.equal(await keyStatus(app, erin.id, session.apikey), 200, 'logout ends the session, not the permanent key')
       t.equal((await call(app, 'POST', '/login/recover', {}, { email: 'erin@example.com' })).status, 200)
-      const reset = await call(app, 'POST', '/login/reset', {}, { jwt: recoveryLinkFrom(logs), password: 'erin-password-2' })
+      const reset = await call(app, 'POST', '/login/reset', {}, { jwt: lastRecoveryJwt(smtp.mails), password: 'erin-password-2' })
       t.equal(reset.status, 200)
       t.equal(await keyStatus(app, erin.id, session.apikey), 401)
     })
@@ -220,7 +213,7 @@ for (const engine of ENGINES) {
     t.test('a recovery link only resets the password, once', async t => {
       const ida = await createUser('ida@example.com', 'ida-password')
       t.equal((await call(app, 'POST', '/login/recover', {}, { email: 'ida@example.com' })).status, 200)
-      const jwt = recoveryLinkFrom(logs)
+      const jwt = lastRecoveryJwt(smtp.mails)
       const asCredential = await call(app, 'GET', `/api/user/${ida.id}?jwt=${jwt}`)
       t.equal(asCredential.status, 401, 'it does not log in as ?jwt=')
       t.equal(asCredential.body.err, 'This link only resets a password (POST /login/reset)')

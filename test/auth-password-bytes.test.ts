@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { ENGINES, basicAuth, createTestApp, databaseUrl } from './helpers/test-app.ts'
-import { TEST_SETTINGS, createLoggedApp, json } from './helpers/auth-helpers.ts'
+import { TEST_SETTINGS, createLoggedApp, json, lastRecoveryJwt, startSmtp } from './helpers/auth-helpers.ts'
 
 const run = promisify(execFile)
 const root = new URL('..', import.meta.url).pathname
@@ -65,11 +65,12 @@ for (const engine of ENGINES) {
     })
 
     t.test('/setup and /login/reset', async t => {
-      const { app: fresh, logs } = await createLoggedApp(t, engine, TEST_SETTINGS)
+      const smtp = await startSmtp(t)
+      const { app: fresh } = await createLoggedApp(t, engine, { ...TEST_SETTINGS, smtpUrl: `smtp://127.0.0.1:${smtp.port}` })
       refused(t, await send(fresh, 'POST', '/setup', { email: 'root@example.com', password: TOO_LONG[0] }), '/setup')
       t.equal((await send(fresh, 'POST', '/setup', { email: 'root@example.com', password: FITS[0] })).status, 200, 'setup was still open')
       t.equal((await send(fresh, 'POST', '/login/recover', { email: 'root@example.com' })).status, 200)
-      const jwt = decodeURIComponent(/jwt=([^\s&"]+)/.exec(logs.find(l => l.includes('password recovery link'))!)![1])
+      const jwt = lastRecoveryJwt(smtp.mails)
       refused(t, await send(fresh, 'POST', '/login/reset', { jwt, password: TOO_LONG[1] }), '/login/reset')
       t.equal((await send(fresh, 'POST', '/login/reset', { jwt, password: FITS[1] })).status, 200, 'the link still works')
       t.equal((await fresh.inject({ method: 'GET', url: '/api/user', headers: { authorization: basicAuth('root@example.com', FITS[1]) } })).statusCode, 200)

@@ -7,7 +7,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ENGINES, basicAuth, createTestApp } from './helpers/test-app.ts'
-import { advanceClock, json } from './helpers/auth-helpers.ts'
+import { advanceClock, json, startSmtp } from './helpers/auth-helpers.ts'
 import { ADDRESS_BUDGET_FACTOR } from '../src/auth/login-throttle.ts'
 import { ENDPOINT_LIMITS } from '../plugins/endpoint-limits.ts'
 
@@ -28,7 +28,8 @@ async function basicGet (app: FastifyInstance, email: string, password: string, 
 
 for (const engine of ENGINES) {
   t.test(engine, async t => {
-    const { app, createUser } = await createTestApp(t, engine, { loginRateLimit: LIMIT })
+    const smtp = await startSmtp(t)
+    const { app, createUser } = await createTestApp(t, engine, { loginRateLimit: LIMIT, smtpUrl: `smtp://127.0.0.1:${smtp.port}` })
     await createUser('alice@example.com', 'alice-password')
     await createUser('bob@example.com', 'bob-password')
     const alice = { email: 'alice@example.com', password: 'alice-password' }

@@ -1,8 +1,10 @@
-// Delivers password recovery links: by SMTP (nodemailer, SMTP_URL) with a text
-// template (RECOVERY_EMAIL_TEMPLATE), or, when no SMTP server is configured, to
-// the log at warn level so that an operator can pass the link on by hand.
+// Delivers password recovery links by SMTP (nodemailer, SMTP_URL) with a text
+// template (RECOVERY_EMAIL_TEMPLATE). Without an SMTP server recovery is off: a link
+// written to the log let anyone who asked for one (anonymously) put a working reset
+// link of any account, the admin's included, wherever the log goes.
 import { readFileSync } from 'node:fs'
 import nodemailer from 'nodemailer'
+import { QuireError } from '../errors.ts'
 
 export interface MailSettings {
   smtpUrl?: string
@@ -15,6 +17,8 @@ export interface MailSettings {
 }
 
 export interface RecoveryMailer {
+  /** Throws RECOVERY_DISABLED when no SMTP server is configured (before anything else, so that it reveals no account). */
+  checkEnabled: () => void
   send: (to: string, jwt: string) => Promise<void>
   close: () => void
 }
@@ -45,15 +49,17 @@ function renderRecoveryMail (template: string, values: Record<'email' | 'link' |
 export function createRecoveryMailer (settings: MailSettings, warn: (msg: string) => void): RecoveryMailer {
   const template = settings.recoveryEmailTemplate ? readFileSync(settings.recoveryEmailTemplate, 'utf8') : DEFAULT_TEMPLATE
   const transport = settings.smtpUrl ? nodemailer.createTransport(settings.smtpUrl) : undefined
+  if (!transport) warn('SMTP_URL is not set: password recovery by email is off (POST /login/recover answers 503 RECOVERY_DISABLED); an admin sets a forgotten password with PUT /api/user/<id>')
+  const checkEnabled = (): void => {
+    if (!transport) throw new QuireError('RECOVERY_DISABLED')
+  }
   return {
+    checkEnabled,
     send: async (to, jwt) => {
+      checkEnabled()
       const link = recoveryLink(settings.passwordRecoveryUrl, jwt)
-      if (!transport) {
-        warn(`SMTP_URL is not set, so no email was sent: pass this password recovery link to ${to} by hand (it can reset their password; keep it secret): ${link}`)
-        return
-      }
       const mail = renderRecoveryMail(template, { email: to, link, minutes: String(Math.round(settings.jwtTtlSeconds / 60)) })
-      await transport.sendMail({ from: settings.mailFrom, to, ...mail })
+      await transport!.sendMail({ from: settings.mailFrom, to, ...mail })
     },
     close: () => { transport?.close() }
   }

@@ -68,6 +68,11 @@ export async function startSmtp (t: Test): Promise<{ port: number, mails: Mail[]
   return sink
 }
 
+/** The JWT of the last recovery link mailed to the sink. */
+export function lastRecoveryJwt (mails: Mail[]): string {
+  return decodeURIComponent(/jwt=([^\s&"]+)/.exec(decodeMail(mails.at(-1)?.data ?? ''))![1])
+}
+
 /** A mail's text with quoted-printable soft breaks and escapes undone. */
 export function decodeMail (data: string): string {
   return data.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
