@@ -210,6 +210,23 @@ for (const engine of ENGINES) {
       t.equal((await call(app, 'PUT', `/groups/${ivy.id}`, adminHeaders, { group: 'staff' })).status, 200, 'an admin with a password still changes groups')
     })
 
+    // Found by an outside review: docs said a link changes nothing of a user record but its name,
+    // yet an admin's link could delete, permanently delete and restore user records.
+    t.test('an admin\'s login link cannot delete, permanently delete, restore or give away users', async t => {
+      const jwt = await linkFor('admin@example.com')
+      const kim = await createUser('kim@example.com', 'kim-password')
+      for (const flags of ['', '&_permaDelete=1', '&_cascade=1']) {
+        const res = await call(app, 'DELETE', `/api/user/${kim.id}?jwt=${jwt}${flags}`)
+        t.equal(res.status, 403, `DELETE${flags || ' (soft)'}`)
+        t.equal(res.body.code, 'FORBIDDEN')
+      }
+      t.equal((await call(app, 'PUT', `/api/user/${kim.id}?jwt=${jwt}`, {}, { _owner_id: kim.id })).status, 403, 'nor change its owner')
+      t.equal((await call(app, 'GET', `/api/user/${kim.id}`, adminHeaders)).status, 200, 'kim is still there')
+      t.equal((await call(app, 'DELETE', `/api/user/${kim.id}`, adminHeaders)).status, 200, 'an admin with a password deletes')
+      t.equal((await call(app, 'PUT', `/api/user/${kim.id}?jwt=${jwt}`, {}, { _deleted: false })).status, 403, 'the link cannot restore')
+      t.equal((await call(app, 'GET', `/api/user/${kim.id}`, adminHeaders)).status, 404, 'kim stays deleted')
+    })
+
     t.test('a recovery link only resets the password, once', async t => {
       const ida = await createUser('ida@example.com', 'ida-password')
       t.equal((await call(app, 'POST', '/login/recover', {}, { email: 'ida@example.com' })).status, 200)

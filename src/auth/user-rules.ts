@@ -1,7 +1,8 @@
 // What the built-in user model adds to document writes (called from
 // src/documents): emails are stored lower-case, users own their own record,
 // non-admins may change only their own name and password, changing one's own
-// password needs the current one, login links change nothing but a name, groups cannot be
+// password needs the current one, login links change nothing but a name (and delete or restore
+// no user), groups cannot be
 // named like roles, and a new password or a deletion revokes the user's session
 // and API key.
 import bcrypt from 'bcrypt'
@@ -91,6 +92,11 @@ export async function checkPasswordChange (ctx: DocumentContext, model: Model, i
 /** A new user record is owned by the user itself, unless an admin set _owner_id; other documents pass unchanged. */
 export function ownUserRecord (model: Model, doc: Doc, ownerGiven: boolean): Doc {
   return isUserModel(model) && !ownerGiven ? { ...doc, _owner_id: doc._id } : doc
+}
+
+/** A login link deletes, permanently deletes, restores or gives away no user record (`action` names which: 'delete a user'). */
+export function refuseLinkUserChange (model: Model, caller: Caller, action: string): void {
+  if (isUserModel(model)) refuseLoginLinks(caller, action)
 }
 
 /** Bulk operations would bypass these rules (e.g. $set admin), so user records are written only through /api/user. */

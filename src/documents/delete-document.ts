@@ -11,7 +11,7 @@ import { checkId } from './read-documents.ts'
 import { notWritable, type WriteResult } from './write-documents.ts'
 import { afterWrite, beforeDelete } from './model-hooks.ts'
 import { QuireError } from '../errors.ts'
-import { afterUserWrite } from '../auth/user-rules.ts'
+import { afterUserWrite, refuseLinkUserChange } from '../auth/user-rules.ts'
 import { readFlags } from '../query/param-names.ts'
 import type { QueryParams } from '../query/parse-list-params.ts'
 import type { DocumentContext } from './document-context.ts'
@@ -33,6 +33,7 @@ async function runBeforeDelete (ctx: DocumentContext, model: Model, id: string, 
 
 export async function deleteDocument (ctx: DocumentContext, model: Model, id: string, options: DeleteOptions = { permanent: false, cascade: false }): Promise<WriteResult> {
   checkId(id)
+  refuseLinkUserChange(model, ctx.caller, 'delete a user')
   const plan = authorizeDeletion(ctx.registry, model, ctx.caller, id, options)
   await runBeforeDelete(ctx, model, id, plan)
   const outcome = await ctx.engine.deleteOne(model, plan)

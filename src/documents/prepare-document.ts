@@ -9,7 +9,7 @@ import { compileValidators, describeErrors, type DocumentValidators } from '../m
 import { normalizeDates } from '../models/normalize-dates.ts'
 import { newId, isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'
-import { applyUserRules, ownUserRecord } from '../auth/user-rules.ts'
+import { applyUserRules, ownUserRecord, refuseLinkUserChange } from '../auth/user-rules.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 import { LIMITS } from '../validation/limits.ts'
 import { checkPasswordLength, hashPassword } from '../auth/password-hash.ts'
@@ -140,6 +140,8 @@ export function shapeUpdate (input: Omit<WriteInput, 'bcryptRounds'>): Doc {
   const deleted = deletedFlag(sent, input.form)
   checkOwner(owner, caller)
   if (deleted !== undefined && typeof deleted !== 'boolean') throw new QuireError('VALIDATION_FAILED', '_deleted must be a boolean', [{ field: '_deleted', message: 'must be boolean' }])
+  if (deleted !== undefined) refuseLinkUserChange(model, caller, deleted ? 'delete a user' : 'restore a user')
+  if (owner !== undefined) refuseLinkUserChange(model, caller, 'change the owner of a user')
   const set = normalizeDates(model.fields, applyUserRules(model, caller, clearedLinks(model, fields)))
   validateFields(model, input.form, 'update', set)
   return {
