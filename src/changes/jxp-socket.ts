@@ -8,6 +8,7 @@ import type { ModelRegistry } from '../models/model-registry.ts'
 import type { Filter } from '../query/types.ts'
 import { QuireError } from '../errors.ts'
 import { isPlainObject } from '../validation/values.ts'
+import { checkInput } from '../validation/check-input.ts'
 import { parseFeedParams, withDocumentId } from './feed-params.ts'
 import type { ChangeHub } from './change-hub.ts'
 import type { CallerSource } from './subscription.ts'
@@ -129,6 +130,7 @@ export function createJxpSocket (options: JxpSocketOptions): JxpSocket {
       try { message = JSON.parse(text) } catch { return reply({ status: 'error', code: 'BAD_REQUEST', message: 'Unable to parse message' }) }
       const { action, msg_id: msgId, data = {} } = (isPlainObject(message) ? message : {}) as Record<string, unknown>
       try {
+        checkInput(message, 'message')
         if (typeof action !== 'string' || !Object.hasOwn(handlers, action)) throw new QuireError('BAD_REQUEST', action === undefined ? 'missing action' : `action ${String(action).slice(0, 40)} not implemented`)
         if (msgId === undefined) throw new QuireError('BAD_REQUEST', 'missing msg_id')
         if (!isPlainObject(data)) throw new QuireError('BAD_REQUEST', 'data must be an object')

@@ -1,5 +1,5 @@
-// The check every request's body and query string passes before any route sees
-// it: values PostgreSQL cannot hold or JavaScript cannot keep (NUL characters,
+// The check every request's body and query string, and every WebSocket message, passes
+// before any route or handler sees it: values PostgreSQL cannot hold or JavaScript cannot keep (NUL characters,
 // unpaired surrogates, numbers beyond a double such as 1e400, which JSON parsing
 // turns into Infinity) and nesting deeper than any document or query needs.
 import { QuireError } from '../errors.ts'
@@ -29,7 +29,7 @@ function checkValue (value: unknown, where: string, depth: number): void {
   }
 }
 
-/** Throws a 400 QuireError when a parsed body or query string holds a value no engine can take. */
-export function checkInput (value: unknown, where: 'body' | 'query string'): void {
+/** Throws a 400 QuireError when a parsed body, query string or message holds a value no engine can take. */
+export function checkInput (value: unknown, where: 'body' | 'query string' | 'message'): void {
   checkValue(value, where, 0)
 }

@@ -20,6 +20,8 @@ type Message = Record<string, any>
 interface Client {
   /** Sends {action, msg_id, data} and resolves with the reply to it. */
   call: (action: string, data?: unknown) => Promise<Message>
+  /** Sends a message written by hand (with `"msg_id": "<id>"`) and resolves with the reply to it. */
+  callText: (id: string, text: string) => Promise<Message>
   /** Resolves with the event messages once `count` arrived. */
   events: (count: number) => Promise<Message[]>
   raw: WebSocket
@@ -43,6 +45,10 @@ async function connect (url: string, headers: Record<string, string> = {}): Prom
       const id = `m${++next}`
       replies.set(id, resolve)
       raw.send(JSON.stringify({ action, msg_id: id, data }))
+    }),
+    callText: (id, text) => new Promise(resolve => {
+      replies.set(id, resolve)
+      raw.send(text)
     }),
     events: (count) => new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${received.length} of ${count} events: ${JSON.stringify(received.map(m => m.data?.event))}`)), 20_000)
@@ -182,6 +188,10 @@ for (const engine of ENGINES) {
     t.teardown(() => client.raw.terminate())
     t.match(await client.call('subscribe', { model: { toString: 1 } }), { status: 'error', code: 'BAD_REQUEST' }, 'a model that is not a name')
     t.match(await client.call('unsubscribe', { model: 'test', id: { toString: 1 } }), { status: 'error', code: 'INVALID_ID' }, 'an id that is not a string')
+    // Found by an outside review: messages skipped the input guard that bodies pass (1e400 became Infinity).
+    t.match(await client.callText('big', '{"action":"subscribe","msg_id":"big","data":{"model":"test","filter":{"foo":1e400}}}'),
+      { status: 'error', code: 'BAD_REQUEST', message: /out of range/ }, 'a number beyond a double, as in a body')
+    t.match(await client.call('subscribe', { model: 'test', filter: { foo: 'a\u0000b' } }), { status: 'error', code: 'BAD_REQUEST', message: /NUL/ }, 'a NUL character')
     const [bad, good] = await Promise.all([
       client.call('subscribe', { model: 'test', filter: { foo: { $regex: '(a' } } }),
       client.call('subscribe', { model: 'test', filter: { foo: 'x' } })
