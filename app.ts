@@ -18,6 +18,7 @@ import securityHeaders from './plugins/security-headers.ts'
 import cors from './plugins/cors.ts'
 import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
+import firstAdmin from './plugins/first-admin.ts'
 import endpointLimits from './plugins/endpoint-limits.ts'
 import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
@@ -76,6 +77,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   app.register(inputGuard)
   app.register(db)
   app.register(auth)
+  app.register(firstAdmin)
   app.register(endpointLimits)
   app.register(queryBuilder)
   app.register(modelCode)

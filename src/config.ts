@@ -42,6 +42,8 @@ export interface Config {
   jwtTtlSeconds: number
   /** QUIRE_SECRET: signs JWTs, seals API keys; when unset, one kept with the data (src/auth/service-secret.ts). */
   secret?: string
+  /** QUIRE_ADMIN_EMAIL and QUIRE_ADMIN_PASSWORD: the first admin, created at start while no user exists (plugins/first-admin.ts). */
+  firstAdmin?: { email: string, password: string }
   bcryptRounds: number
   logLevel: string
   smtpUrl?: string
@@ -116,6 +118,13 @@ export function trustProxyFrom (text: string | undefined): boolean | string[] {
   return list
 }
 
+/** QUIRE_ADMIN_EMAIL goes with QUIRE_ADMIN_PASSWORD (the password alone also serves `quire admin create`). */
+function firstAdminFrom (email: string | undefined, password: string | undefined): Config['firstAdmin'] {
+  if (email === undefined) return undefined
+  if (password === undefined) throw new ConfigError('QUIRE_ADMIN_EMAIL needs QUIRE_ADMIN_PASSWORD: the first admin\'s password')
+  return { email, password }
+}
+
 /** The configuration from `env`; throws a ConfigError (one line naming the variable) on a mistake. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const retired = Object.keys(env).find(name => name.startsWith('PGLITE_'))
@@ -150,6 +159,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,
     jwtTtlSeconds: v.JWT_TTL_SECONDS,
     secret: v.QUIRE_SECRET,
+    firstAdmin: firstAdminFrom(v.QUIRE_ADMIN_EMAIL, v.QUIRE_ADMIN_PASSWORD),
     bcryptRounds: v.BCRYPT_ROUNDS,
     logLevel: v.LOG_LEVEL,
     smtpUrl: v.SMTP_URL,
