@@ -3,7 +3,8 @@
 // database (close-with-grace). An uncaught error closes the same way, then exits 1.
 // With WORKERS > 1 this process becomes the cluster primary and each worker does the above
 // (src/cluster/serve-cluster.ts). With DATABASE_URL unset, this process (the primary) starts or
-// shares the embedded PostgreSQL server first and lets go of it last (src/embedded/).
+// shares the embedded PostgreSQL server first and lets go of it last (src/embedded/). Workers that
+// would not fit under PostgreSQL's max_connections stop the start (src/cluster/database-connections.ts).
 import cluster from 'node:cluster'
 import closeWithGrace from 'close-with-grace'
 import { pino } from 'pino'
@@ -12,6 +13,7 @@ import type { FastifyServerOptions } from 'fastify'
 import { loadConfig, type Config } from '../config.ts'
 import { isQuireWorker } from '../cluster/cluster-role.ts'
 import { attachDatabase, type AttachedDatabase } from '../embedded/attach-database.ts'
+import { checkDatabaseConnections } from '../cluster/database-connections.ts'
 
 /** JSON lines for log collectors; pino-pretty (readable, in colour on a terminal) when asked or on a terminal. */
 async function loggerOptions (config: Config): Promise<FastifyServerOptions['logger']> {
@@ -33,6 +35,10 @@ async function serve (): Promise<void> {
   const appModule = primary ? undefined : import('../../app.ts')
   appModule?.catch(() => {}) // awaited below; a failed start must not leave it unhandled
   const database = await attachDatabase(config, msg => log.info(msg))
+  await checkDatabaseConnections(config).catch(async (err: unknown) => {
+    await database.release()
+    throw err
+  })
   if (appModule === undefined) return runPrimary(config, log, database)
   await serveOne(config, database, appModule)
 }
