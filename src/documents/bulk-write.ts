@@ -16,6 +16,7 @@ import { checkUpdate } from '../validation/check-update.ts'
 import { LIMITS } from '../validation/limits.ts'
 import { isPlainObject } from '../validation/values.ts'
 import { reviveExtendedJson } from '../query/extended-json.ts'
+import { checkLinks } from './check-links.ts'
 import { checkFieldValues, checkStoredDocument, hashPassword, hashPasswordFields, newSystemFields, shapeCreate, shapeReplacement } from './prepare-document.ts'
 import { QuireError } from '../errors.ts'
 import { refuseBulkUserWrites } from '../auth/user-rules.ts'
@@ -116,6 +117,20 @@ async function hashPlannedPasswords (ctx: DocumentContext, model: Model, planned
   await Promise.all(terms.map(async term => { term[2] = await hashPassword(term[2] as string, ctx.config.bcryptRounds) }))
 }
 
+/** Every value the planned operations write into a top-level field, as one document of arrays (for the link check). */
+function writtenValues (planned: Planned[]): Doc {
+  const values: Record<string, unknown[]> = {}
+  const add = (field: string, value: unknown): void => {
+    const each = isPlainObject(value) && Array.isArray(value.$each) ? value.$each : [value]
+    ;(values[field] ??= []).push(...each.flat())
+  }
+  for (const { op, docs } of planned) {
+    for (const doc of [...docs, ...(op.kind === 'update' && op.upsert ? [op.upsert] : [])]) for (const [field, value] of Object.entries(doc)) add(field, value)
+    if (op.kind === 'update') for (const [, path, value] of op.update) add(path.split('.')[0], value)
+  }
+  return values
+}
+
 /** Checks and runs a bulk request; nothing is written unless every operation is valid and succeeds. */
 export async function bulkWrite (ctx: DocumentContext, model: Model, body: unknown): Promise<BulkResult & { data: JxpBulkResult }> {
   refuseBulkUserWrites(model)
@@ -131,6 +146,7 @@ export async function bulkWrite (ctx: DocumentContext, model: Model, body: unkno
       throw err
     }
   })
+  await checkLinks(ctx, model, writtenValues(planned))
   await hashPlannedPasswords(ctx, model, planned)
   const result = await ctx.engine.bulkWrite(model, planned.map(p => p.op))
   return { ...result, data: jxpResult(planned, result) }

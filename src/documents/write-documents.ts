@@ -1,12 +1,14 @@
 // Write operations on documents: create, partial update (and restore). Which
 // documents a write may touch, and how much of the result its reply shows, comes from
 // src/permissions; when it finds none, a document the caller can still read answers 403,
-// anything else 404. The model's hooks run around each write (src/documents/model-hooks.ts).
+// anything else 404. The model's hooks run around each write (src/documents/model-hooks.ts);
+// links name only documents the writer can read (check-links.ts).
 import type { Model } from '../models/model-definition.ts'
 import { requireAccess } from '../permissions/access.ts'
 import { authorizeUpdate, authorizeVisible, writeReply } from '../permissions/authorize-write.ts'
 import { hashPasswordFields, shapeCreate, shapeUpdate } from './prepare-document.ts'
 import { checkId } from './read-documents.ts'
+import { checkLinks } from './check-links.ts'
 import { createBody, updateBody } from './read-back.ts'
 import { afterWrite, beforeCreate, beforeUpdate } from './model-hooks.ts'
 import { QuireError } from '../errors.ts'
@@ -32,6 +34,7 @@ export async function notWritable (ctx: DocumentContext, model: Model, id: strin
 export async function createDocument (ctx: DocumentContext, model: Model, body: unknown, form: boolean): Promise<WriteResult> {
   requireAccess(model, ctx.caller, 'c')
   const doc = await beforeCreate(ctx, model, shapeCreate(writeInput(ctx, model, createBody(model, ctx.caller, body), form)))
+  await checkLinks(ctx, model, doc)
   await hashPasswordFields(model, [doc], ctx.config.bcryptRounds)
   const data = await ctx.engine.insert(model, doc)
   await afterWrite(ctx, model, 'afterCreate', data)
@@ -44,6 +47,7 @@ export async function updateDocument (ctx: DocumentContext, model: Model, id: st
   requireAccess(model, ctx.caller, 'u')
   const sent = updateBody(model, ctx.caller, await checkPasswordChange(ctx, model, id, body))
   const set = await beforeUpdate(ctx, model, id, shapeUpdate(writeInput(ctx, model, sent.body, form)))
+  await checkLinks(ctx, model, set)
   await hashPasswordFields(model, [set], ctx.config.bcryptRounds)
   const kind = { deletes: set._deleted === true, restores: set._deleted === false, sentOwner: sent.sentOwner }
   const data = await ctx.engine.updateOne(model, authorizeUpdate(model, ctx.caller, id, kind), set)
