@@ -71,7 +71,7 @@ export const EnvSchema = Type.Object({
   CHANGES_QUEUE_BYTES: whole(1024, 1_048_576, 'change feeds: what may wait in memory for one client; a client behind that reads the change log at its own pace instead'),
   CHANGES_STALL_SECONDS: whole(1, 30, 'change feeds: a client that accepts nothing this long while changes wait for it is closed (`SLOW_CONSUMER`)'),
   CHANGES_MAX_STREAMS: whole(1, 1000, 'change feeds: open streams (SSE and WebSocket subscriptions) per process'),
-  CHANGES_MAX_STREAMS_PER_CLIENT: whole(1, 100, 'change feeds: open streams per client address'),
+  CHANGES_MAX_STREAMS_PER_CLIENT: whole(1, 20, 'change feeds: open streams per client (its address, IPv6 by its /64; so that 50 clients, not 10, are needed to fill CHANGES_MAX_STREAMS)'),
   MCP_WRITES: flag(false, 'MCP: `true` offers the tools that create, update and delete documents (to callers with those rights)')
 })
 

@@ -4,11 +4,11 @@
 // waits, the owner's right password from any other address still works. Checks from
 // one address run one at a time (address-turns.ts), so a burst cannot outrun the budget.
 // Recovery emails count per account (every link sent stays valid for its hour).
-import { normalizeIP } from '@fastify/rate-limit'
 import type { Clock } from './clock.ts'
 import { createRateLimiter } from './rate-limiter.ts'
 import { countersFor } from './window-counters.ts'
 import { createAddressTurns } from './address-turns.ts'
+import { clientKey as addressKey } from '../client-bounds/client-key.ts'
 
 const WINDOW_MS = 15 * 60_000
 /** An address may fail this many times the per-pair budget, over all accounts. */
@@ -27,10 +27,6 @@ export interface LoginThrottle {
   recoveryMail: (email: string) => Promise<void>
 }
 
-/** The key a client's address is counted under: IPv4 as is, IPv6 by its /64 (one subscriber's block). */
-export function addressKey (ip: string): string {
-  try { return normalizeIP(ip) } catch { return ip }
-}
 
 /**
  * `limit` failures per pair and ADDRESS_BUDGET_FACTOR times as many per address in 15 minutes

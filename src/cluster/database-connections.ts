@@ -44,8 +44,12 @@ export async function readServerLimits (url: string): Promise<ServerLimits> {
   }
 }
 
-/** Refuses a start whose workers would not fit under a PostgreSQL server's max_connections (MongoDB: nothing to check). */
+/**
+ * Refuses a start whose workers would not fit under a PostgreSQL server's max_connections (MongoDB:
+ * nothing to check). A server that cannot be read now is left to the start itself, which names why.
+ */
 export async function checkDatabaseConnections (config: Config): Promise<void> {
   if (!/^postgres(ql)?:\/\//.test(config.databaseUrl)) return
-  checkConnections(config.workers, config.pgPoolSize, await readServerLimits(config.databaseUrl))
+  const limits = await readServerLimits(config.databaseUrl).catch(() => undefined)
+  if (limits !== undefined) checkConnections(config.workers, config.pgPoolSize, limits)
 }
