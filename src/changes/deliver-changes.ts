@@ -7,6 +7,7 @@ import type { Engine } from '../engines/engine.ts'
 import type { StoredChange } from '../engines/change-log.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import { USER_MODEL } from '../auth/user-model.ts'
+import { QuireError } from '../errors.ts'
 import { CREDENTIAL_MODEL } from '../auth/credential-model.ts'
 import { feedEventOf } from './feed-event.ts'
 import { matchChanges } from './match-changes.ts'
@@ -61,6 +62,16 @@ export function createDelivery (options: DeliveryOptions): Delivery {
     for (const event of events) sub.request.sink.send({ type: 'change', event })
   }
 
+  /** Ends the stream of a subscriber whose filter could not be evaluated against a change: its own filter's timeout, or the database. */
+  function closeUnmatched (sub: Subscription, model: string, err: Error): void {
+    if (err instanceof QuireError && err.code === 'QUERY_TIMEOUT') {
+      sub.request.sink.close({ code: 'QUERY_TIMEOUT', message: `Your filter took longer than the statement timeout against a ${model} change: subscribe with a simpler filter` })
+      return
+    }
+    log(`change feed: matching ${model} changes failed: ${err.message}`)
+    sub.request.sink.close({ code: 'UNAVAILABLE', message: 'The feed could not evaluate a change: reconnect with Last-Event-ID to resume' })
+  }
+
   /** One segment of changes (no credential change inside) to the open subscribers of `group` not behind. */
   async function deliverSegment (group: Subscription[], changes: StoredChange[], live: boolean, behind: Set<Subscription>): Promise<void> {
     if (changes.length === 0) return
@@ -70,12 +81,11 @@ export function createDelivery (options: DeliveryOptions): Delivery {
       if (readers.length === 0) continue
       const model = readers[0].request.model
       const mine = changes.filter(change => change.model === name)
-      try {
-        const matches = await matchChanges(engine, model, mine, readers)
-        for (const sub of readers) queue(sub, mine.filter((_, i) => matches.get(sub)![i]).map(change => feedEventOf(model, change)), live, behind)
-      } catch (err) {
-        log(`change feed: matching ${name} changes failed: ${(err as Error).message}`)
-        for (const sub of readers) sub.request.sink.close({ code: 'UNAVAILABLE', message: 'The feed could not evaluate a change: reconnect with Last-Event-ID to resume' })
+      const matches = await matchChanges(engine, model, mine, readers)
+      for (const sub of readers) {
+        const flags = matches.get(sub)!
+        if (flags instanceof Error) closeUnmatched(sub, name, flags)
+        else queue(sub, mine.filter((_, i) => flags[i]).map(change => feedEventOf(model, change)), live, behind)
       }
     }
     for (const sub of group) if (!behind.has(sub)) sub.cursor = changes[changes.length - 1].pos

@@ -2,6 +2,9 @@
 // filter is evaluated once, by the engine itself (Engine.matchDocuments), against the
 // documents as they are after each change (a soft delete: as it was just before), cut down
 // to the fields the filters name: a filter reads nothing else, and the rest need not travel.
+// When that one statement fails (one subscriber's filter ran out of time against a change, say),
+// each filter is evaluated on its own, so that only the subscribers whose filter fails lose
+// their stream: one subscriber's filter no longer decides for all.
 import type { Engine } from '../engines/engine.ts'
 import type { StoredChange } from '../engines/change-log.ts'
 import type { Doc } from '../engines/engine.ts'
@@ -26,8 +29,19 @@ function keepFields (docs: Doc[], fields: Set<string>): Doc[] {
   return docs.map(doc => Object.fromEntries(kept.filter(field => field in doc).map(field => [field, doc[field]])))
 }
 
-/** For each subscriber, one flag per change: whether it receives it. */
-export async function matchChanges (engine: Engine, model: Model, changes: StoredChange[], subs: Subscription[]): Promise<Map<Subscription, boolean[]>> {
+/** Each filter's flags per document: all in one statement, else one statement per filter (an Error where a filter failed). */
+async function matchEach (engine: Engine, model: Model, docs: Doc[], filters: Subscription['filter'][]): Promise<Array<boolean[] | Error>> {
+  if (docs.length === 0) return filters.map(() => [])
+  try {
+    return await engine.matchDocuments(model, docs, filters)
+  } catch (err) {
+    if (filters.length === 1) return [err as Error]
+    return await Promise.all(filters.map(async filter => await engine.matchDocuments(model, docs, [filter]).then(([flags]) => flags, (failed: Error) => failed)))
+  }
+}
+
+/** For each subscriber, one flag per change (whether it receives it), or the Error its filter failed with. */
+export async function matchChanges (engine: Engine, model: Model, changes: StoredChange[], subs: Subscription[]): Promise<Map<Subscription, boolean[] | Error>> {
   const known = changes.flatMap((change, i) => change.doc === null ? [] : [i])
   const groups = new Map<string, Subscription[]>()
   for (const sub of subs) {
@@ -37,12 +51,17 @@ export async function matchChanges (engine: Engine, model: Model, changes: Store
   const filters = [...groups.values()].map(members => members[0].filter)
   const fields = filters.reduce((named, filter) => namedFields(filter, named), new Set<string>())
   const docs = keepFields(known.map(i => matchedDocument(changes[i])!), fields)
-  const matched = docs.length === 0 ? filters.map(() => []) : await engine.matchDocuments(model, docs, filters)
-  const result = new Map<Subscription, boolean[]>()
+  const matched = await matchEach(engine, model, docs, filters)
+  const result = new Map<Subscription, boolean[] | Error>()
   ;[...groups.values()].forEach((members, f) => {
+    const own = matched[f]
     for (const sub of members) {
+      if (own instanceof Error) {
+        result.set(sub, own)
+        continue
+      }
       const flags = changes.map(change => change.doc === null && mayLearnOfUnknown(sub.caller, model, sub.request.filter, change.docId))
-      known.forEach((i, d) => { flags[i] = matched[f][d] })
+      known.forEach((i, d) => { flags[i] = own[d] })
       result.set(sub, flags)
     }
   })
