@@ -2,7 +2,8 @@
 // with @fastify/websocket (plugins/websocket.ts). The upgrade request is authenticated like any request (a bad
 // credential is a 401 before the upgrade), and a browser page of another origin than the server's
 // or CORS_ORIGINS' is a 403; an `auth` message may present other credentials. One client address
-// holds at most CHANGES_MAX_STREAMS_PER_CLIENT sockets, subscribed or not (503 TOO_MANY_STREAMS).
+// holds at most CHANGES_MAX_STREAMS_PER_CLIENT sockets, subscribed or not (503 TOO_MANY_STREAMS),
+// and sends at most LIMITS.socketMessagesPerSecond messages over all of them (more: closed, 1008).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../src/auth/caller.ts'
 import { createJxpSocket } from '../src/changes/jxp-socket.ts'
@@ -11,6 +12,8 @@ import { QuireError } from '../src/errors.ts'
 import { reauthenticate } from '../plugins/reauthenticate.ts'
 import { isAllowedOrigin } from '../src/changes/socket-origin.ts'
 import { clientKey } from '../src/client-bounds/client-key.ts'
+import { createMessageRate } from '../src/client-bounds/message-rate.ts'
+import { LIMITS } from '../src/validation/limits.ts'
 
 const MAX_SUBSCRIPTIONS = 50
 
@@ -30,6 +33,7 @@ export default async function websocketRoutes (app: FastifyInstance): Promise<vo
   const replies = new WeakMap<FastifyRequest, FastifyReply>()
   const socketsByAddress = new Map<string, number>()
   const perClient = app.config.changesMaxStreamsPerClient
+  const messages = createMessageRate(LIMITS.socketMessagesPerSecond, LIMITS.socketMessageBurst)
 
   app.get('/websocket', {
     websocket: true,
@@ -58,8 +62,19 @@ export default async function websocketRoutes (app: FastifyInstance): Promise<vo
       maxSubscriptions: MAX_SUBSCRIPTIONS,
       log: msg => request.log.warn(msg)
     })
-    socket.on('message', (data, isBinary) => { void session.receive(isBinary ? '' : String(data)) })
+    const leave = messages.open(client)
+    let flooding = false
+    socket.on('message', (data, isBinary) => {
+      if (flooding) return
+      if (!messages.take(client)) {
+        flooding = true
+        socket.close(1008, `Too many messages: at most ${LIMITS.socketMessagesPerSecond} a second per client`)
+        return
+      }
+      void session.receive(isBinary ? '' : String(data))
+    })
     socket.on('close', () => {
+      leave()
       const left = (socketsByAddress.get(client) ?? 1) - 1
       if (left > 0) socketsByAddress.set(client, left)
       else socketsByAddress.delete(client)

@@ -41,6 +41,10 @@ export const LIMITS = {
   urlFilterTerms: 50,
   /** Characters of one URL parameter value. */
   urlValueLength: 1000,
+  /** WebSocket messages one client (address, IPv6 by /64) may send a second, over all its connections; beyond that its socket is closed (1008). */
+  socketMessagesPerSecond: 20,
+  /** ... and at once, after a quiet spell (a page subscribing to its models as it opens). */
+  socketMessageBurst: 100,
   /** CSV exports running at once per process (each holds a database cursor while its client reads). */
   csvExports: 2,
   /** Of those, how many one client address may run: two paused downloads from one address held every export off for everyone. */
