@@ -3,11 +3,11 @@
 // and let go of afterwards): openStorage creates the tables and indexes, then insertMany loads
 // the documents in batches; optionally every table is VACUUMed afterwards (vacuumSeeded).
 import { fileURLToPath } from 'node:url'
-import { openStorage } from '../src/engines/open-storage.ts'
+import { openStorage } from '../src/storage/open-storage.ts'
 import { loadConfig } from '../src/config.ts'
-import { USER_MODEL } from '../src/auth/user-model.ts'
-import { quoteIdent } from '../src/sql/quote.ts'
-import type { Engine, Doc } from '../src/engines/engine.ts'
+import { USER_MODEL } from '../src/auth/users/user-model.ts'
+import { quoteIdent } from '../src/compiler/quote.ts'
+import type { Engine, Doc } from '../src/storage/engine.ts'
 import type { Model } from '../src/models/model-definition.ts'
 import type { SeedData } from './seed-data.ts'
 import { log, showProgress } from './report.ts'

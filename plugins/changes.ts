@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createChangeHub, type ChangeHub } from '../src/changes/change-hub.ts'
-import { currentRequestScope } from '../src/engines/request-scope.ts'
+import { currentRequestScope } from '../src/runtime/request-scope.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,13 +2,13 @@
 // counts requests per client address (IPv6 by its /64) in a bucket of its own,
 // so that a burst on one (say /login) never throttles another (/refresh).
 // Routes opt in with `config: { rateLimit: app.endpointLimit('login') }`. The buckets are
-// window counters (src/auth/window-counters.ts): with WORKERS > 1 the cluster primary keeps
+// window counters (src/auth/throttle/window-counters.ts): with WORKERS > 1 the cluster primary keeps
 // them, so N workers do not give a client N times the budget.
 import fp from 'fastify-plugin'
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor, type RateLimitOptions } from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import { QuireError } from '../src/errors.ts'
-import { countersFor, type WindowCounters } from '../src/auth/window-counters.ts'
+import { countersFor, type WindowCounters } from '../src/auth/throttle/window-counters.ts'
 
 /** Requests per address and minute, as multiples of LOGIN_RATE_LIMIT. */
 export const ENDPOINT_LIMITS = {

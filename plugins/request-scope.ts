@@ -1,10 +1,10 @@
-// Serves every request inside a request scope (src/engines/request-scope.ts) whose signal aborts
+// Serves every request inside a request scope (src/runtime/request-scope.ts) whose signal aborts
 // when the client closes its connection before the response is complete. The signal is made when
 // first asked for (most requests never ask): one asked for after the client left is already aborted.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { ServerResponse } from 'node:http'
-import { runInRequestScope, NEVER_ABORTED, type RequestScope } from '../src/engines/request-scope.ts'
+import { runInRequestScope, NEVER_ABORTED, type RequestScope } from '../src/runtime/request-scope.ts'
 import { QuireError } from '../src/errors.ts'
 
 const clientClosed = (): QuireError => new QuireError('CLIENT_CLOSED')

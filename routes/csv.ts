@@ -1,4 +1,4 @@
-// GET /csv/{model}: the list read as a CSV download (src/documents/export-csv.ts),
+// GET /csv/{model}: the list read as a CSV download (src/documents/csv/export-csv.ts),
 // JXP's route. At most LIMITS.csvExports exports run at once per process (each holds a
 // database cursor while its client reads), LIMITS.csvExportsPerClient of them for one client
 // address; one more is a 429 to retry shortly.
@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { ListQuery, ModelParams } from '../schemas/common.ts'
-import { planCsvExport, writeCsv } from '../src/documents/export-csv.ts'
+import { planCsvExport, writeCsv } from '../src/documents/csv/export-csv.ts'
 import { LIMITS } from '../src/validation/limits.ts'
 import { QuireError } from '../src/errors.ts'
 

@@ -1,15 +1,15 @@
-// GET /websocket: JXP's WebSocket protocol over the change hub (src/changes/jxp-socket.ts),
+// GET /websocket: JXP's WebSocket protocol over the change hub (src/changes/transports/jxp-socket.ts),
 // with @fastify/websocket (plugins/websocket.ts). The upgrade request is authenticated like any request (a bad
 // credential is a 401 before the upgrade), and a browser page of another origin than the server's
 // or CORS_ORIGINS' is a 403; an `auth` message may present other credentials. One client address
 // holds at most CHANGES_MAX_STREAMS_PER_CLIENT sockets, subscribed or not (503 TOO_MANY_STREAMS).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../src/auth/caller.ts'
-import { createJxpSocket } from '../src/changes/jxp-socket.ts'
+import { createJxpSocket } from '../src/changes/transports/jxp-socket.ts'
 import type { CallerSource } from '../src/changes/subscription.ts'
 import { QuireError } from '../src/errors.ts'
 import { reauthenticate } from '../plugins/reauthenticate.ts'
-import { isAllowedOrigin } from '../src/changes/socket-origin.ts'
+import { isAllowedOrigin } from '../src/changes/transports/socket-origin.ts'
 
 const MAX_SUBSCRIPTIONS = 50
 

@@ -94,7 +94,7 @@ t.test('a client that leaves cancels its running statement on postgres', async t
 })
 
 t.test('simple reads keep flowing while expensive statements hold their slots on postgres', async t => {
-  // The slots alone: without the quick lane, whose first tries would add a connection's worth (test/postgres-quick-lane.test.ts).
+  // The slots alone: without the quick lane, whose first tries would add a connection's worth (test/storage/postgres/postgres-quick-lane.test.ts).
   const { app, admin } = await createTestApp(t, 'postgres', { statementTimeoutMs: 600_000, pgPoolSize: 4, expensiveQuerySlots: 2, expensiveQuerySlotsPerClient: 2, quickStatementMs: 0 })
   const ids = await insertSlowDocs(t, app, admin, 2)
   const active = activeStatements(t, app)

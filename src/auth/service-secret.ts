@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Engine } from '../engines/engine.ts'
+import type { Engine } from '../storage/engine.ts'
 import type { Config } from '../config.ts'
 import { systemStore, type SystemStore } from '../permissions/system-access.ts'
 import type { Model } from '../models/model-definition.ts'

@@ -15,7 +15,7 @@ export function addTransferCommands (program: Command): void {
     .action(async (modelName: string, file: string, options: { skipInvalid?: boolean }) => {
       const config = loadConfig()
       const [{ default: cliProgress }, { openStorage }, { importDocuments }] = await Promise.all([
-        import('cli-progress'), import('../engines/open-storage.ts'), import('../transfer/import-documents.ts')
+        import('cli-progress'), import('../storage/open-storage.ts'), import('../transfer/import-documents.ts')
       ])
       await withDatabase(config, quiet, async () => {
         const { engine, models } = await openStorage(config, quiet)
@@ -50,7 +50,7 @@ export function addTransferCommands (program: Command): void {
   program.command('export <model>')
     .description('write every document of a model (soft-deleted ones too) to stdout as NDJSON')
     .action(async (modelName: string) => {
-      const [{ openStorage }, { exportDocuments }] = await Promise.all([import('../engines/open-storage.ts'), import('../transfer/export-documents.ts')])
+      const [{ openStorage }, { exportDocuments }] = await Promise.all([import('../storage/open-storage.ts'), import('../transfer/export-documents.ts')])
       const config = loadConfig()
       await withDatabase(config, quiet, async () => {
         const { engine, models } = await openStorage(config, quiet)

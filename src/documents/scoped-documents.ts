@@ -1,7 +1,7 @@
 // The documents API model code receives (hooks and methods, src/models/model-code.ts):
 // the operations of the HTTP routes, for the same caller with the same permissions,
 // on parsed values. There is no door that skips the permissions.
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { QueryParams } from '../query/parse-list-params.ts'
 import type { DeleteOptions } from '../permissions/authorize-delete.ts'
 import { countDocuments, listDocuments, readDocument } from './read-documents.ts'

@@ -64,7 +64,7 @@ export const ModelFileSchema = Type.Object({
 
 export type ModelFile = Static<typeof ModelFileSchema>
 
-/** A declared index; `include`: fields a covering index keeps with it (src/sql/covering-columns.ts). */
+/** A declared index; `include`: fields a covering index keeps with it (src/compiler/ddl/covering-columns.ts). */
 export interface ModelIndex { fields: string[], unique: boolean, include?: string[] }
 
 /** A loaded, checked model. */

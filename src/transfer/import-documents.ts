@@ -2,7 +2,7 @@
 // timestamps and owners (so a MongoDB collection moves in intact), validated
 // against the model's schema, in large batches, with progress reported.
 import { statSync } from 'node:fs'
-import type { Engine, Doc } from '../engines/engine.ts'
+import type { Engine, Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { normalizeDates, toIsoDate } from '../models/normalize-dates.ts'
 import { checkStoredDocument, hashPassword, newSystemFields } from '../documents/prepare-document.ts'
