@@ -58,7 +58,7 @@ export async function seedDatabase (store: Store, data: SeedData, { modelsDir = 
   const label = `seeding ${store.engine}`
   await withStore(store, msg => log(`  ${msg}`), async () => {
     const config = loadConfig({ ...envOf(store), MODELS_DIR: modelsDir, STATEMENT_TIMEOUT_MS: '60000' })
-    const { engine, models } = await openStorage(config, () => {})
+    const { engine, models } = await openStorage(config, { log: () => {} })
     try {
       for (const user of [data.user, ...data.moreUsers ?? []]) await engine.insert(USER_MODEL, user)
       await insertBatches(engine, models.get('link'), data.link, `${label}: link`)

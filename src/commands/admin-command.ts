@@ -1,23 +1,19 @@
-// `quire admin create`: opens the storage the configuration names (as the db
-// plugin does; the embedded server of DATA_DIR, running or not), brings the models'
+// `quire admin create`: opens the storage the configuration names (through open-storage, as the
+// db plugin does; the embedded server of DATA_DIR, running or not), which brings the models'
 // tables up to date, creates an admin, closes.
 import type { Config } from '../config.ts'
-import { openEngine } from '../storage/open-engine.ts'
+import { openStorage } from '../storage/open-storage.ts'
 import { withDatabase } from '../embedded/attach-database.ts'
-import { loadModels } from '../models/load-models.ts'
 import { QuireError } from '../errors.ts'
 import { systemStore } from '../permissions/system-access.ts'
 import { CREDENTIAL_MODEL } from '../auth/credentials/credential-model.ts'
 import { createUser } from '../auth/users/user-records.ts'
-import { USER_MODEL } from '../auth/users/user-model.ts'
 
 /** Creates an admin user and returns its id; throws an Error with a message for the terminal. */
 export async function createAdmin (config: Config, email: string, password: string): Promise<string> {
-  const models = loadModels(config.modelsDir, [USER_MODEL])
   return await withDatabase(config, () => {}, async () => {
-    const engine = await openEngine(config.databaseUrl, { statementTimeoutMs: config.statementTimeoutMs })
+    const { engine } = await openStorage(config, { log: () => {}, internalModels: [CREDENTIAL_MODEL] })
     try {
-      await engine.syncModels([...models.values(), CREDENTIAL_MODEL])
       const user = await createUser(systemStore(engine), { email, password, admin: true }, config.bcryptRounds)
       return user._id as string
     } catch (err) {

@@ -2,7 +2,7 @@
 // the secret file in DATA_DIR with the embedded server, or else a new secret stored in the
 // database) the one the database was set up with: a deliberate change of secret.
 import type { Config } from '../config.ts'
-import { openEngine } from '../storage/open-engine.ts'
+import { openStorage } from '../storage/open-storage.ts'
 import { withDatabase } from '../embedded/attach-database.ts'
 import { resolveServiceSecret, secretDataDir } from '../auth/service-secret.ts'
 
@@ -10,7 +10,7 @@ import { resolveServiceSecret, secretDataDir } from '../auth/service-secret.ts'
 export async function adoptSecret (config: Config, log: (msg: string) => void): Promise<string> {
   const dataDir = secretDataDir(config)
   await withDatabase(config, log, async () => {
-    const engine = await openEngine(config.databaseUrl, { statementTimeoutMs: config.statementTimeoutMs })
+    const { engine } = await openStorage(config, { log: () => {}, sync: false })
     try {
       await resolveServiceSecret(engine, { explicit: config.secret, dataDir, adopt: true, log })
     } finally {

@@ -18,7 +18,7 @@ export function addTransferCommands (program: Command): void {
         import('cli-progress'), import('../storage/open-storage.ts'), import('../transfer/import-documents.ts')
       ])
       await withDatabase(config, quiet, async () => {
-        const { engine, models } = await openStorage(config, quiet)
+        const { engine, models } = await openStorage(config, { log: quiet })
         const bar = new cliProgress.SingleBar({
           format: 'importing {bar} {percentage}% | {imported} documents | {rate} docs/s | {skipped} skipped',
           stream: process.stderr
@@ -53,7 +53,7 @@ export function addTransferCommands (program: Command): void {
       const [{ openStorage }, { exportDocuments }] = await Promise.all([import('../storage/open-storage.ts'), import('../transfer/export-documents.ts')])
       const config = loadConfig()
       await withDatabase(config, quiet, async () => {
-        const { engine, models } = await openStorage(config, quiet)
+        const { engine, models } = await openStorage(config, { log: quiet })
         process.stdout.on('error', (err: NodeJS.ErrnoException) => { if (err.code === 'EPIPE') process.exit(0) })
         try {
           const count = await exportDocuments(engine, models.get(modelName), process.stdout, n => process.stderr.write(`\rexported ${n} documents`))

@@ -8,6 +8,7 @@ import type { Authorized, Engine, FindQuery } from '../engine.ts'
 import type { Model } from '../../models/model-definition.ts'
 import type { Filter } from '../../query/types.ts'
 import { shareWork, type SharedWork } from '../../runtime/request-scope.ts'
+import { wrapWrites } from './on-writes.ts'
 
 const MAX_ENTRIES = 10_000
 
@@ -46,11 +47,6 @@ export function withCountCache (engine: Engine, ttlMs: number, now: () => number
     counts.set(key, entry)
     count.then(() => { entry.settled = true }, () => { if (counts.get(key) === entry) counts.delete(key) })
   }
-  function written<A extends unknown[], R> (write: (model: Model, ...args: A) => Promise<R>) {
-    return async (model: Model, ...args: A): Promise<R> => {
-      try { return await write(model, ...args) } finally { changed([model]) }
-    }
-  }
 
   return {
     ...engine,
@@ -68,13 +64,7 @@ export function withCountCache (engine: Engine, ttlMs: number, now: () => number
       remember(model, key, result.then(r => r.count ?? 0), readers)
       return await result
     },
-    insert: written(engine.insert),
-    updateOne: written(engine.updateOne),
-    bulkWrite: written(engine.bulkWrite),
-    insertMany: written(engine.insertMany),
-    // A delete may cascade into the models that link to this one: their counts change too.
-    deleteOne: async (model, plan) => {
-      try { return await engine.deleteOne(model, plan) } finally { changed([model, ...plan.referrers.map(r => r.model)]) }
-    }
+    // Every write drops the counts of the models it touched (a cascading delete's too).
+    ...wrapWrites(engine, async (models, write) => { try { return await write() } finally { changed(models) } })
   }
 }
