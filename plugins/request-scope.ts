@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ServerResponse } from 'node:http'
 import { runInRequestScope, NEVER_ABORTED, type RequestScope } from '../src/runtime/request-scope.ts'
 import { QuireError } from '../src/errors.ts'
+import { clientAddress } from '../src/runtime/client-address.ts'
 
 const clientClosed = (): QuireError => new QuireError('CLIENT_CLOSED')
 
@@ -29,7 +30,7 @@ async function requestScopePlugin (app: FastifyInstance): Promise<void> {
     let signal: AbortSignal | undefined
     const scope: RequestScope = {
       get signal () { return (signal ??= signalOf(response)) },
-      client: request.ip,
+      client: clientAddress(request.ip),
       startedAt: performance.now(),
       answering: () => response.headersSent
     }

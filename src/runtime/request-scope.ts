@@ -7,7 +7,7 @@ import type { Caller } from '../auth/caller.ts'
 export interface RequestScope {
   /** Aborted when the client closed its connection before the response was complete. */
   readonly signal: AbortSignal
-  /** The client's address (Fastify's request.ip), for per-client limits. */
+  /** The client, as src/runtime/client-address.ts decides who is one, for per-client limits. */
   readonly client: string
   /** performance.now() when the request arrived. */
   readonly startedAt?: number

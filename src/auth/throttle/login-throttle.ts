@@ -4,8 +4,8 @@
 // waits, the owner's right password from any other address still works. Checks from
 // one address run one at a time (address-turns.ts), so a burst cannot outrun the budget.
 // Recovery emails count per account (every link sent stays valid for its hour).
-import { normalizeIP } from '@fastify/rate-limit'
 import type { Clock } from '../clock.ts'
+import { clientAddress } from '../../runtime/client-address.ts'
 import { createRateLimiter } from './rate-limiter.ts'
 import { countersFor } from './window-counters.ts'
 import { createAddressTurns } from './address-turns.ts'
@@ -27,11 +27,6 @@ export interface LoginThrottle {
   recoveryMail: (email: string) => Promise<void>
 }
 
-/** The key a client's address is counted under: IPv4 as is, IPv6 by its /64 (one subscriber's block). */
-export function addressKey (ip: string): string {
-  try { return normalizeIP(ip) } catch { return ip }
-}
-
 /**
  * `limit` failures per pair and ADDRESS_BUDGET_FACTOR times as many per address in 15 minutes
  * (0: no limits), counted on `clock`, or by the cluster primary for every worker.
@@ -41,18 +36,18 @@ export function createLoginThrottle (limit: number, clock: Clock): LoginThrottle
   const pairs = createRateLimiter(counters, 'login-pair', limit, WINDOW_MS, 'Too many failed logins to this account from your address')
   const addresses = createRateLimiter(counters, 'login-address', limit * ADDRESS_BUDGET_FACTOR, WINDOW_MS, 'Too many failed logins from your address')
   const mails = createRateLimiter(counters, 'recovery-mail', limit, WINDOW_MS, 'Recovery emails were sent to this account recently: use the latest one, or')
-  const pairKey = (email: string, ip: string): string => `${email.toLowerCase()}\n${addressKey(ip)}`
+  const pairKey = (email: string, ip: string): string => `${email.toLowerCase()}\n${clientAddress(ip)}`
   // As many may wait as one account's budget: a burst beyond it would be refused in its turn anyway.
   const turns = createAddressTurns(limit)
 
   return {
-    inTurn: async (ip, check) => limit <= 0 ? await check() : await turns.run(addressKey(ip), check),
+    inTurn: async (ip, check) => limit <= 0 ? await check() : await turns.run(clientAddress(ip), check),
     check: async (email, ip) => {
-      await addresses.check(addressKey(ip))
+      await addresses.check(clientAddress(ip))
       await pairs.check(pairKey(email, ip))
     },
     failed: async (email, ip) => {
-      await Promise.all([addresses.record(addressKey(ip)), pairs.record(pairKey(email, ip))])
+      await Promise.all([addresses.record(clientAddress(ip)), pairs.record(pairKey(email, ip))])
     },
     succeeded: async (email, ip) => { await pairs.reset(pairKey(email, ip)) },
     recoveryMail: async (email) => {
