@@ -27,7 +27,7 @@ async function changesPlugin (app: FastifyInstance): Promise<void> {
     log: msg => app.log.warn(msg)
   })
   app.decorate('changes', hub)
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const scope = currentRequestScope()
     if (scope) scope.caller = request.caller
     done()

@@ -38,7 +38,7 @@ async function requestScopePlugin (app: FastifyInstance): Promise<void> {
     runInRequestScope(scope, done)
   })
   // The body is read on the socket's events, outside the scope: enter it again once it is parsed.
-  app.addHook('preValidation', (request, reply, done) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const scope = request.requestScope
     if (scope) runInRequestScope(scope, done)
     else done()

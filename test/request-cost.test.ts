@@ -9,7 +9,6 @@ import postgres from 'postgres'
 import type { FastifyInstance } from 'fastify'
 import { ENGINES, createTestApp } from './helpers/test-app.ts'
 
-type Json = Record<string, any>
 
 /** A lookahead is matched again at every position: seconds per 50,000-character value on PostgreSQL. */
 const SLOW_QUERY = { method: 'POST' as const, url: '/query/test', payload: { query: { fulltext: { $regex: '(?=a*x)' } } } }

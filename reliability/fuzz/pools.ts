@@ -12,7 +12,8 @@ export const INJECTIONS = [
   '$where', '$expr', '$function', '$accumulator', '$regex', '$ne', '$gt', '$in', '$or', '$and', '$not', '$elemMatch', '$$ROOT', '$', '$.',
   '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__', 'valueOf',
   '(', ')', '[', '[^', '(?<', '(?=', '\\1', '\\k<a>', '(a|b', '{1,2}', 'a{99999}', '[z-a]', '\\p{L}', '(?i)', '^$', '.*', '(a+)+b',
-  '../../../etc/passwd', '..\\..\\windows', 'file:///etc/passwd', '<script>alert(1)</script>', '${7*7}', '{{7*7}}', '%00', '%zz', '%C0%AE',
+  '../../../etc/passwd', '..\\..\\windows', 'file:///etc/passwd', '<script>alert(1)</script>', // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as plain text
+  '${7*7}', '{{7*7}}', '%00', '%zz', '%C0%AE',
   '\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83dy', '\u202e', '\ufeff', '\u200b', '😀', '👩‍👩‍👧', 'ǅ', 'İ', 'ß', 'ﬁ', '\r\n', '\n', '\t', ' ', ''
 ]
 

@@ -29,7 +29,7 @@ async function startServer (t: Test) {
     return 'too late'
   })
   // Asks for its signal only once the client has gone: the signal is made when first asked for.
-  app.get('/late', async (request, reply) => {
+  app.get('/late', async (_request, reply) => {
     const scope = currentRequestScope()!
     entered()
     await new Promise(resolve => reply.raw.once('close', resolve))
@@ -38,7 +38,7 @@ async function startServer (t: Test) {
   })
   // Keeps its scope, unasked, for the test to ask once the response is complete.
   let keptScope: { scope: RequestScope, closed: Promise<unknown> } | undefined
-  app.get('/keep', async (request, reply) => {
+  app.get('/keep', async (_request, reply) => {
     keptScope = { scope: currentRequestScope()!, closed: new Promise(resolve => reply.raw.once('close', resolve)) }
     return 'kept'
   })

@@ -8,7 +8,6 @@ import { parseFieldPath } from '../../validation/field-path.ts'
 import { bindValues, jsonObject, resolveFieldPath, JSON_NULL } from './jsonb-sql.ts'
 import { freshName, type CompileState, type Rel, type Scope } from './pipeline-state.ts'
 import { compileExpression } from './compile-expression.ts'
-import { checkFieldName } from '../../validation/field-path.ts'
 import { setFields } from './compile-reshape.ts'
 
 const LOOKUP_KEYS = new Set(['from', 'as', 'localField', 'foreignField', 'let', 'pipeline'])

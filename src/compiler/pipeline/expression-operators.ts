@@ -69,7 +69,7 @@ function comparison (name: string, test: (cmp: string) => string): OperatorCompi
   return (args, c) => test(compileComparison(name, args, c))
 }
 
-function logical (name: string, joiner: string, empty: string): OperatorCompiler {
+function logical (joiner: string, empty: string): OperatorCompiler {
   return (args, c) => {
     const list = Array.isArray(args) ? args : [args]
     return list.length === 0 ? empty : `(${list.map(c.condition).join(` ${joiner} `)})`
@@ -126,7 +126,7 @@ export const CONDITION_OPERATORS: Record<string, OperatorCompiler> = {
   $gte: comparison('$gte', cmp => `(${cmp} >= 0)`),
   $lt: comparison('$lt', cmp => `(${cmp} < 0)`),
   $lte: comparison('$lte', cmp => `(${cmp} <= 0)`),
-  $and: logical('$and', 'AND', 'true'),
-  $or: logical('$or', 'OR', 'false'),
+  $and: logical('AND', 'true'),
+  $or: logical('OR', 'false'),
   $not: (args, c) => `(NOT ${c.condition(argumentList('$not', args, 1)[0])})`
 }

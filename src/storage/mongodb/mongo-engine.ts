@@ -7,7 +7,7 @@ import type { Engine, FindQuery, FindResult } from '../engine.ts'
 import { findOneThrough } from '../engine.ts'
 import type { Model } from '../../models/model-definition.ts'
 import { collectionName, syncCollection } from './mongo-indexes.ts'
-import { findPipeline, matchOf, projectionOf, withId } from './mongo-pipeline.ts'
+import { findPipeline, matchOf, withId } from './mongo-pipeline.ts'
 import { linkFieldsOf, populateLinks } from './mongo-populate.ts'
 import { mongoCapabilities } from './mongo-capabilities.ts'
 import { hiddenFields } from '../../permissions/field-policy.ts'
@@ -61,7 +61,7 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
   const noTextWarned = new Set<string>()
 
   /** Refuses a search where the server has no text indexes (FerretDB), before it answers with a server error. */
-  function checkSearch (model: Model, query: FindQuery): void {
+  function checkSearch (query: FindQuery): void {
     if (query.search !== undefined && !caps.text) {
       throw new QuireError('NOT_SUPPORTED_BY_STORAGE', `Full-text search (search=) needs text indexes, which ${caps.server} does not have`)
     }
@@ -79,7 +79,7 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
   }
 
   async function find (model: Model, asked: FindQuery): Promise<FindResult> {
-    checkSearch(model, asked)
+    checkSearch(asked)
     const query = widened(model, asked)
     const collection = collectionOf(model)
     const pipeline = findPipeline(model, query, linkFieldsOf(query.populate))
@@ -151,7 +151,7 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
     })),
 
     streamFind: async (model, asked, batchSize, onBatch) => {
-      checkSearch(model, asked)
+      checkSearch(asked)
       const query = widened(model, asked)
       const size = Math.max(1, Math.min(10_000, Math.floor(batchSize)))
       const cursor = collectionOf(model).aggregate(findPipeline(model, query, linkFieldsOf(query.populate)), { maxTimeMS, batchSize: size })

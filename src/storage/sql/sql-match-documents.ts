@@ -16,7 +16,9 @@ export function sqlMatchDocuments (client: SqlClient, run: <T>(work: () => Promi
       for (let d = 0; d < docs.length; d += DOCS_PER_STATEMENT) {
         const { text, values } = compileMatch(model, docs.slice(d, d + DOCS_PER_STATEMENT), someFilters)
         const rows = await run(() => client.query(text, values))
-        rows.forEach((row, i) => someFilters.forEach((_, j) => { result[f + j][d + i] = row[`m${j}`] === true }))
+        for (const [i, row] of rows.entries()) {
+          for (let j = 0; j < someFilters.length; j++) result[f + j][d + i] = row[`m${j}`] === true
+        }
       }
     }
     return result

@@ -27,7 +27,7 @@ t.test('a deadlocked transaction is run again', async t => {
     return `${first}${second}`
   })
   const both = [bump('a', 'b'), bump('b', 'a')]
-  both.forEach((done, i) => settled.set(['ab', 'ba'][i], done.catch(() => {})))
+  for (const [i, done] of both.entries()) settled.set(['ab', 'ba'][i], done.catch(() => {}))
   const results = await Promise.allSettled(both)
   t.same(results.map(r => r.status), ['fulfilled', 'fulfilled'], 'both transactions succeed')
   t.equal(attempts, 3, 'the deadlock victim ran once more')
