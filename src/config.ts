@@ -107,7 +107,7 @@ function listFrom (text: string | undefined): string[] {
 }
 
 /** TRUST_PROXY as Fastify takes it: a boolean, or addresses and ranges (checked here). */
-export function trustProxyFrom (text: string | undefined): boolean | string[] {
+function trustProxyFrom (text: string | undefined): boolean | string[] {
   if (text === undefined || text === 'false') return false
   if (text === 'true') return true
   if (/^\d+$/.test(text)) throw new ConfigError('TRUST_PROXY: a hop count cannot tell a proxy from a client: list the proxies\' addresses or ranges')

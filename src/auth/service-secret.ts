@@ -19,7 +19,7 @@ import { deriveKey } from './secrets.ts'
 import { SECRET_FILE } from '../embedded/data-dir.ts'
 
 /** Settings of the service kept in its database, one document per name (`_id`). */
-export const SERVICE_MODEL: Model = { ...resolveModel({ name: '_service', fields: { value: { type: 'string' } }, perms: {} }), builtIn: true }
+const SERVICE_MODEL: Model = { ...resolveModel({ name: '_service', fields: { value: { type: 'string' } }, perms: {} }), builtIn: true }
 
 const FINGERPRINT = 'secret-fingerprint'
 const STORED_SECRET = 'secret'

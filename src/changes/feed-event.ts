@@ -5,9 +5,9 @@ import type { ChangeOp, StoredChange } from '../storage/change-log.ts'
 import type { Model } from '../models/model-definition.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 
-export type FeedEventName = 'create' | 'update' | 'delete'
+type FeedEventName = 'create' | 'update' | 'delete'
 
-export const EVENT_OF_OP: Record<ChangeOp, FeedEventName> = {
+const EVENT_OF_OP: Record<ChangeOp, FeedEventName> = {
   create: 'create', update: 'update', restore: 'update', soft_delete: 'delete', permanent_delete: 'delete'
 }
 

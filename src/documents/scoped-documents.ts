@@ -9,7 +9,7 @@ import { createDocument, updateDocument } from './write-documents.ts'
 import { deleteDocument } from './delete-document.ts'
 import type { DocumentContext } from './document-context.ts'
 
-export interface ListPageResult { count: number, data: Doc[], [key: string]: unknown }
+interface ListPageResult { count: number, data: Doc[], [key: string]: unknown }
 
 export interface ScopedDocuments {
   /** A list page, as GET /api/{model}?params answers it. */

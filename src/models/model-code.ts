@@ -39,7 +39,7 @@ export interface ModelHooks {
   afterDelete?: (doc: Doc, ctx: ModelCodeContext & { permanent: boolean }) => unknown
 }
 
-export interface MethodContext extends ModelCodeContext {
+interface MethodContext extends ModelCodeContext {
   /** The request body (POST), or {} (GET). */
   body: unknown
   /** The query string's parameters (credentials left out). */

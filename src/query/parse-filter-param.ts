@@ -13,7 +13,7 @@ function badValue (field: string, value: string, expected: string): QuireError {
 }
 
 /** Converts URL text to the JS value a field of `kind` holds. */
-export function coerceValue (field: string, kind: FieldKind | undefined, text: string): unknown {
+function coerceValue (field: string, kind: FieldKind | undefined, text: string): unknown {
   switch (kind) {
     case 'number': case 'integer': {
       const n = Number(text)

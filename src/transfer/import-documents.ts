@@ -40,7 +40,7 @@ function systemFields (source: Doc): Doc {
 }
 
 /** One source document as stored: validated fields plus system fields. */
-export async function prepareImported (model: Model, source: unknown, bcryptRounds: number): Promise<Doc> {
+async function prepareImported (model: Model, source: unknown, bcryptRounds: number): Promise<Doc> {
   if (!source || typeof source !== 'object' || Array.isArray(source)) throw new QuireError('INVALID_BODY', 'not a JSON object')
   const doc = normalizeDates(model.fields, source as Doc)
   checkStoredDocument(model, doc)

@@ -2,7 +2,7 @@
 // string, as Quire stores dates) and classifies them for the SQL compiler.
 import { QuireError } from '../errors.ts'
 
-export type JsonScalar = string | number | boolean | null
+type JsonScalar = string | number | boolean | null
 export type JsonValue = JsonScalar | JsonValue[] | { [key: string]: JsonValue }
 export type JsonType = 'string' | 'number' | 'boolean' | 'null' | 'array' | 'object'
 

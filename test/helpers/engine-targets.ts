@@ -66,7 +66,7 @@ function mongoTarget (): EngineTarget | SkippedTarget {
 }
 
 /** The MongoDB engine on a FerretDB server of its own (SQLite in a throwaway directory), or why not. */
-export function ferretTarget (): EngineTarget | SkippedTarget {
+function ferretTarget (): EngineTarget | SkippedTarget {
   const title = 'FerretDB'
   const found = ferretdbBinary()
   if ('missing' in found) return { name: 'mongodb', title, skip: found.missing }

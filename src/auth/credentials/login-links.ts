@@ -18,7 +18,7 @@ export interface JwtCodec {
   verify: (token: string) => Record<string, unknown>
 }
 
-export type LinkPurpose = 'login' | 'reset'
+type LinkPurpose = 'login' | 'reset'
 
 export interface LoginLinks {
   /** A JWT standing for the user (a record with its password hash), good for `purpose` only. */

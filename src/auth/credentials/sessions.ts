@@ -18,7 +18,7 @@ import { CREDENTIAL_MODEL, NO_SESSION } from './credential-model.ts'
 import { USER_MODEL } from '../users/user-model.ts'
 import { PREFIX, digestOf, newCredential } from '../secrets.ts'
 
-export interface SessionTokens {
+interface SessionTokens {
   user_id: string
   token: string
   token_expires: string
@@ -26,7 +26,7 @@ export interface SessionTokens {
   refresh_token_expires: string
 }
 
-export interface LoginTokens extends SessionTokens { apikey: string }
+interface LoginTokens extends SessionTokens { apikey: string }
 
 export interface SessionStore {
   /** A new token pair for the user (the previous pair dies) and the user's API key: for a password login. */

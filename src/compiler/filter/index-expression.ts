@@ -12,7 +12,7 @@ import { isIndexSegment } from '../json-path.ts'
 import { quoteLiteral } from '../quote.ts'
 import { parseFieldPath } from '../../validation/field-path.ts'
 
-export type ScalarJsonType = 'string' | 'number' | 'boolean'
+type ScalarJsonType = 'string' | 'number' | 'boolean'
 
 /** How a field of a scalar kind is compared: `expr` is index-served. */
 export interface ScalarField {

@@ -9,7 +9,7 @@ import { CONDITION_OPERATORS, VALUE_OPERATORS } from './expression-operators.ts'
 import { DATA_CONDITIONS, DATA_OPERATORS } from './expression-data-operators.ts'
 
 /** Deepest nesting of operators, arrays and objects inside one expression. */
-export const MAX_EXPRESSION_DEPTH = 32
+const MAX_EXPRESSION_DEPTH = 32
 
 const VALUE_TABLE: Record<string, OperatorCompiler> = { ...VALUE_OPERATORS, ...DATA_OPERATORS }
 const CONDITION_TABLE: Record<string, OperatorCompiler> = { ...CONDITION_OPERATORS, ...DATA_CONDITIONS }

@@ -20,7 +20,7 @@ interface Scope extends Atomic { model: Model, collection: Collection<StoredDoc>
 export interface Atomic { session?: ClientSession, undo?: UndoLog }
 
 /** Steps that take back writes already made, run newest first when the request fails. */
-export class UndoLog {
+class UndoLog {
   private readonly steps: Array<() => Promise<unknown>> = []
 
   /** Puts `docs` back as they are now (replaced, or inserted again when deleted). Note it before writing them. */

@@ -13,7 +13,7 @@ import { currentRequestScope, runInRequestScope, NEVER_ABORTED, type RequestScop
 import { actingUserId } from '../../runtime/acting-user.ts'
 
 /** Documents one statement inserts at most. */
-export const MAX_BATCH = 100
+const MAX_BATCH = 100
 /** JSON one statement carries at most (a larger document goes alone). */
 const MAX_BATCH_BYTES = 2 * 1024 * 1024
 /** Statements of one queue under way at once. */

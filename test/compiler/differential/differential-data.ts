@@ -23,7 +23,7 @@ const chance = (rng: Rng, p: number): boolean => rng() < p
 const times = <T>(n: number, make: () => T): T[] => Array.from({ length: n }, make)
 
 /** Strings with quotes, backslashes, newlines and non-ASCII text (lowercase, BMP below U+E000 or emoji). */
-export const WORDS = ['apple', 'Apple', 'banana', 'cherry', 'ápple', 'naïve', '日本', '😀 smile', 'line1\nline2', 'x\ny\nz',
+const WORDS = ['apple', 'Apple', 'banana', 'cherry', 'ápple', 'naïve', '日本', '😀 smile', 'line1\nline2', 'x\ny\nz',
   '', 'a.b', 'A', 'zeta', 'hello world', "O'Brien", 'back\\slash', '"quoted"', 'b', 'ba', 'ab', 'Zebra', '10', '9']
 const TAGS = ['red', 'green', 'blue', 'x', 'y', 'Red']
 const SKUS = ['k1', 'k2', 'k3', 'K1', 'kk']
@@ -103,7 +103,7 @@ const word = (rng: Rng): unknown => pick(rng, WORDS)
 const tag = (rng: Rng): unknown => pick(rng, TAGS)
 const date = (rng: Rng): unknown => new Date(pick(rng, DATES))
 
-export const PATHS: readonly PathSpec[] = [
+const PATHS: readonly PathSpec[] = [
   { path: 'n', kind: 'number', value: number, ops: SCALAR_OPS, nullOk: true, types: SCALAR_TYPES },
   { path: 'i', kind: 'integer', value: rng => int(rng, 0, 20), ops: SCALAR_OPS, nullOk: true, types: SCALAR_TYPES },
   { path: 's', kind: 'string', value: word, ops: SCALAR_OPS, nullOk: true, types: SCALAR_TYPES, regex: true },
@@ -151,7 +151,7 @@ export function containmentOf (path: string): Containment | undefined {
   return SCALAR_ARRAYS.includes(path) ? 'element' : undefined
 }
 
-export function generateRegex (rng: Rng): RegExp {
+function generateRegex (rng: Rng): RegExp {
   return new RegExp(pick(rng, PATTERNS), pick(rng, FLAGS))
 }
 

@@ -23,7 +23,7 @@ export interface ChangeClientHooks {
  * transaction) and then writes: the write becomes a data-modifying WITH, and the setting is
  * evaluated by the main query, before any AFTER trigger fires. The rows returned are unchanged.
  */
-export function withActorStatement (text: string, actorParam: string): string {
+function withActorStatement (text: string, actorParam: string): string {
   const returns = /\bRETURNING\b/i.test(text.replace(QUOTED, ''))
   const setting = `(SELECT set_config('${ACTOR_SETTING}', ${actorParam}, true) AS v) quire_actor`
   return returns

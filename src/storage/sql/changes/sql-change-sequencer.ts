@@ -49,7 +49,7 @@ export function changeOfRow (row: Row): StoredChange {
 const rangeNotice = (from: string, to: string): string => JSON.stringify({ from, to })
 
 /** The payload announcing `changes`: inline when it fits, else their range. */
-export function noticeOf (changes: StoredChange[]): string {
+function noticeOf (changes: StoredChange[]): string {
   const inline = JSON.stringify({ changes })
   if (Buffer.byteLength(inline) <= MAX_PAYLOAD_BYTES) return inline
   return rangeNotice(changes[0].pos, changes[changes.length - 1].pos)
