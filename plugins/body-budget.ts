@@ -1,4 +1,4 @@
-// Bounds the request bodies one client (src/client-bounds/client-key.ts) may have on their way
+// Bounds the request bodies one client (src/runtime/client-address.ts) may have on their way
 // in at once, by what they announce (Content-Length; BODY_LIMIT_BYTES when chunked). Found by an
 // outside review: 500 connections each announcing 1 MB and sending all but the last byte held
 // 360 MB until REQUEST_TIMEOUT_MS cut them. A request whose body would take its client past
@@ -6,7 +6,7 @@
 // client's count is dropped once its last request ends.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { clientKey } from '../src/client-bounds/client-key.ts'
+import { clientAddress } from '../src/runtime/client-address.ts'
 import { LIMITS } from '../src/validation/limits.ts'
 import { QuireError } from '../src/errors.ts'
 
@@ -22,7 +22,7 @@ async function bodyBudgetPlugin (app: FastifyInstance): Promise<void> {
     const announced = headers['content-length'] !== undefined ? Number(headers['content-length']) : headers['transfer-encoding'] !== undefined ? app.config.bodyLimitBytes : 0
     if (!(announced > 0)) return done()
     const bytes = Math.min(announced, app.config.bodyLimitBytes)
-    const client = clientKey(request.ip)
+    const client = clientAddress(request.ip)
     if ((held.get(client) ?? 0) + bytes > LIMITS.bodyBytesPerClient) {
       reply.header('connection', 'close')
       return done(new QuireError('RATE_LIMITED', `Your address is sending more than ${LIMITS.bodyBytesPerClient} bytes of request bodies at once: finish those first`, { retryAfter: 1 }))

@@ -4,8 +4,8 @@
 // start that leaves /setup open says so loudly, at warn level.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { createFirstAdmin } from '../src/auth/user-records.ts'
-import { USER_MODEL } from '../src/auth/user-model.ts'
+import { createFirstAdmin } from '../src/auth/users/user-records.ts'
+import { USER_MODEL } from '../src/auth/users/user-model.ts'
 import { QuireError } from '../src/errors.ts'
 import { StartupError } from '../src/startup-error.ts'
 

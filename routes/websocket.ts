@@ -1,4 +1,4 @@
-// GET /websocket: JXP's WebSocket protocol over the change hub (src/changes/jxp-socket.ts),
+// GET /websocket: JXP's WebSocket protocol over the change hub (src/changes/transports/jxp-socket.ts),
 // with @fastify/websocket (plugins/websocket.ts). The upgrade request is authenticated like any request (a bad
 // credential is a 401 before the upgrade), and a browser page of another origin than the server's
 // or CORS_ORIGINS' is a 403; an `auth` message may present other credentials. One client address
@@ -6,12 +6,12 @@
 // and sends at most LIMITS.socketMessagesPerSecond messages over all of them (more: closed, 1008).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../src/auth/caller.ts'
-import { createJxpSocket } from '../src/changes/jxp-socket.ts'
+import { createJxpSocket } from '../src/changes/transports/jxp-socket.ts'
 import type { CallerSource } from '../src/changes/subscription.ts'
 import { QuireError } from '../src/errors.ts'
 import { reauthenticate } from '../plugins/reauthenticate.ts'
-import { isAllowedOrigin } from '../src/changes/socket-origin.ts'
-import { clientKey } from '../src/client-bounds/client-key.ts'
+import { isAllowedOrigin } from '../src/changes/transports/socket-origin.ts'
+import { clientAddress } from '../src/runtime/client-address.ts'
 import { createMessageRate } from '../src/client-bounds/message-rate.ts'
 import { LIMITS } from '../src/validation/limits.ts'
 
@@ -42,13 +42,13 @@ export default async function websocketRoutes (app: FastifyInstance): Promise<vo
       if (!isAllowedOrigin(request.headers.origin, request.headers.host, app.config.corsOrigins)) {
         throw new QuireError('FORBIDDEN', 'WebSocket connections from this origin are not allowed (see CORS_ORIGINS)')
       }
-      if ((socketsByAddress.get(clientKey(request.ip)) ?? 0) >= perClient) {
+      if ((socketsByAddress.get(clientAddress(request.ip)) ?? 0) >= perClient) {
         throw new QuireError('TOO_MANY_STREAMS', `At most ${perClient} WebSocket connections per client address are open at once`)
       }
     },
     preHandler: async (request, reply) => { replies.set(request, reply) }
   }, (socket, request) => {
-    const client = clientKey(request.ip)
+    const client = clientAddress(request.ip)
     socketsByAddress.set(client, (socketsByAddress.get(client) ?? 0) + 1)
     const session = createJxpSocket({
       hub: app.changes,

@@ -7,15 +7,15 @@
 // password field, sent at once, made other users' logins 3 to 20 times slower.
 import bcrypt from 'bcrypt'
 import { QuireError } from '../errors.ts'
-import { createAddressTurns } from './address-turns.ts'
-import { currentRequestScope } from '../engines/request-scope.ts'
+import { createAddressTurns } from './throttle/address-turns.ts'
+import { currentRequestScope } from '../runtime/request-scope.ts'
 
 /** Hashes waiting for their client's turn, beyond the running one; more are a 429. */
 export const HASHES_WAITING_PER_CLIENT = 20
 const turns = createAddressTurns(HASHES_WAITING_PER_CLIENT, 'passwords to hash')
 
 /** The most bytes (UTF-8) of a password bcrypt reads. */
-export const MAX_PASSWORD_BYTES = 72
+const MAX_PASSWORD_BYTES = 72
 
 /** Throws VALIDATION_FAILED when a password is longer than bcrypt reads. */
 export function checkPasswordLength (value: string, field: string): void {

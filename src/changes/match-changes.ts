@@ -5,9 +5,9 @@
 // When that one statement fails (one subscriber's filter ran out of time against a change, say),
 // each filter is evaluated on its own, so that only the subscribers whose filter fails lose
 // their stream: one subscriber's filter no longer decides for all.
-import type { Engine } from '../engines/engine.ts'
-import type { StoredChange } from '../engines/change-log.ts'
-import type { Doc } from '../engines/engine.ts'
+import type { Engine } from '../storage/engine.ts'
+import type { StoredChange } from '../storage/change-log.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
 import { mayLearnOfUnknown } from '../permissions/authorize-feed.ts'

@@ -1,4 +1,4 @@
-// WebSocket messages per client (src/client-bounds/client-key.ts), over all its connections: a
+// WebSocket messages per client (src/runtime/client-address.ts), over all its connections: a
 // token bucket of `burst` messages refilled at `perSecond`. Found by an outside review: six
 // connections sending `ping` as fast as they could (4.4 M messages in 30 s) kept the event loop
 // so busy that every other client's reads were shed with 503 for the whole flood. A client's

@@ -5,7 +5,7 @@
 import postgres from 'postgres'
 import type { Config } from '../config.ts'
 import { StartupError } from '../startup-error.ts'
-import { postgresTarget } from '../engines/postgres-url.ts'
+import { postgresTarget } from '../storage/postgres/postgres-url.ts'
 
 /**
  * Connections a process holds besides its pool: the change log's LISTEN connection, and the

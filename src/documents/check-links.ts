@@ -1,7 +1,7 @@
 // Refuses a write whose link fields name documents its writer cannot read
 // (src/permissions/authorize-links.ts), with one answer for a document that is unreadable,
 // deleted or missing, so that the refusal reveals nothing about it.
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { authorizeLinks } from '../permissions/authorize-links.ts'
 import { QuireError } from '../errors.ts'

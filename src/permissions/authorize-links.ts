@@ -3,7 +3,7 @@
 // they cannot see (ids are sequential, so easy to guess): its owner could then not delete it.
 // Admins read everything, so their links are not checked (nor are links to missing documents).
 import type { Caller } from '../auth/caller.ts'
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import type { Filter } from '../query/types.ts'
