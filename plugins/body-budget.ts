@@ -10,7 +10,7 @@ import { clientAddress } from '../src/runtime/client-address.ts'
 import { LIMITS } from '../src/validation/limits.ts'
 import { QuireError } from '../src/errors.ts'
 
-async function bodyBudgetPlugin (app: FastifyInstance): Promise<void> {
+async function bodyBudgetPlugin(app: FastifyInstance): Promise<void> {
   const held = new Map<string, number>()
   const release = (client: string, bytes: number): void => {
     const left = (held.get(client) ?? bytes) - bytes
@@ -19,13 +19,24 @@ async function bodyBudgetPlugin (app: FastifyInstance): Promise<void> {
   }
   app.addHook('onRequest', (request, reply, done) => {
     const headers = request.headers
-    const announced = headers['content-length'] !== undefined ? Number(headers['content-length']) : headers['transfer-encoding'] !== undefined ? app.config.bodyLimitBytes : 0
+    const announced =
+      headers['content-length'] !== undefined
+        ? Number(headers['content-length'])
+        : headers['transfer-encoding'] !== undefined
+          ? app.config.bodyLimitBytes
+          : 0
     if (!(announced > 0)) return done()
     const bytes = Math.min(announced, app.config.bodyLimitBytes)
     const client = clientAddress(request.ip)
     if ((held.get(client) ?? 0) + bytes > LIMITS.bodyBytesPerClient) {
       reply.header('connection', 'close')
-      return done(new QuireError('RATE_LIMITED', `Your address is sending more than ${LIMITS.bodyBytesPerClient} bytes of request bodies at once: finish those first`, { retryAfter: 1 }))
+      return done(
+        new QuireError(
+          'RATE_LIMITED',
+          `Your address is sending more than ${LIMITS.bodyBytesPerClient} bytes of request bodies at once: finish those first`,
+          { retryAfter: 1 }
+        )
+      )
     }
     held.set(client, (held.get(client) ?? 0) + bytes)
     request.raw.once('close', () => release(client, bytes))

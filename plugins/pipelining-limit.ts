@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Socket } from 'node:net'
 import { LIMITS } from '../src/validation/limits.ts'
 
-async function pipeliningLimitPlugin (app: FastifyInstance): Promise<void> {
+async function pipeliningLimitPlugin(app: FastifyInstance): Promise<void> {
   const inFlight = new WeakMap<Socket, number>()
   app.addHook('onRequest', (request, reply, done) => {
     const socket = request.raw.socket

@@ -38,7 +38,10 @@ const ERRORS = {
   NOT_SUPPORTED_BY_STORAGE: { status: 501, message: 'The database server does not support this' },
   CHANGES_UNAVAILABLE: { status: 503, message: 'Change feeds are not available on this storage' },
   TOO_MANY_STREAMS: { status: 503, message: 'Too many open change streams' },
-  RECOVERY_DISABLED: { status: 503, message: 'Password recovery by email is not set up on this server: ask an administrator to set a new password' }
+  RECOVERY_DISABLED: {
+    status: 503,
+    message: 'Password recovery by email is not set up on this server: ask an administrator to set a new password'
+  }
 } as const
 
 export type ErrorCode = keyof typeof ERRORS
@@ -51,7 +54,7 @@ export class QuireError extends Error {
   /** The spec's `err` reason string (login, refresh, recover and getjwt failures). */
   readonly reason?: string
 
-  constructor (code: ErrorCode, message?: string, details?: unknown, reason?: string) {
+  constructor(code: ErrorCode, message?: string, details?: unknown, reason?: string) {
     super(message ?? ERRORS[code].message)
     this.code = code
     this.status = ERRORS[code].status
@@ -64,14 +67,14 @@ export class QuireError extends Error {
 export class RefusalError extends QuireError {
   override readonly status: number
 
-  constructor (status: number, message: string) {
+  constructor(status: number, message: string) {
     super('REFUSED', message)
     this.status = Number.isInteger(status) && status >= 400 && status <= 499 ? status : 400
   }
 }
 
 /** The response body for an error, in the envelope of DESIGN.md section 4. */
-export function errorBody (err: QuireError): Record<string, unknown> {
+export function errorBody(err: QuireError): Record<string, unknown> {
   const body: Record<string, unknown> = {
     status: err.status >= 500 ? 'error' : 'fail',
     code: err.code,

@@ -36,7 +36,7 @@ export interface Delivery {
 }
 
 /** The user whose credentials or record a change touched, when it did. */
-export function userOfChange (change: StoredChange): string | undefined {
+export function userOfChange(change: StoredChange): string | undefined {
   if (change.model === USER_MODEL.name) return change.docId
   if (change.model === CREDENTIAL_MODEL.name && typeof change.doc?.user_id === 'string') return change.doc.user_id
   return undefined
@@ -44,16 +44,23 @@ export function userOfChange (change: StoredChange): string | undefined {
 
 export const isOpen = (sub: Subscription): boolean => !sub.request.sink.closed
 
-export function createDelivery (options: DeliveryOptions): Delivery {
+export function createDelivery(options: DeliveryOptions): Delivery {
   const { engine, registry, queueBytes, log, now } = options
 
-  async function refreshStale (group: Subscription[]): Promise<void> {
-    const stale = group.filter(sub => isOpen(sub) && sub.caller.userId !== undefined && now() - sub.checkedAt >= options.recheckMs)
+  async function refreshStale(group: Subscription[]): Promise<void> {
+    const stale = group.filter(
+      sub => isOpen(sub) && sub.caller.userId !== undefined && now() - sub.checkedAt >= options.recheckMs
+    )
     await Promise.all(stale.map(sub => refreshSubscription(sub, registry, now())))
   }
 
   /** Queues a subscriber's matching events, unless (live) they would not fit: then it falls behind. */
-  function queue (sub: Subscription, events: ReturnType<typeof feedEventOf>[], live: boolean, behind: Set<Subscription>): void {
+  function queue(
+    sub: Subscription,
+    events: ReturnType<typeof feedEventOf>[],
+    live: boolean,
+    behind: Set<Subscription>
+  ): void {
     const bytes = events.reduce((sum, event) => sum + event.json.length, 0)
     if (live && bytes > 0 && sub.request.sink.queuedBytes + bytes > queueBytes) {
       behind.add(sub)
@@ -63,17 +70,28 @@ export function createDelivery (options: DeliveryOptions): Delivery {
   }
 
   /** Ends the stream of a subscriber whose filter could not be evaluated against a change: its own filter's timeout, or the database. */
-  function closeUnmatched (sub: Subscription, model: string, err: Error): void {
+  function closeUnmatched(sub: Subscription, model: string, err: Error): void {
     if (err instanceof QuireError && err.code === 'QUERY_TIMEOUT') {
-      sub.request.sink.close({ code: 'QUERY_TIMEOUT', message: `Your filter took longer than the statement timeout against a ${model} change: subscribe with a simpler filter` })
+      sub.request.sink.close({
+        code: 'QUERY_TIMEOUT',
+        message: `Your filter took longer than the statement timeout against a ${model} change: subscribe with a simpler filter`
+      })
       return
     }
     log(`change feed: matching ${model} changes failed: ${err.message}`)
-    sub.request.sink.close({ code: 'UNAVAILABLE', message: 'The feed could not evaluate a change: reconnect with Last-Event-ID to resume' })
+    sub.request.sink.close({
+      code: 'UNAVAILABLE',
+      message: 'The feed could not evaluate a change: reconnect with Last-Event-ID to resume'
+    })
   }
 
   /** One segment of changes (no credential change inside) to the open subscribers of `group` not behind. */
-  async function deliverSegment (group: Subscription[], changes: StoredChange[], live: boolean, behind: Set<Subscription>): Promise<void> {
+  async function deliverSegment(
+    group: Subscription[],
+    changes: StoredChange[],
+    live: boolean,
+    behind: Set<Subscription>
+  ): Promise<void> {
     if (changes.length === 0) return
     await refreshStale(group)
     for (const name of new Set(changes.map(change => change.model))) {
@@ -85,7 +103,13 @@ export function createDelivery (options: DeliveryOptions): Delivery {
       for (const sub of readers) {
         const flags = matches.get(sub)!
         if (flags instanceof Error) closeUnmatched(sub, name, flags)
-        else queue(sub, mine.filter((_, i) => flags[i]).map(change => feedEventOf(model, change)), live, behind)
+        else
+          queue(
+            sub,
+            mine.filter((_, i) => flags[i]).map(change => feedEventOf(model, change)),
+            live,
+            behind
+          )
       }
     }
     for (const sub of group) if (!behind.has(sub)) sub.cursor = changes[changes.length - 1].pos
@@ -98,7 +122,8 @@ export function createDelivery (options: DeliveryOptions): Delivery {
       let start = 0
       for (const [i, change] of changes.entries()) {
         const user = userOfChange(change)
-        const touched = user === undefined ? [] : group.filter(sub => isOpen(sub) && !behind.has(sub) && sub.caller.userId === user)
+        const touched =
+          user === undefined ? [] : group.filter(sub => isOpen(sub) && !behind.has(sub) && sub.caller.userId === user)
         if (touched.length === 0) continue
         await deliverSegment(group, changes.slice(start, i), live, behind)
         await Promise.all(touched.map(sub => refreshSubscription(sub, registry, now())))

@@ -10,23 +10,29 @@ export interface MessageRate {
   take: (client: string) => boolean
 }
 
-interface Bucket { tokens: number, at: number, connections: number }
+interface Bucket {
+  tokens: number
+  at: number
+  connections: number
+}
 
-export function createMessageRate (perSecond: number, burst: number, now: () => number = Date.now): MessageRate {
+export function createMessageRate(perSecond: number, burst: number, now: () => number = Date.now): MessageRate {
   const buckets = new Map<string, Bucket>()
   return {
-    open: (client) => {
+    open: client => {
       let bucket = buckets.get(client)
-      if (bucket === undefined) buckets.set(client, bucket = { tokens: burst, at: now(), connections: 0 })
+      if (bucket === undefined) buckets.set(client, (bucket = { tokens: burst, at: now(), connections: 0 }))
       bucket.connections++
       const held = bucket
-      return () => { if (--held.connections === 0 && buckets.get(client) === held) buckets.delete(client) }
+      return () => {
+        if (--held.connections === 0 && buckets.get(client) === held) buckets.delete(client)
+      }
     },
-    take: (client) => {
+    take: client => {
       const bucket = buckets.get(client)
       if (bucket === undefined) return false
       const at = now()
-      bucket.tokens = Math.min(burst, bucket.tokens + (at - bucket.at) * perSecond / 1000)
+      bucket.tokens = Math.min(burst, bucket.tokens + ((at - bucket.at) * perSecond) / 1000)
       bucket.at = at
       if (bucket.tokens < 1) return false
       bucket.tokens--

@@ -7,9 +7,11 @@ import { authorizeLinks } from '../permissions/authorize-links.ts'
 import { QuireError } from '../errors.ts'
 import type { DocumentContext } from './document-context.ts'
 
-export async function checkLinks (ctx: DocumentContext, model: Model, fields: Doc): Promise<void> {
+export async function checkLinks(ctx: DocumentContext, model: Model, fields: Doc): Promise<void> {
   for (const check of authorizeLinks(ctx.registry, model, ctx.caller, fields)) {
-    if (await ctx.engine.count(check.target, check.readable) === check.ids.length) continue
-    throw new QuireError('VALIDATION_FAILED', `${check.field} must name ${check.target.name} documents you can read`, [{ field: check.field, message: `must be the id of a ${check.target.name} document you can read` }])
+    if ((await ctx.engine.count(check.target, check.readable)) === check.ids.length) continue
+    throw new QuireError('VALIDATION_FAILED', `${check.field} must name ${check.target.name} documents you can read`, [
+      { field: check.field, message: `must be the id of a ${check.target.name} document you can read` }
+    ])
   }
 }

@@ -19,18 +19,20 @@ export interface LinkCheck {
   readable: Authorized<Filter>
 }
 
-function idsIn (value: unknown): string[] {
+function idsIn(value: unknown): string[] {
   const values = Array.isArray(value) ? value : [value]
   return [...new Set(values.filter((v): v is string => typeof v === 'string' && v !== ''))]
 }
 
 /** One check per link field of `fields` that names ids, for a caller who is not an admin. */
-export function authorizeLinks (registry: ModelRegistry, model: Model, caller: Caller, fields: Doc): LinkCheck[] {
+export function authorizeLinks(registry: ModelRegistry, model: Model, caller: Caller, fields: Doc): LinkCheck[] {
   if (caller.admin) return []
   return model.links.flatMap(link => {
     const ids = idsIn(fields[link.field])
     if (ids.length === 0) return []
     const target = registry.get(link.target)
-    return [{ field: link.field, target, ids, readable: authorized(allOf({ _id: { $in: ids } }, linkScope(target, caller))) }]
+    return [
+      { field: link.field, target, ids, readable: authorized(allOf({ _id: { $in: ids } }, linkScope(target, caller))) }
+    ]
   })
 }

@@ -7,7 +7,7 @@
 import { normalizeIP } from '@fastify/rate-limit'
 
 /** The key one client's address is counted under. */
-export function clientAddress (ip: string): string {
+export function clientAddress(ip: string): string {
   try {
     return normalizeIP(ip, 64)
   } catch {

@@ -13,7 +13,11 @@ for (const engine of ENGINES) {
     const slow = await openSse(`${base}/changes/test?filter[foo]=${encodeURIComponent('$regex:(?=(a+)+b)')}`)
     const plain = await openSse(`${base}/changes/test`)
     const other = await openSse(`${base}/changes/test?filter[bar]=keep`)
-    t.teardown(() => { slow.close(); plain.close(); other.close() })
+    t.teardown(() => {
+      slow.close()
+      plain.close()
+      other.close()
+    })
     t.equal(slow.status, 200, 'the filter is accepted')
     await send(app, admin, 'POST', '/api/test', { foo: 'a'.repeat(200_000), bar: 'keep' })
     await send(app, admin, 'POST', '/api/test', { foo: 'short', bar: 'keep' })
@@ -21,6 +25,10 @@ for (const engine of ENGINES) {
     t.equal((await other.waitFor(2, 30_000)).length, 2, 'a subscriber with a cheap filter too')
     await slow.ended()
     const last = slow.events.at(-1)
-    t.match(last?.json, { code: 'QUERY_TIMEOUT' }, `the slow filter's own stream is closed, saying why: ${JSON.stringify(last)}`)
+    t.match(
+      last?.json,
+      { code: 'QUERY_TIMEOUT' },
+      `the slow filter's own stream is closed, saying why: ${JSON.stringify(last)}`
+    )
   })
 }

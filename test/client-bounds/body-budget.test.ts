@@ -11,12 +11,18 @@ import { listen } from '../helpers/feed-app.ts'
 const MB = 1024 * 1024
 
 /** A POST announcing `length` bytes of body, of which it sends only a few; resolves with the status line, if any arrives within `waitMs`. */
-async function unfinished (base: string, length: number, waitMs: number): Promise<{ socket: Socket, status: Promise<string | undefined> }> {
+async function unfinished(
+  base: string,
+  length: number,
+  waitMs: number
+): Promise<{ socket: Socket; status: Promise<string | undefined> }> {
   const { hostname, port } = new URL(base)
   const socket = connect(Number(port), hostname)
   socket.on('error', () => {})
   await new Promise(resolve => socket.once('connect', resolve))
-  socket.write(`POST /api/link HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n{"name":"`)
+  socket.write(
+    `POST /api/link HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n{"name":"`
+  )
   const status = new Promise<string | undefined>(resolve => {
     socket.once('data', chunk => resolve(String(chunk).split('\r\n')[0]))
     setTimeout(() => resolve(undefined), waitMs)
@@ -31,11 +37,21 @@ for (const engine of ENGINES) {
     const fit = Math.floor(LIMITS.bodyBytesPerClient / MB)
     const held = []
     for (let i = 0; i < fit; i++) held.push(await unfinished(base, MB, 300))
-    t.same(await Promise.all(held.map(h => h.status)), held.map(() => undefined), `${fit} unfinished 1 MB bodies are waited for`)
+    t.same(
+      await Promise.all(held.map(h => h.status)),
+      held.map(() => undefined),
+      `${fit} unfinished 1 MB bodies are waited for`
+    )
     const over = await unfinished(base, MB, 10_000)
     t.match(await over.status, /^HTTP\/1\.1 429/, 'one more from the same client is a 429 at once')
     over.socket.destroy()
-    const other = await app.inject({ method: 'POST', url: '/api/link', remoteAddress: '198.51.100.9', headers: { authorization: admin }, payload: { name: 'other' } })
+    const other = await app.inject({
+      method: 'POST',
+      url: '/api/link',
+      remoteAddress: '198.51.100.9',
+      headers: { authorization: admin },
+      payload: { name: 'other' }
+    })
     t.equal(other.statusCode, 200, 'another client is not affected')
     for (const h of held) h.socket.destroy()
     let again: string | undefined
@@ -46,6 +62,6 @@ for (const engine of ENGINES) {
       if (again === undefined) break
       await new Promise(resolve => setTimeout(resolve, 100))
     }
-    t.equal(again, undefined, 'once the client\'s bodies ended, its budget is back')
+    t.equal(again, undefined, "once the client's bodies ended, its budget is back")
   })
 }

@@ -17,7 +17,7 @@ t.test('the bucket', async t => {
   const closeA2 = rate.open('a')
   let taken = 0
   while (rate.take('a')) taken++
-  t.equal(taken, 20, 'a burst, shared by the client\'s connections')
+  t.equal(taken, 20, "a burst, shared by the client's connections")
   clock += 500
   t.equal([1, 2, 3, 4, 5, 6].filter(() => rate.take('a')).length, 5, 'then 10 a second')
   closeA()
@@ -35,7 +35,10 @@ for (const engine of ENGINES) {
     const open = async (address: string): Promise<WebSocket> => {
       const ws = new WebSocket(url, { headers: { 'x-forwarded-for': address } })
       t.teardown(() => ws.terminate())
-      await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject) })
+      await new Promise((resolve, reject) => {
+        ws.once('open', resolve)
+        ws.once('error', reject)
+      })
       return ws
     }
     const flood = await open('198.51.100.1')

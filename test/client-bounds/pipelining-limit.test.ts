@@ -9,13 +9,21 @@ import { ENGINES, createTestApp } from '../helpers/test-app.ts'
 import { listen } from '../helpers/feed-app.ts'
 
 /** Writes `count` pipelined copies of `request` at once; resolves with what came back and whether the server closed the connection, reading only when `read`. */
-async function pipeline (base: string, request: string, count: number, read: boolean): Promise<{ answers: number, closedByServer: boolean }> {
+async function pipeline(
+  base: string,
+  request: string,
+  count: number,
+  read: boolean
+): Promise<{ answers: number; closedByServer: boolean }> {
   const { hostname, port } = new URL(base)
   const socket = connect(Number(port), hostname)
   socket.on('error', () => {})
   await new Promise(resolve => socket.once('connect', resolve))
   let text = ''
-  if (read) socket.on('data', chunk => { text += String(chunk) })
+  if (read)
+    socket.on('data', chunk => {
+      text += String(chunk)
+    })
   else socket.pause()
   socket.write(request.repeat(count))
   const closedByServer = await new Promise<boolean>(resolve => {
@@ -37,7 +45,12 @@ for (const engine of ENGINES) {
     t.notOk(few.closedByServer, 'and the connection stays open')
     const flood = await pipeline(base, create, 2000, false)
     t.ok(flood.closedByServer, 'a connection pipelining thousands of requests without reading is closed')
-    const count = JSON.parse((await app.inject({ url: '/count/link?filter[name]=piped', headers: { authorization: admin } })).body).count as number
-    t.ok(count <= LIMITS.requestsInFlightPerConnection + 1, `the server handled at most its bound of them (${count} of 2000)`)
+    const count = JSON.parse(
+      (await app.inject({ url: '/count/link?filter[name]=piped', headers: { authorization: admin } })).body
+    ).count as number
+    t.ok(
+      count <= LIMITS.requestsInFlightPerConnection + 1,
+      `the server handled at most its bound of them (${count} of 2000)`
+    )
   })
 }

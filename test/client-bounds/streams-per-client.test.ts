@@ -8,7 +8,7 @@ import { FEED_SETTINGS, listen } from '../helpers/feed-app.ts'
 import { openSse } from '../helpers/sse-client.ts'
 
 /** The status of a WebSocket upgrade from `forwardedFor`; the socket stays open when it succeeded. */
-async function upgrade (t: Test, url: string, forwardedFor: string): Promise<number> {
+async function upgrade(t: Test, url: string, forwardedFor: string): Promise<number> {
   const ws = new WebSocket(url, { headers: { 'x-forwarded-for': forwardedFor } })
   ws.on('error', () => {})
   t.teardown(() => ws.terminate())
@@ -20,7 +20,11 @@ async function upgrade (t: Test, url: string, forwardedFor: string): Promise<num
 
 for (const engine of ENGINES) {
   t.test(`streams and sockets count per /64, behind a trusted proxy, on ${engine}`, async t => {
-    const { app } = await createTestApp(t, engine, { ...FEED_SETTINGS, trustProxy: true, changesMaxStreamsPerClient: 1 })
+    const { app } = await createTestApp(t, engine, {
+      ...FEED_SETTINGS,
+      trustProxy: true,
+      changesMaxStreamsPerClient: 1
+    })
     const base = await listen(app)
     const sse = async (forwardedFor: string): Promise<number> => {
       const stream = await openSse(`${base}/changes/test`, { 'x-forwarded-for': forwardedFor })

@@ -52,15 +52,21 @@ export interface SqlClient {
  * regular expression, $or, a comparison) may cost the whole statement timeout on that one row:
  * eight such reads at once held everyone's reads at p95 5 s while they skipped the expensive gate.
  */
-export function costOfFilter (filter: Filter): StatementCost {
+export function costOfFilter(filter: Filter): StatementCost {
   if (typeof filter._id !== 'string') return 'expensive'
-  const plain = Object.entries(filter).every(([key, value]) => !key.startsWith('$') && (value === null || typeof value !== 'object'))
+  const plain = Object.entries(filter).every(
+    ([key, value]) => !key.startsWith('$') && (value === null || typeof value !== 'object')
+  )
   return plain ? 'simple' : 'expensive'
 }
 
 /** A database error as the engines see it: PostgreSQL's SQLSTATE code and message. */
 export class SqlError extends Error {
-  constructor (message: string, readonly code: string | undefined, readonly constraint?: string) {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly constraint?: string
+  ) {
     super(message)
   }
 }
