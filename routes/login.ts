@@ -5,7 +5,7 @@
 // the API key).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { JwtQuery, LoginResponse, RefreshResponse } from '../schemas/auth.ts'
+import { JwtQuery, LoginBody, LoginResponse, RefreshResponse } from '../schemas/auth.ts'
 import { OkMessage } from '../schemas/common.ts'
 import type { Caller } from '../src/auth/caller.ts'
 import { QuireError } from '../src/errors.ts'
@@ -47,7 +47,7 @@ export default async function loginRoutes (fastify: FastifyInstance): Promise<vo
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const auth = app.credentials
 
-  app.post('/login', { config: { rateLimit: app.endpointLimit('login') }, schema: { summary: 'Log in: email and password (JSON, form or Basic) -> token, refresh token, API key', response: { 200: LoginResponse } } }, async (request) => {
+  app.post('/login', { config: { rateLimit: app.endpointLimit('login') }, schema: { summary: 'Log in: email and password (JSON, form or Basic) -> token, refresh token, API key', optionalBody: LoginBody, response: { 200: LoginResponse } } }, async (request) => {
     const pair = bodyPair(request.body)
     const userId = pair ? (await auth.passwords.verify(pair.email, pair.password, request.ip))._id as string : basicUser(request.caller)
     return { status: 'ok' as const, ...await auth.sessions.login(userId) }

@@ -10,6 +10,9 @@ export const EmailBody = Type.Object({ email: Email })
 
 export const SetupBody = Type.Object({ email: Email, password: Password })
 
+/** POST /login's body, the same pair: may be left out when a Basic header carries it (routes/login.ts reads it). */
+export const LoginBody = SetupBody
+
 export const ResetBody = Type.Object({ jwt: Type.String({ minLength: 1, maxLength: 4096 }), password: Password })
 
 export const JwtQuery = Type.Object({ jwt: Type.String({ minLength: 1, maxLength: 4096 }) })

@@ -60,6 +60,8 @@ export interface Config {
   maxEventLoopDelayMs: number
   /** Serve GET /openapi.json and the API reference at /docs. */
   apiDocsEnabled: boolean
+  /** Where clients reach the service (PUBLIC_URL), the OpenAPI document's server; undefined: relative. */
+  publicUrl?: string
   /** Serve Prometheus metrics at GET /metrics. */
   metricsEnabled: boolean
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`. */
@@ -162,6 +164,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: v.REQUEST_TIMEOUT_MS,
     maxEventLoopDelayMs: v.MAX_EVENT_LOOP_DELAY_MS,
     apiDocsEnabled: v.API_DOCS_ENABLED,
+    publicUrl: v.PUBLIC_URL,
     metricsEnabled: v.METRICS_ENABLED,
     metricsToken: v.METRICS_TOKEN,
     trustProxy: trustProxyFrom(v.TRUST_PROXY),

@@ -30,11 +30,14 @@ function mapSchemas (specs: Record<string, FieldSpec>): Record<string, JsonSchem
   return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, specToSchema(spec)]))
 }
 
-/** A top-level field may hold null (how JXP's clients clear a field) unless it is required or a password. */
+/**
+ * A top-level field may hold null (how JXP's clients clear a field) unless it is required or a
+ * password: its type is a list with "null" (JSON Schema 2020-12 and OpenAPI 3.1 have no `nullable`).
+ */
 function topLevelSchema (model: Model, name: string, spec: FieldSpec): JsonSchema {
   const schema = specToSchema(spec)
   if (model.required.includes(name) || spec.type === 'password') return schema
-  return { ...schema, nullable: true, ...(Array.isArray(schema.enum) && { enum: [...schema.enum, null] }) }
+  return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) && { enum: [...schema.enum, null] }) }
 }
 
 /** JSON Schema of a document body; `partial` drops required fields (updates). */

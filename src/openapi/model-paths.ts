@@ -3,6 +3,7 @@
 // (and a client generator) sees `GET /api/test` returning test documents. A route summary may
 // say `{model}`: each copy names its model.
 import type { Model } from '../models/model-definition.ts'
+import { operationId } from './operation-ids.ts'
 import { documentInputSchema, documentOutputSchema, listParameters, listResponseSchema, ref, schemaName, type JsonSchema } from './model-schemas.ts'
 
 type Operation = JsonSchema & { parameters?: JsonSchema[], responses?: Record<string, JsonSchema>, summary?: string }
@@ -52,17 +53,6 @@ const SPECIFICS: Record<string, (model: Model) => Partial<Operation>> = {
 
 const queryFlag = (name: string, description: string): JsonSchema => ({ name, in: 'query', required: false, schema: { type: 'string', enum: ['1', 'true'] }, description })
 
-const pascal = (name: string): string => name.split('_').map(part => part.charAt(0).toUpperCase() + part.slice(1)).join('')
-
-/** getApiTestById, postCallTestByIdByMethod: the method, then the path's segments (parameters as By...). */
-function operationId (model: Model, method: string, path: string): string {
-  const segments = path.split('/').filter(Boolean).map(segment => {
-    if (segment === '{model}') return pascal(model.name)
-    return segment.startsWith('{') ? `By${pascal(segment.slice(1, -1))}` : pascal(segment)
-  })
-  return method + segments.join('')
-}
-
 /** One model's copy of a generic operation. */
 function operationFor (model: Model, method: string, path: string, generic: Operation): Operation {
   const { parameters = [], responses = {}, summary, ...rest } = structuredClone(generic)
@@ -71,7 +61,7 @@ function operationFor (model: Model, method: string, path: string, generic: Oper
     ...rest,
     tags: [model.name],
     summary: summary?.replaceAll('{model}', model.name),
-    operationId: operationId(model, method, path),
+    operationId: operationId(method, path, model.name),
     // The routes' own query schema is open-ended (filter[...]); a model's list parameters replace it.
     parameters: [...parameters.filter(p => p.name !== 'model' && (specific.parameters === undefined || p.in !== 'query')), ...(specific.parameters ?? [])],
     ...(specific.requestBody ? { requestBody: specific.requestBody } : {}),

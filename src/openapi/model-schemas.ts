@@ -24,7 +24,7 @@ const SYSTEM_PROPERTIES: Record<(typeof SYSTEM_FIELDS)[number], JsonSchema> = {
   _id: { ...OBJECT_ID, description: 'the document id' },
   id: { ...OBJECT_ID, description: 'the same as _id' },
   _deleted: { type: 'boolean', description: 'soft-deleted (shown with showDeleted=true only)' },
-  _owner_id: { ...OBJECT_ID, description: 'the user who created it' },
+  _owner_id: { ...OBJECT_ID, type: ['string', 'null'], description: 'the user who created it (null for a document imported or written by the service itself)' },
   createdAt: DATE_TIME,
   updatedAt: DATE_TIME,
   __v: { type: 'integer', description: 'bumped by every write' }
