@@ -1,17 +1,19 @@
 // Turns the routes' generic paths (/api/{model}, /count/{model}, ...) into one set of paths per
 // model, each with that model's document schema, bodies and list parameters, so that a reader
 // (and a client generator) sees `GET /api/test` returning test documents. A route summary may
-// say `{model}`: each copy names its model.
+// say `{model}`: each copy names its model. The bodies are request bodies of their own
+// (components/requestBodies): generators then read a field's `default` as "may be left out".
 import type { Model } from '../models/model-definition.ts'
 import { operationId } from './operation-ids.ts'
 import { documentInputSchema, documentOutputSchema, listParameters, listResponseSchema, ref, schemaName, type JsonSchema } from './model-schemas.ts'
 
 type Operation = JsonSchema & { parameters?: JsonSchema[], responses?: Record<string, JsonSchema>, summary?: string }
 type PathItem = Record<string, Operation>
-export interface OpenApiDocument { paths?: Record<string, PathItem>, components?: { schemas?: Record<string, JsonSchema> }, tags?: Array<{ name: string, description?: string }> }
+export interface OpenApiDocument { paths?: Record<string, PathItem>, components?: { schemas?: Record<string, JsonSchema>, requestBodies?: Record<string, JsonSchema> }, tags?: Array<{ name: string, description?: string }> }
 
 const json = (schema: JsonSchema): JsonSchema => ({ content: { 'application/json': { schema } } })
 const answer = (description: string, schema: JsonSchema): JsonSchema => ({ description, ...json(schema) })
+const bodyRef = (name: string): JsonSchema => ({ $ref: `#/components/requestBodies/${name}` })
 const body = (schema: JsonSchema): JsonSchema => ({
   required: true,
   content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } }
@@ -25,8 +27,8 @@ const SPECIFICS: Record<string, (model: Model) => Partial<Operation>> = {
     parameters: listParameters(model).filter(p => ['fields', 'populate', 'autopopulate'].includes(p.name as string)),
     responses: { 200: answer('the document', { type: 'object', properties: { data: ref(schemaName.document(model)) }, required: ['data'] }) }
   }),
-  'post /api/{model}': model => ({ requestBody: body(ref(schemaName.create(model))), responses: { 200: answer('created', writeAnswer(model)) } }),
-  'put /api/{model}/{id}': model => ({ requestBody: body(ref(schemaName.update(model))), responses: { 200: answer('updated (a partial merge); {"_deleted": false} restores', writeAnswer(model)) } }),
+  'post /api/{model}': model => ({ requestBody: bodyRef(schemaName.create(model)), responses: { 200: answer('created', writeAnswer(model)) } }),
+  'put /api/{model}/{id}': model => ({ requestBody: bodyRef(schemaName.update(model)), responses: { 200: answer('updated (a partial merge); {"_deleted": false} restores', writeAnswer(model)) } }),
   'post /update/{model}/{id}': model => SPECIFICS['put /api/{model}/{id}'](model),
   'delete /api/{model}/{id}': () => ({
     parameters: [
@@ -85,16 +87,16 @@ export function expandModelPaths<T extends OpenApiDocument> (document: T, models
     for (const [method, operation] of Object.entries(document.paths![path])) copy[method] = operationFor(model, method, path, operation)
   }
   for (const [path, item] of all) if (!path.includes('{model}')) paths[path] = item
-  const schemas = Object.fromEntries(models.flatMap(model => [
-    [schemaName.document(model), documentOutputSchema(model)],
-    [schemaName.create(model), documentInputSchema(model, false)],
-    [schemaName.update(model), documentInputSchema(model, true)]
+  const schemas = Object.fromEntries(models.map(model => [schemaName.document(model), documentOutputSchema(model)]))
+  const requestBodies = Object.fromEntries(models.flatMap(model => [
+    [schemaName.create(model), body(documentInputSchema(model, false))],
+    [schemaName.update(model), body(documentInputSchema(model, true))]
   ]))
   const tags = modelOrder(models, ['']).map(([model]) => ({ name: model.name, description: `Documents of the model ${model.name}` }))
   return {
     ...document,
     paths,
     tags: [...tags, ...(document.tags ?? [])],
-    components: { ...document.components, schemas: { ...document.components?.schemas, ...schemas } }
+    components: { ...document.components, schemas: { ...document.components?.schemas, ...schemas }, requestBodies: { ...document.components?.requestBodies, ...requestBodies } }
   }
 }
