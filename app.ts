@@ -8,6 +8,7 @@ import { join, dirname } from 'node:path'
 import type { Config } from './src/config.ts'
 import './plugins/types.ts'
 import errors from './plugins/errors.ts'
+import requestLog, { requestId } from './plugins/request-log.ts'
 import requestBodies from './plugins/request-bodies.ts'
 import inputGuard from './plugins/input-guard.ts'
 import underPressure from './plugins/under-pressure.ts'
@@ -52,6 +53,9 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
       headersTimeout: Math.min(60_000, config.requestTimeoutMs || 60_000)
     },
     trustProxy: config.trustProxy,
+    // One line per request, from plugins/request-log.ts, with the client's X-Request-Id when safe.
+    disableRequestLogging: true,
+    genReqId: requestId,
     // No limit: syncing the schema on start may build indexes over millions of documents (it logs
     // its progress); a database that cannot be reached still fails through the driver's timeouts.
     pluginTimeout: 0,
@@ -62,6 +66,7 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   if (maxConnections > 0) app.server.maxConnections = maxConnections
   app.register(fp(async (instance) => { instance.decorate('config', config) }, { name: 'config' }))
   app.register(errors)
+  app.register(requestLog)
   app.register(websocket)
   app.register(underPressure)
   app.register(gracefulClose)

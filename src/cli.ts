@@ -5,9 +5,10 @@ import { addServeCommand } from './commands/serve-command.ts'
 import { addTransferCommands } from './commands/transfer-commands.ts'
 import { addMcpCommand } from './commands/mcp-command.ts'
 import { describeStartupFailure } from './startup-error.ts'
+import { packageVersion } from './package-root.ts'
 
 const program = new Command()
-program.name('quire').description('Quire: a self-hosted document data service')
+program.name('quire').description('Quire: a self-hosted document data service').version(packageVersion(), '-v, --version')
 
 addServeCommand(program)
 addTransferCommands(program)

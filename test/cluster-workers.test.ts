@@ -42,7 +42,7 @@ const listening = (server: ServerProcess): Set<number> =>
 /** Pids that answered the requests to `url` seen in the log since line `from`. */
 function answeredBy (server: ServerProcess, from: number, url: string): Set<number> {
   return new Set(server.lines.slice(from).flatMap(line => { try { return [JSON.parse(line)] } catch { return [] } })
-    .filter(l => l.msg === 'incoming request' && l.req?.url === url).map(l => l.pid as number))
+    .filter(l => l.res !== undefined && l.req?.url === url).map(l => l.pid as number))
 }
 
 async function until (what: string, ok: () => boolean, ms = 60_000): Promise<void> {

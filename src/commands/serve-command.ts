@@ -12,6 +12,8 @@ import type { FastifyServerOptions } from 'fastify'
 import { loadConfig, type Config } from '../config.ts'
 import { isQuireWorker } from '../cluster/cluster-role.ts'
 import { attachDatabase, type AttachedDatabase } from '../embedded/attach-database.ts'
+import { startBanner } from './start-banner.ts'
+import { settingsHelp } from './settings-help.ts'
 
 /** JSON lines for log collectors; pino-pretty (readable, in colour on a terminal) when asked or on a terminal. */
 async function loggerOptions (config: Config): Promise<FastifyServerOptions['logger']> {
@@ -19,7 +21,8 @@ async function loggerOptions (config: Config): Promise<FastifyServerOptions['log
   const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && terminal)
   if (!pretty) return { level: config.logLevel }
   const { default: pinoPretty } = await import('pino-pretty')
-  return { level: config.logLevel, stream: pinoPretty({ colorize: terminal, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) }
+  // One line per entry: a request's line says method, URL, status and time in its message.
+  return { level: config.logLevel, stream: pinoPretty({ colorize: terminal, translateTime: 'SYS:HH:MM:ss.l', singleLine: true, ignore: 'pid,hostname,req,res,responseTime' }) }
 }
 
 async function serve (): Promise<void> {
@@ -62,10 +65,12 @@ async function serveOne (config: Config, database: AttachedDatabase, appModule =
     await database.release()
     throw err
   }
+  app.log.info(await startBanner(app, config))
 }
 
 export function addServeCommand (program: Command): void {
   program.command('serve')
     .description('start the HTTP API (configured by environment variables; see the README)')
+    .addHelpText('after', settingsHelp())
     .action(serve)
 }
