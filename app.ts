@@ -8,7 +8,7 @@ import { join, dirname } from 'node:path'
 import type { Config } from './src/config.ts'
 import './plugins/types.ts'
 import errors from './plugins/errors.ts'
-import requestLog, { requestId } from './plugins/request-log.ts'
+import requestLog, { RequestLog, requestId } from './plugins/request-log.ts'
 import requestBodies from './plugins/request-bodies.ts'
 import inputGuard from './plugins/input-guard.ts'
 import underPressure from './plugins/under-pressure.ts'
@@ -53,8 +53,8 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
       headersTimeout: Math.min(60_000, config.requestTimeoutMs || 60_000)
     },
     trustProxy: config.trustProxy,
-    // One line per request, from plugins/request-log.ts, with the client's X-Request-Id when safe.
-    disableRequestLogging: true,
+    // One line per request (plugins/request-log.ts), with the client's X-Request-Id when safe.
+    logController: new RequestLog(),
     genReqId: requestId,
     // No limit: syncing the schema on start may build indexes over millions of documents (it logs
     // its progress); a database that cannot be reached still fails through the driver's timeouts.
