@@ -53,6 +53,7 @@ export function validValue (c: Choice, spec: FieldSpec, ids: KnownIds, onPasswor
     case 'id': return spec.link && ids[spec.link]?.length && c.chance(0.8) ? c.pick(ids[spec.link]) : hexId(c)
     case 'array': return Array.from({ length: c.int(0, 4) }, () => validValue(c, spec.items ?? { type: 'string' }, ids, onPassword))
     case 'object': return obj(Object.entries(spec.properties ?? {}).filter(() => c.chance(0.7)).map(([k, s]) => [k, validValue(c, s, ids, onPassword)]))
+    case 'mixed': return c.pick(['any', 5, true, [1, 'a'], obj([['k', 'v']])])
   }
 }
 
@@ -61,7 +62,7 @@ export function wrongValue (c: Choice, spec: FieldSpec): Json {
   const wrongType: Record<FieldSpec['type'], Json[]> = {
     string: [5, true, [], obj([])], password: [5, false, [], obj([]), 'p'.repeat(73)], number: ['5', true, [], obj([])],
     integer: ['5', 1.5, true], boolean: ['true', 1, []], date: ['not a date', '2024-13-45T99:99:99Z', true, obj([])],
-    id: ['xyz', 'G'.repeat(24), 5, 'a'.repeat(25)], array: ['a', 5, obj([])], object: ['a', 5, [], true]
+    id: ['xyz', 'G'.repeat(24), 5, 'a'.repeat(25)], array: ['a', 5, obj([])], object: ['a', 5, [], true], mixed: [] // a mixed field takes any value
   }
   const outOfBounds: Json[] = [
     ...(spec.maxLength !== undefined ? ['x'.repeat(spec.maxLength + 1)] : []),

@@ -13,6 +13,7 @@ import { loadConfig, type Config } from '../config.ts'
 import { isQuireWorker } from '../cluster/cluster-role.ts'
 import { attachDatabase, type AttachedDatabase } from '../embedded/attach-database.ts'
 import { startBanner } from './start-banner.ts'
+import { preflight } from './preflight.ts'
 import { settingsHelp } from './settings-help.ts'
 
 /** JSON lines for log collectors; pino-pretty (readable, in colour on a terminal) when asked or on a terminal. */
@@ -31,6 +32,7 @@ async function serve (): Promise<void> {
   if (isQuireWorker()) return await serveOne(workerConfig(config), NOTHING_ATTACHED)
   const options = await loggerOptions(config) as { level: string, stream?: NodeJS.WritableStream }
   const log = pino({ level: options.level }, options.stream ?? process.stdout)
+  await preflight(config, log)
   const primary = config.workers > 1 && cluster.isPrimary
   // The app's modules load while the database starts (each takes a few hundred ms).
   const appModule = primary ? undefined : import('../../app.ts')

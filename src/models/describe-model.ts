@@ -31,7 +31,7 @@ export interface PathDescription {
 }
 
 const INSTANCES: Record<FieldSpec['type'], string> = {
-  string: 'String', password: 'String', number: 'Number', integer: 'Number', boolean: 'Boolean', date: 'Date', id: 'ObjectID', array: 'Array', object: 'Mixed'
+  string: 'String', password: 'String', number: 'Number', integer: 'Number', boolean: 'Boolean', date: 'Date', id: 'ObjectID', array: 'Array', object: 'Mixed', mixed: 'Mixed'
 }
 
 /** A field's spec as shown: without the default of a password field. */

@@ -15,6 +15,7 @@ function specToSchema (spec: FieldSpec): JsonSchema {
     case 'date': return { type: 'string', format: 'date-time', ...rest }
     case 'id': return { type: 'string', pattern: OBJECT_ID_PATTERN, ...rest }
     case 'password': return { type: 'string', minLength: 1, maxLength: 72, ...rest }
+    case 'mixed': return rest
     case 'array': return { type: 'array', items: items ? specToSchema(items) : {}, maxItems: 10_000, ...rest }
     case 'object': return {
       type: 'object',
@@ -36,7 +37,7 @@ function mapSchemas (specs: Record<string, FieldSpec>): Record<string, JsonSchem
  */
 function topLevelSchema (model: Model, name: string, spec: FieldSpec): JsonSchema {
   const schema = specToSchema(spec)
-  if (model.required.includes(name) || spec.type === 'password') return schema
+  if (model.required.includes(name) || spec.type === 'password' || schema.type === undefined) return schema
   return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) && { enum: [...schema.enum, null] }) }
 }
 

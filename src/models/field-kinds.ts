@@ -29,9 +29,11 @@ export function includedTextLength (model: Model, path: string): number | undefi
   return spec?.type === 'string' ? spec.maxLength ?? Infinity : undefined
 }
 
-function kindOfSpec (spec: FieldSpec): FieldKind {
+/** The kind of a declared field; a mixed one holds any value, as a field the model does not declare. */
+function kindOfSpec (spec: FieldSpec): FieldKind | undefined {
   switch (spec.type) {
     case 'password': case 'id': return 'string'
+    case 'mixed': return undefined
     default: return spec.type
   }
 }

@@ -1,11 +1,10 @@
 // The shape of a model file (models/*.json), as a TypeBox schema, and the
 // resolved model the rest of the service works with.
 import { Type, type Static } from '@sinclair/typebox'
+import { FIELD_TYPES } from './field-type-names.ts'
 
-const FieldType = Type.Union([
-  Type.Literal('string'), Type.Literal('number'), Type.Literal('integer'), Type.Literal('boolean'),
-  Type.Literal('date'), Type.Literal('object'), Type.Literal('array'), Type.Literal('password'), Type.Literal('id')
-])
+/** `mixed`: any JSON value (Mongoose's Mixed), checked no further. */
+const FieldType = Type.Union(FIELD_TYPES.map(type => Type.Literal(type)))
 
 export interface FieldSpec {
   type: Static<typeof FieldType>
