@@ -32,7 +32,7 @@ export const EnvSchema = Type.Object({
   MODELS_DIR: Type.Optional(text('where model files (`*.json`) are loaded from (default `./models`)')),
   DEFAULT_PAGE_SIZE: whole(1, 100, 'list page size when `limit` is not given (at most `MAX_PAGE_SIZE`)'),
   MAX_PAGE_SIZE: whole(1, 1000, 'the largest `limit`; larger ones are capped (`limit_capped: true`)'),
-  EXACT_COUNT_LIMIT: whole(0, 100_000, 'lists count exactly up to this collection size; above it `count` is `-1`'),
+  EXACT_COUNT_LIMIT: whole(0, 100_000, 'lists count exactly up to this collection size; above it `count` is `-1` unless a list asks `count=exact`, `planned` or `estimated`'),
   COUNT_CACHE_MS: whole(0, 2000, 'an exact list count is reused this long for the same model, filter and search; `0` turns it off'),
   CREDENTIAL_CACHE_MS: whole(0, 60_000, 'an API key, bearer token or Basic pair is remembered this long at most (no database read, and no bcrypt comparison, per request); any change to users or credentials empties the cache of every process at once; `0` turns it off'),
   STATEMENT_TIMEOUT_MS: whole(0, 5000, 'the longest a request\'s statement runs (`QUERY_TIMEOUT`) or waits for its turn (503 `UNAVAILABLE`), on every engine (`0`: none)'),

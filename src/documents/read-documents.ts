@@ -2,6 +2,7 @@
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
 import type { QueryParams } from '../query/parse-list-params.ts'
+import type { CountMode } from '../query/count-mode.ts'
 import { writeListResponse } from '../query/list-response.ts'
 import { isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'
@@ -22,16 +23,33 @@ export async function readDocument (ctx: DocumentContext, model: Model, id: stri
   return `{"data":${doc}}`
 }
 
+/**
+ * How a list's count is made: exactly, by the planner, or not at all (-1). By default, and for
+ * count=estimated, exactly while the collection is at most EXACT_COUNT_LIMIT documents (its O(1)
+ * size estimate says); above it not at all, or by the planner for count=estimated (which cannot
+ * estimate a full-text search).
+ */
+async function countKind (ctx: DocumentContext, model: Model, mode: CountMode | undefined, searching: boolean): Promise<'exact' | 'planned' | 'none'> {
+  if (mode === 'planned' && searching) throw new QuireError('BAD_REQUEST', 'count=planned cannot estimate a full-text search\'s matches: use count=exact, or leave count out')
+  if (mode === 'exact' || mode === 'planned') return mode
+  if (await ctx.estimateCount(model.name) <= ctx.config.exactCountLimit) return 'exact'
+  return mode === 'estimated' && !searching ? 'planned' : 'none'
+}
+
 /** GET /api/{model} and POST /query/{model} (JXP's literal strings in its filter converted): a page with count and paging keys, as JSON text. */
 export async function listDocuments (ctx: DocumentContext, model: Model, query: QueryParams, url: string, queryFilter?: Filter): Promise<string> {
   const params = ctx.queryBuilder.parse(model, query)
   const built = ctx.queryBuilder.list(model, ctx.caller, params, queryFilter && reviveJxpLiterals(queryFilter) as Filter)
-  const exact = await ctx.estimateCount(model.name) <= ctx.config.exactCountLimit
-  const result = await ctx.engine.find(model, { ...built.query, count: exact })
+  const how = await countKind(ctx, model, params.count, built.query.search !== undefined)
+  const [result, planned] = await Promise.all([
+    ctx.engine.find(model, { ...built.query, count: how === 'exact' }),
+    how === 'planned' ? ctx.engine.planCount(model, built.query.filter) : undefined
+  ])
   return writeListResponse({
     data: result.data,
     returned: result.returned,
-    count: exact ? result.count ?? 0 : -1,
+    count: how === 'exact' ? result.count ?? 0 : planned ?? -1,
+    countEstimated: planned !== undefined,
     limit: built.limit,
     page: built.page,
     limitCapped: built.limitCapped,

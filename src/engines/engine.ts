@@ -150,6 +150,13 @@ export interface Engine {
   count: (model: Model, filter: Authorized<Filter>) => Promise<number>
 
   /**
+   * How many documents match `filter`, as the query planner estimates it from its statistics
+   * (PostgreSQL: EXPLAIN's row estimate, no scan; it may be far off for rare values). MongoDB has
+   * no such estimate for a filter: there it is the exact count.
+   */
+  planCount: (model: Model, filter: Authorized<Filter>) => Promise<number>
+
+  /**
    * The collection's approximate size, in O(1) (statistics), including soft-deleted documents.
    * It may lag writes of the last seconds (PostgreSQL flushes its statistics periodically).
    */

@@ -90,6 +90,9 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
     return { data: JSON.stringify(docs), returned: docs.length, ...(count !== undefined && { count }) }
   }
 
+  const countMatches: Engine['count'] = (model, filter) =>
+    run(() => collectionOf(model).countDocuments(bothForms(model, filter), { maxTimeMS }))
+
   return {
     kind: 'mongodb',
 
@@ -116,7 +119,10 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
 
     find,
 
-    count: (model, filter) => run(() => collectionOf(model).countDocuments(bothForms(model, filter), { maxTimeMS })),
+    count: countMatches,
+
+    // MongoDB estimates no filter's matches: the exact count.
+    planCount: countMatches,
 
     estimateCount: (model) => run(() => collectionOf(model).estimatedDocumentCount({ maxTimeMS })),
 

@@ -116,6 +116,13 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
       return Number(rows[0].n)
     },
 
+    planCount: async (model, filter) => {
+      const params = new SqlParams()
+      const text = `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)}`
+      const rows = await run(() => client.query(text, params.values, SIMPLE))
+      return Math.round((rows[0]['QUERY PLAN'] as Array<{ Plan: { 'Plan Rows': number } }>)[0].Plan['Plan Rows'])
+    },
+
     estimateCount: async (model) => {
       const text = 'SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::bigint AS n FROM pg_class c ' +
         'LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = to_regclass($1)'

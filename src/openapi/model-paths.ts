@@ -38,7 +38,7 @@ const SPECIFICS: Record<string, (model: Model) => Partial<Operation>> = {
     responses: { 200: answer('deleted', { type: 'object', properties: { status: { const: 'ok' }, message: { type: 'string' } } }) }
   }),
   'get /csv/{model}': model => ({
-    parameters: listParameters(model),
+    parameters: listParameters(model).filter(p => p.name !== 'count'),
     responses: { 200: { description: 'the list as CSV (an attachment): a header row, nested fields as dotted columns', content: { 'text/csv': { schema: { type: 'string' } } } } }
   }),
   'get /changes/{model}': model => ({

@@ -5,6 +5,7 @@ import type { Model } from '../models/model-definition.ts'
 import { SYSTEM_FIELDS } from '../models/model-definition.ts'
 import { documentSchema } from '../models/document-schema.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
+import { COUNT_MODES } from '../query/count-mode.ts'
 
 export type JsonSchema = Record<string, unknown>
 
@@ -74,7 +75,11 @@ export function listParameters (model: Model): JsonSchema[] {
     queryParameter('autopopulate', { type: 'boolean' }, 'fill in every link'),
     queryParameter('limit', { type: 'integer', minimum: 1 }, 'page size (default 100, at most 1000)'),
     queryParameter('page', { type: 'integer', minimum: 1 }, 'page number, from 1'),
-    queryParameter('showDeleted', { type: 'boolean' }, 'soft-deleted documents too (needs the right to delete any document of the model)')
+    queryParameter('showDeleted', { type: 'boolean' }, 'soft-deleted documents too (needs the right to delete any document of the model)'),
+    queryParameter('count', { type: 'string', enum: [...COUNT_MODES] },
+      'how `count` is made. Left out: exact up to EXACT_COUNT_LIMIT documents in the collection, -1 above. `exact`: counted whatever the size (O(matching rows), ' +
+      'within STATEMENT_TIMEOUT_MS); `planned`: the query planner\'s estimate from its statistics (no scan, may be far off; `count_estimated: true`); ' +
+      '`estimated`: exact up to the limit, planned above')
   ]
   if (model.fulltext) parameters.push(queryParameter('search', { type: 'string' }, `full-text search on ${model.fulltext.fields.join(', ')} (words, "phrases", -not, or); ranked, with a score`))
   return parameters
@@ -85,7 +90,8 @@ export function listResponseSchema (model: Model): JsonSchema {
   return {
     type: 'object',
     properties: {
-      count: { type: 'integer', description: 'matching documents; -1 above EXACT_COUNT_LIMIT' },
+      count: { type: 'integer', description: 'matching documents; -1 above EXACT_COUNT_LIMIT (see the count parameter)' },
+      count_estimated: { type: 'boolean', description: 'count is the query planner\'s estimate (count=planned or estimated)' },
       limit: { type: 'integer' },
       page: { type: 'integer' },
       page_count: { type: 'integer' },

@@ -9,6 +9,7 @@ import type { FieldKind, Filter, Sort } from './types.ts'
 import { parseFilterValue } from './parse-filter-param.ts'
 import { QuireError } from '../errors.ts'
 import { checkUnknownParam, parseFlag } from './param-names.ts'
+import { parseCountMode, type CountMode } from './count-mode.ts'
 
 export type QueryParams = Record<string, string | string[] | undefined>
 
@@ -25,11 +26,13 @@ export interface ListParams {
   populate: Map<string, string[] | undefined>
   autopopulate: boolean
   showDeleted: boolean
+  /** How the list's count is made (src/query/count-mode.ts); undefined: the default. */
+  count?: CountMode
 }
 
 export const LIST_LIMITS = { sortTerms: 8, fields: 50, filterTerms: 50, textLength: 1000 }
 
-/** Every parameter a list read knows (credentials are read by the auth plugin; `count` is always answered). */
+/** Every parameter a list read knows (credentials are read by the auth plugin; `count` chooses how the count is made). */
 const KNOWN_PARAMS = ['limit', 'page', 'skip', 'sort', 'fields', 'filter', 'search', 'populate', 'autopopulate', 'showDeleted', 'count', 'apikey', 'jwt']
 const BRACKET_KEY = /^(filter|search|sort|populate)\[([^\]]*)\](?:\[([^\]]*)\])?$/
 const SORT_WORDS: Record<string, 1 | -1> = { 1: 1, '-1': -1, asc: 1, ascending: 1, desc: -1, descending: -1 }
@@ -149,7 +152,7 @@ export function parseListParams (model: Model, query: QueryParams): ListParams {
     else if (name === 'filter') checkBareFilter(raw)
     else if (!KNOWN_PARAMS.includes(name)) checkUnknownParam(name, KNOWN_PARAMS)
   }
-  bool('count', query.count)
+  const count = parseCountMode(query.count)
   if (into.sort.length > LIST_LIMITS.sortTerms) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.sortTerms} sort terms`)
   const fields = query.fields === undefined ? undefined : commaList(query.fields)
   if (fields && fields.length > LIST_LIMITS.fields) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.fields} fields`)
@@ -163,6 +166,7 @@ export function parseListParams (model: Model, query: QueryParams): ListParams {
     search: searchText(query.search),
     populate: into.populate,
     autopopulate: bool('autopopulate', query.autopopulate),
-    showDeleted: bool('showDeleted', query.showDeleted)
+    showDeleted: bool('showDeleted', query.showDeleted),
+    ...(count && { count })
   }
 }
