@@ -97,6 +97,9 @@ const checkCounts: Check = async (t, { engine }) => {
   t.equal(await engine.count(ITEM, { _deleted: false }), 4, 'count')
   t.equal(await engine.count(ITEM, {}), 5, 'count, soft-deleted included when the filter says so')
   t.equal(await engine.count(ITEM, { labels: 'x', _deleted: false }), 1, 'count with an array condition')
+  const planned = await engine.planCount(ITEM, { _deleted: false })
+  if (engine.kind === 'mongodb') t.equal(planned, 4, 'planCount: MongoDB has no estimate, the exact count')
+  else t.ok(Number.isInteger(planned) && planned >= 0, `planCount: the planner's estimate, a whole number (${planned})`)
   t.ok(await settled(() => engine.estimateCount(ITEM), n => n >= 5), 'estimateCount: the stored documents, soft-deleted ones included')
 }
 

@@ -12,11 +12,12 @@ import { authorizePipeline } from '../../src/permissions/authorize-pipeline.ts'
 export type PlainQuery = Omit<FindQuery, 'filter'> & { filter: Filter }
 type PlainBulkOperation = BulkOperation extends infer O ? O extends { filter: unknown } ? Omit<O, 'filter'> & { filter: Filter } : O : never
 
-export interface UncheckedEngine extends Omit<Engine, 'findOne' | 'findRaw' | 'find' | 'count' | 'updateOne' | 'bulkWrite' | 'aggregate' | 'deleteOne' | 'streamFind' | 'matchDocuments'> {
+export interface UncheckedEngine extends Omit<Engine, 'findOne' | 'findRaw' | 'find' | 'count' | 'planCount' | 'updateOne' | 'bulkWrite' | 'aggregate' | 'deleteOne' | 'streamFind' | 'matchDocuments'> {
   findOne: (model: Model, filter: Filter, options?: Pick<FindQuery, 'fields'> & Partial<Pick<FindQuery, 'populate'>>) => Promise<string | null>
   findRaw: Engine['findRaw'] extends (m: Model, f: never) => infer R ? (model: Model, filter: Filter) => R : never
   find: (model: Model, query: PlainQuery) => ReturnType<Engine['find']>
   count: (model: Model, filter: Filter) => Promise<number>
+  planCount: (model: Model, filter: Filter) => Promise<number>
   updateOne: (model: Model, filter: Filter, set: Record<string, unknown>) => Promise<string | null>
   bulkWrite: (model: Model, operations: PlainBulkOperation[]) => ReturnType<Engine['bulkWrite']>
   matchDocuments: (model: Model, docs: Array<Record<string, unknown>>, filters: Filter[]) => Promise<boolean[][]>
@@ -37,6 +38,7 @@ export function uncheckedEngine (engine: Engine, models: Model[] = []): Unchecke
     findRaw: (model, filter) => engine.findRaw(model, authorized(filter)),
     find: (model, query) => engine.find(model, authorized({ ...query, filter: authorized(query.filter) })),
     count: (model, filter) => engine.count(model, authorized(filter)),
+    planCount: (model, filter) => engine.planCount(model, authorized(filter)),
     updateOne: (model, filter, set) => engine.updateOne(model, authorized(filter), set),
     bulkWrite: (model, operations) => engine.bulkWrite(model, operations.map(op => 'filter' in op ? { ...op, filter: authorized(op.filter) } : op) as BulkOperation[]),
     matchDocuments: (model, docs, filters) => engine.matchDocuments(model, docs, filters.map(f => authorized(f))),
