@@ -11,7 +11,7 @@ import { packageVersion } from '../src/package-root.ts'
 import { basicAuth, databaseUrl, QUIET_SETTINGS } from './helpers/test-app.ts'
 import { REPO_ROOT, runCli, startServer } from './helpers/run-cli.ts'
 import { prepareCreate } from '../src/documents/prepare-document.ts'
-import { USER_MODEL } from '../src/auth/user-model.ts'
+import { USER_MODEL } from '../src/auth/users/user-model.ts'
 import { ANONYMOUS } from '../src/auth/caller.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/

@@ -6,7 +6,7 @@ import { createServer } from 'node:net'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import { loadModels } from '../models/load-models.ts'
-import { USER_MODEL } from '../auth/user-model.ts'
+import { USER_MODEL } from '../auth/users/user-model.ts'
 
 /** Listens on HOST and PORT for a moment; a refusal (EADDRINUSE, EACCES...) is thrown as Node's listen error. */
 function tryListen (host: string, port: number): Promise<void> {

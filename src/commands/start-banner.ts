@@ -4,9 +4,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.ts'
 import { packageVersion } from '../package-root.ts'
-import { serverAddresses } from '../engines/probe-database.ts'
-import { postgresTarget } from '../engines/postgres-url.ts'
-import { USER_MODEL } from '../auth/user-model.ts'
+import { serverAddresses } from '../storage/probe-database.ts'
+import { postgresTarget } from '../storage/postgres/postgres-url.ts'
+import { USER_MODEL } from '../auth/users/user-model.ts'
 
 /** The database DATABASE_URL names, without user or password: `PostgreSQL at db:5432/quire`. */
 export function describeStorage (config: Config): string {
