@@ -9,13 +9,19 @@ const client = createClient<paths>({ baseUrl })
 const login = await client.POST('/login', { body: { email: 'admin@example.com', password: 'change-me' } })
 if (!login.data) throw new Error(`login: ${login.error?.message}`)
 const token = login.data.token
-client.use({ onRequest: ({ request }) => { request.headers.set('authorization', `Bearer ${token}`) } })
+client.use({
+  onRequest: ({ request }) => {
+    request.headers.set('authorization', `Bearer ${token}`)
+  }
+})
 
 const created = await client.POST('/api/test', { body: { foo: 'hello', shmack: ['a', 'b'], yack: { s: 'x', n: 3 } } })
 if (!created.data?.data) throw new Error(`create: ${created.error?.message}`)
 const id = created.data.data._id
 
-const list = await client.GET('/api/test', { params: { query: { filter: { foo: 'hello' }, sort: '-createdAt', limit: 10 } } })
+const list = await client.GET('/api/test', {
+  params: { query: { filter: { foo: 'hello' }, sort: '-createdAt', limit: 10 } }
+})
 if (!list.data) throw new Error(`list: ${list.error?.message}`)
 console.log(`${list.data.count} test documents with foo=hello; the newest: ${list.data.data[0]?._id}`)
 

@@ -11,14 +11,21 @@ import qs from 'qs'
 import type { FastifyInstance } from 'fastify'
 import { QuireError } from '../src/errors.ts'
 
-const FORM_LIMITS = { depth: 8, strictDepth: true, parameterLimit: 1000, arrayLimit: 1000, throwOnLimitExceeded: true, allowPrototypes: false }
+const FORM_LIMITS = {
+  depth: 8,
+  strictDepth: true,
+  parameterLimit: 1000,
+  arrayLimit: 1000,
+  throwOnLimitExceeded: true,
+  allowPrototypes: false
+}
 
 /**
  * A key segment qs would drop without a word (`query[__proto__][foo]=x` read as an empty query,
  * which matched every document): Object.prototype's own names, which qs skips when prototypes
  * are not allowed.
  */
-function droppedName (text: string): string | undefined {
+function droppedName(text: string): string | undefined {
   for (const key of new URLSearchParams(text).keys()) {
     const found = key.split(/[[\]]/).find(segment => Object.hasOwn(Object.prototype, segment))
     if (found !== undefined) return found
@@ -29,12 +36,16 @@ function droppedName (text: string): string | undefined {
 /** A JSON object or array sent as a form (curl's -d without a content type): never a form anyone meant. */
 const JSON_TEXT = /^\s*(\{[\s\S]*\}|\[[\s\S]*\])\s*$/
 
-function parseForm (text: string): Record<string, unknown> {
+function parseForm(text: string): Record<string, unknown> {
   if (JSON_TEXT.test(text)) {
-    throw new QuireError('INVALID_BODY', 'The body is JSON but was sent as a form (Content-Type: application/x-www-form-urlencoded, curl\'s default for -d): send it with Content-Type: application/json')
+    throw new QuireError(
+      'INVALID_BODY',
+      "The body is JSON but was sent as a form (Content-Type: application/x-www-form-urlencoded, curl's default for -d): send it with Content-Type: application/json"
+    )
   }
   const dropped = droppedName(text)
-  if (dropped !== undefined) throw new QuireError('INVALID_BODY', `A form field cannot be named ${dropped.slice(0, 64)}`)
+  if (dropped !== undefined)
+    throw new QuireError('INVALID_BODY', `A form field cannot be named ${dropped.slice(0, 64)}`)
   try {
     return qs.parse(text, FORM_LIMITS)
   } catch (err) {
@@ -42,7 +53,7 @@ function parseForm (text: string): Record<string, unknown> {
   }
 }
 
-async function requestBodiesPlugin (app: FastifyInstance): Promise<void> {
+async function requestBodiesPlugin(app: FastifyInstance): Promise<void> {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

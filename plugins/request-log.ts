@@ -13,18 +13,18 @@ import { redactUrl } from '../src/auth/log-redaction.ts'
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:=+/-]{1,128}$/
 
 /** Fastify's genReqId: the client's X-Request-Id when it is safe to log and echo, else a new UUID. */
-export function requestId (raw: IncomingMessage): string {
+export function requestId(raw: IncomingMessage): string {
   const given = raw.headers['x-request-id']
   return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID()
 }
 
 /** Fastify's logController: the arrival at debug, the answer as one line. */
 export class RequestLog extends LogController {
-  incomingRequest (request: FastifyRequest): void {
+  incomingRequest(request: FastifyRequest): void {
     request.log.debug({ req: request }, 'incoming request')
   }
 
-  requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+  requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const ms = Math.round(reply.elapsedTime * 10) / 10
     const entry = {
       req: request,
@@ -40,7 +40,7 @@ export class RequestLog extends LogController {
   }
 }
 
-async function requestLogPlugin (app: FastifyInstance): Promise<void> {
+async function requestLogPlugin(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()

@@ -9,8 +9,14 @@ const DOCS = 40
 
 t.test('count modes above and below the exact-count limit', async t => {
   const { app, admin } = await createTestApp(t, 'postgres', { exactCountLimit: 10, countCacheMs: 0 })
-  const docs = Array.from({ length: DOCS }, (_, i) => ({ insertOne: { document: { name: i % 4 === 0 ? 'rare' : 'common', val: i } } }))
-  t.equal((await app.inject({ method: 'POST', url: '/bulkwrite/link', headers: { authorization: admin }, payload: docs })).statusCode, 200)
+  const docs = Array.from({ length: DOCS }, (_, i) => ({
+    insertOne: { document: { name: i % 4 === 0 ? 'rare' : 'common', val: i } }
+  }))
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/bulkwrite/link', headers: { authorization: admin }, payload: docs }))
+      .statusCode,
+    200
+  )
   await app.db.refreshStatistics(app.models.get('link'))
   const list = async (query: string): Promise<Record<string, any>> => {
     const res = await app.inject(`/api/link?limit=4&${query}`)
@@ -19,7 +25,7 @@ t.test('count modes above and below the exact-count limit', async t => {
   }
 
   t.match(await list(''), { count: -1, page_count: -1 }, 'left out: -1 above the limit, as the contract says')
-  t.match(await list('count=true'), { count: -1 }, 'JXP\'s count=true is the default')
+  t.match(await list('count=true'), { count: -1 }, "JXP's count=true is the default")
 
   const exact = await list('count=exact&filter[name]=rare')
   t.match(exact, { count: DOCS / 4, page_count: Math.ceil(DOCS / 16) }, 'exact: counted, filter and all')
@@ -27,11 +33,14 @@ t.test('count modes above and below the exact-count limit', async t => {
 
   const planned = await list('count=planned')
   t.equal(planned.count_estimated, true, 'planned: labelled an estimate')
-  t.ok(Number.isInteger(planned.count) && planned.count >= DOCS / 2 && planned.count <= DOCS * 2, `close to the size (${planned.count})`)
+  t.ok(
+    Number.isInteger(planned.count) && planned.count >= DOCS / 2 && planned.count <= DOCS * 2,
+    `close to the size (${planned.count})`
+  )
   t.ok(planned.next, 'paging follows the page, not the estimate')
 
   const estimated = await list('count=estimated&filter[name]=rare')
-  t.equal(estimated.count_estimated, true, 'estimated above the limit: the planner\'s')
+  t.equal(estimated.count_estimated, true, "estimated above the limit: the planner's")
   t.ok(Number.isInteger(estimated.count) && estimated.count >= 0, `a whole number (${estimated.count})`)
 
   const searching = await app.inject('/api/test?count=planned&search=rare')
@@ -39,9 +48,19 @@ t.test('count modes above and below the exact-count limit', async t => {
   t.match(searching.json(), { code: 'BAD_REQUEST', message: /count=planned cannot estimate a full-text search/ })
   const wrong = await app.inject('/api/link?count=approximately')
   t.equal(wrong.statusCode, 400)
-  t.same(wrong.json(), { status: 'fail', code: 'BAD_REQUEST', message: 'count must be exact, planned or estimated (or left out: exact up to EXACT_COUNT_LIMIT documents, -1 above)' })
+  t.same(wrong.json(), {
+    status: 'fail',
+    code: 'BAD_REQUEST',
+    message:
+      'count must be exact, planned or estimated (or left out: exact up to EXACT_COUNT_LIMIT documents, -1 above)'
+  })
 
-  const queried = await app.inject({ method: 'POST', url: '/query/link?count=exact&limit=4', headers: { authorization: admin }, payload: { query: { val: { $gte: 30 } } } })
+  const queried = await app.inject({
+    method: 'POST',
+    url: '/query/link?count=exact&limit=4',
+    headers: { authorization: admin },
+    payload: { query: { val: { $gte: 30 } } }
+  })
   t.match(queried.json(), { count: 10 }, 'POST /query takes it too')
 })
 

@@ -31,19 +31,25 @@ t.test('engines admits Node 20 and 22 from their oldest supported releases, and 
 })
 
 t.test('every runtime dependency runs on those releases', async t => {
-  const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { dev?: boolean, engines?: { node?: string } }> }
+  const lock = JSON.parse(read('package-lock.json')) as {
+    packages: Record<string, { dev?: boolean; engines?: { node?: string } }>
+  }
   const refusing = Object.entries(lock.packages)
     .filter(([path, entry]) => path !== '' && entry.dev !== true && entry.engines?.node !== undefined)
     .flatMap(([path, entry]) => {
       const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)
       const refused = OLDEST.filter(version => !semver.satisfies(version, entry.engines!.node!))
-      return refused.length > 0 && !Object.hasOwn(DECLARED_ONLY, name) ? [`${name} (${entry.engines!.node}) refuses ${refused.join(', ')}`] : []
+      return refused.length > 0 && !Object.hasOwn(DECLARED_ONLY, name)
+        ? [`${name} (${entry.engines!.node}) refuses ${refused.join(', ')}`]
+        : []
     })
   t.same(refusing, [], 'no runtime dependency refuses a supported Node')
 })
 
 t.test('the GitHub workflow tests Node 20, 22 and 24; the image runs 22', async t => {
-  const matrix = [...read('.github/workflows/ci.yml').matchAll(/\{ node: (\d+), postgres: \d+ \}/g)].map(m => Number(m[1]))
+  const matrix = [...read('.github/workflows/ci.yml').matchAll(/\{ node: (\d+), postgres: \d+ \}/g)].map(m =>
+    Number(m[1])
+  )
   for (const node of [20, 22, 24]) t.ok(matrix.includes(node), `Node ${node} in the test matrix`)
-  t.match(read('Dockerfile'), /^ARG NODE_VERSION=22$/m, 'the image\'s Node')
+  t.match(read('Dockerfile'), /^ARG NODE_VERSION=22$/m, "the image's Node")
 })

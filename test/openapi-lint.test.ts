@@ -12,10 +12,13 @@ import { REPO_ROOT } from './helpers/run-cli.ts'
 
 const run = promisify(execFile)
 
-interface LintReport { totals: { errors: number, warnings: number }, problems: Array<{ ruleId: string, message: string, location: Array<{ pointer: string }> }> }
+interface LintReport {
+  totals: { errors: number; warnings: number }
+  problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }>
+}
 
 /** `redocly lint` of `document`, with the repository's redocly.yaml, as JSON. */
-async function lint (document: unknown): Promise<LintReport> {
+async function lint(document: unknown): Promise<LintReport> {
   const dir = mkdtempSync(join(tmpdir(), 'quire-lint-'))
   try {
     const file = join(dir, 'openapi.json')
@@ -23,20 +26,32 @@ async function lint (document: unknown): Promise<LintReport> {
     const cli = join(REPO_ROOT, 'node_modules/@redocly/cli/bin/cli.js')
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }
     // Exit code 1 when it finds problems: the report on stdout says which.
-    const { stdout } = await run(process.execPath, [cli, 'lint', file, '--format', 'json', '--config', join(REPO_ROOT, 'redocly.yaml')], { env }).catch(err => err as { stdout: string })
+    const { stdout } = await run(
+      process.execPath,
+      [cli, 'lint', file, '--format', 'json', '--config', join(REPO_ROOT, 'redocly.yaml')],
+      { env }
+    ).catch(err => err as { stdout: string })
     return JSON.parse(stdout) as LintReport
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
 }
 
-const summary = (report: LintReport): string => report.problems.slice(0, 10).map(p => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`).join('\n')
+const summary = (report: LintReport): string =>
+  report.problems
+    .slice(0, 10)
+    .map(p => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`)
+    .join('\n')
 
 for (const publicUrl of [undefined, 'https://api.example.org']) {
   t.test(`redocly lint: no error, no warning (PUBLIC_URL ${publicUrl ?? 'unset'})`, async t => {
     const { app } = await createTestApp(t, 'postgres', { metricsEnabled: true, publicUrl })
     const document = (await app.inject('/openapi.json')).json() as { servers: Array<{ url: string }> }
-    t.same(document.servers.map(s => s.url), [publicUrl ?? '/'], 'the server clients call')
+    t.same(
+      document.servers.map(s => s.url),
+      [publicUrl ?? '/'],
+      'the server clients call'
+    )
     const report = await lint(document)
     t.equal(report.totals.errors, 0, `errors${report.totals.errors ? `:\n${summary(report)}` : ''}`)
     t.equal(report.totals.warnings, 0, `warnings${report.totals.warnings ? `:\n${summary(report)}` : ''}`)

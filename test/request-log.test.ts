@@ -19,13 +19,31 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 type Entry = Record<string, any>
 
 /** An app logging at info into `entries`, with one admin user. */
-async function loggedApp (t: Test): Promise<{ app: Awaited<ReturnType<typeof buildApp>>, entries: Entry[], adminId: string }> {
+async function loggedApp(
+  t: Test
+): Promise<{ app: Awaited<ReturnType<typeof buildApp>>; entries: Entry[]; adminId: string }> {
   const entries: Entry[] = []
-  const stream = new Writable({ write (chunk, _encoding, done) { entries.push(JSON.parse(String(chunk))); done() } })
-  const config = { ...loadConfig({ DATABASE_URL: await databaseUrl('postgres') }), ...QUIET_SETTINGS, modelsDir: join(REPO_ROOT, 'models'), bcryptRounds: 4 }
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      entries.push(JSON.parse(String(chunk)))
+      done()
+    }
+  })
+  const config = {
+    ...loadConfig({ DATABASE_URL: await databaseUrl('postgres') }),
+    ...QUIET_SETTINGS,
+    modelsDir: join(REPO_ROOT, 'models'),
+    bcryptRounds: 4
+  }
   const app = await buildApp({ config, logger: { level: 'info', stream } })
   t.teardown(() => app.close())
-  const admin = await prepareCreate({ model: USER_MODEL, body: { email: 'admin@example.com', password: 'admin-password', admin: true }, caller: { ...ANONYMOUS, admin: true }, form: false, bcryptRounds: 4 })
+  const admin = await prepareCreate({
+    model: USER_MODEL,
+    body: { email: 'admin@example.com', password: 'admin-password', admin: true },
+    caller: { ...ANONYMOUS, admin: true },
+    form: false,
+    bcryptRounds: 4
+  })
   await app.db.insert(USER_MODEL, admin)
   return { app, entries, adminId: admin._id as string }
 }
@@ -33,7 +51,10 @@ async function loggedApp (t: Test): Promise<{ app: Awaited<ReturnType<typeof bui
 t.test('one line per request, with what it takes to find it again', async t => {
   const { app, entries, adminId } = await loggedApp(t)
   const before = entries.length
-  const res = await app.inject({ url: '/api/test?limit=1', headers: { authorization: basicAuth('admin@example.com', 'admin-password'), 'x-request-id': 'client-trace.42' } })
+  const res = await app.inject({
+    url: '/api/test?limit=1',
+    headers: { authorization: basicAuth('admin@example.com', 'admin-password'), 'x-request-id': 'client-trace.42' }
+  })
   t.equal(res.statusCode, 200)
   t.equal(res.headers['x-request-id'], 'client-trace.42', 'a safe X-Request-Id is echoed')
   const lines = entries.slice(before)
@@ -45,7 +66,7 @@ t.test('one line per request, with what it takes to find it again', async t => {
   t.equal(line.req.method, 'GET')
   t.equal(line.res.statusCode, 200, 'the status')
   t.type(line.responseTime, 'number', 'the time')
-  t.equal(line.caller, adminId, 'the caller\'s user id')
+  t.equal(line.caller, adminId, "the caller's user id")
   t.match(line.msg, /^GET \/api\/test\?limit=1 200 [\d.]+ ms$/, 'a message that reads alone')
 })
 
@@ -78,19 +99,28 @@ t.test('quire --version and quire serve --help', async t => {
   t.equal(version.stdout.trim(), packageVersion())
   const help = await runCli(['serve', '--help'], {})
   t.equal(help.code, 0)
-  for (const name of Object.keys(EnvSchema.properties)) t.match(help.stdout, new RegExp(`^  ${name}\\b`, 'm'), `lists ${name}`)
+  for (const name of Object.keys(EnvSchema.properties))
+    t.match(help.stdout, new RegExp(`^  ${name}\\b`, 'm'), `lists ${name}`)
   t.match(help.stdout, /^ {2}PORT \(default: 3000\)\n {6}HTTP port$/m, 'with its default and meaning')
 })
 
 t.test('quire serve logs a banner: version, address, storage, models, /setup', async t => {
   const url = await databaseUrl('postgres')
   const server = await startServer({ DATABASE_URL: url, MODELS_DIR: join(REPO_ROOT, 'models') })
-  t.teardown(async () => { server.child.kill('SIGTERM'); await server.exited })
+  t.teardown(async () => {
+    server.child.kill('SIGTERM')
+    await server.exited
+  })
   const port = new URL(server.url).port
   const database = url.slice(url.lastIndexOf('/') + 1)
-  const banner = (): Entry | undefined => server.lines.map(line => JSON.parse(line) as Entry).find(e => String(e.msg).startsWith('Quire '))
-  for (const started = Date.now(); banner() === undefined && Date.now() - started < 10_000;) await new Promise(resolve => setTimeout(resolve, 50))
-  t.equal(banner()?.msg, `Quire ${packageVersion()} on http://127.0.0.1:${port} (PostgreSQL at 127.0.0.1:${new URL(url).port}/${database}); models: link, test (+ user); ` +
-    '/setup open: no user yet, create the first admin with POST /setup or `quire admin create`')
+  const banner = (): Entry | undefined =>
+    server.lines.map(line => JSON.parse(line) as Entry).find(e => String(e.msg).startsWith('Quire '))
+  for (const started = Date.now(); banner() === undefined && Date.now() - started < 10_000; )
+    await new Promise(resolve => setTimeout(resolve, 50))
+  t.equal(
+    banner()?.msg,
+    `Quire ${packageVersion()} on http://127.0.0.1:${port} (PostgreSQL at 127.0.0.1:${new URL(url).port}/${database}); models: link, test (+ user); ` +
+      '/setup open: no user yet, create the first admin with POST /setup or `quire admin create`'
+  )
   t.notMatch(JSON.stringify(server.lines), /postgres@/, 'no user name or password of the URL')
 })

@@ -9,7 +9,7 @@ import { loadModels } from '../models/load-models.ts'
 import { USER_MODEL } from '../auth/users/user-model.ts'
 
 /** Listens on HOST and PORT for a moment; a refusal (EADDRINUSE, EACCES...) is thrown as Node's listen error. */
-function tryListen (host: string, port: number): Promise<void> {
+function tryListen(host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)
@@ -18,8 +18,11 @@ function tryListen (host: string, port: number): Promise<void> {
 }
 
 /** Throws a StartupError (or a listen error, src/startup-error.ts says it in one line) when serve cannot start. */
-export async function preflight (config: Config, log: Logger): Promise<void> {
+export async function preflight(config: Config, log: Logger): Promise<void> {
   if (config.port !== 0) await tryListen(config.host, config.port)
-  if (!existsSync(config.modelsDir)) log.warn(`MODELS_DIR ${config.modelsDir} does not exist: serving only the built-in user model (set MODELS_DIR to your models' folder)`)
+  if (!existsSync(config.modelsDir))
+    log.warn(
+      `MODELS_DIR ${config.modelsDir} does not exist: serving only the built-in user model (set MODELS_DIR to your models' folder)`
+    )
   loadModels(config.modelsDir, [USER_MODEL])
 }

@@ -3,10 +3,13 @@
 // configure it without a trip to the README.
 import { EnvSchema } from '../config-schema.ts'
 
-interface Setting { description?: string, default?: unknown }
+interface Setting {
+  description?: string
+  default?: unknown
+}
 
 /** The settings as help text: `  NAME (default: x)` then the meaning, indented. */
-export function settingsHelp (): string {
+export function settingsHelp(): string {
   const lines = Object.entries(EnvSchema.properties as Record<string, Setting>).map(([name, setting]) => {
     const fallback = setting.default === undefined ? '' : ` (default: ${String(setting.default)})`
     return `  ${name}${fallback}\n      ${(setting.description ?? '').replaceAll('`', '')}`

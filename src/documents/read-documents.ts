@@ -10,12 +10,17 @@ import { reviveJxpLiterals } from '../query/jxp-literals.ts'
 import { allOf } from '../permissions/row-scope.ts'
 import type { DocumentContext } from './document-context.ts'
 
-export function checkId (id: string): void {
+export function checkId(id: string): void {
   if (!isValidId(id)) throw new QuireError('INVALID_ID', 'A document id is 24 hexadecimal characters')
 }
 
 /** GET /api/{model}/{_id}: `{"data": doc}` as JSON text; `fields` and `populate` apply. */
-export async function readDocument (ctx: DocumentContext, model: Model, id: string, query: QueryParams): Promise<string> {
+export async function readDocument(
+  ctx: DocumentContext,
+  model: Model,
+  id: string,
+  query: QueryParams
+): Promise<string> {
   checkId(id)
   const qb = ctx.queryBuilder
   const doc = await ctx.engine.findOne(model, qb.one(model, ctx.caller, id, qb.parse(model, query)))
@@ -29,17 +34,37 @@ export async function readDocument (ctx: DocumentContext, model: Model, id: stri
  * size estimate says); above it not at all, or by the planner for count=estimated (which cannot
  * estimate a full-text search).
  */
-async function countKind (ctx: DocumentContext, model: Model, mode: CountMode | undefined, searching: boolean): Promise<'exact' | 'planned' | 'none'> {
-  if (mode === 'planned' && searching) throw new QuireError('BAD_REQUEST', 'count=planned cannot estimate a full-text search\'s matches: use count=exact, or leave count out')
+async function countKind(
+  ctx: DocumentContext,
+  model: Model,
+  mode: CountMode | undefined,
+  searching: boolean
+): Promise<'exact' | 'planned' | 'none'> {
+  if (mode === 'planned' && searching)
+    throw new QuireError(
+      'BAD_REQUEST',
+      "count=planned cannot estimate a full-text search's matches: use count=exact, or leave count out"
+    )
   if (mode === 'exact' || mode === 'planned') return mode
-  if (await ctx.estimateCount(model.name) <= ctx.config.exactCountLimit) return 'exact'
+  if ((await ctx.estimateCount(model.name)) <= ctx.config.exactCountLimit) return 'exact'
   return mode === 'estimated' && !searching ? 'planned' : 'none'
 }
 
 /** GET /api/{model} and POST /query/{model} (JXP's literal strings in its filter converted): a page with count and paging keys, as JSON text. */
-export async function listDocuments (ctx: DocumentContext, model: Model, query: QueryParams, url: string, queryFilter?: Filter): Promise<string> {
+export async function listDocuments(
+  ctx: DocumentContext,
+  model: Model,
+  query: QueryParams,
+  url: string,
+  queryFilter?: Filter
+): Promise<string> {
   const params = ctx.queryBuilder.parse(model, query)
-  const built = ctx.queryBuilder.list(model, ctx.caller, params, queryFilter && reviveJxpLiterals(queryFilter) as Filter)
+  const built = ctx.queryBuilder.list(
+    model,
+    ctx.caller,
+    params,
+    queryFilter && (reviveJxpLiterals(queryFilter) as Filter)
+  )
   const how = await countKind(ctx, model, params.count, built.query.search !== undefined)
   const [result, planned] = await Promise.all([
     ctx.engine.find(model, { ...built.query, count: how === 'exact' }),
@@ -48,7 +73,7 @@ export async function listDocuments (ctx: DocumentContext, model: Model, query: 
   return writeListResponse({
     data: result.data,
     returned: result.returned,
-    count: how === 'exact' ? result.count ?? 0 : planned ?? -1,
+    count: how === 'exact' ? (result.count ?? 0) : (planned ?? -1),
     countEstimated: planned !== undefined,
     limit: built.limit,
     page: built.page,
@@ -58,9 +83,16 @@ export async function listDocuments (ctx: DocumentContext, model: Model, query: 
 }
 
 /** GET /count/{model} (and MCP's count, with a MongoDB filter): the exact number of matching documents (search is not supported there). */
-export async function countDocuments (ctx: DocumentContext, model: Model, query: QueryParams, queryFilter?: Filter): Promise<number> {
+export async function countDocuments(
+  ctx: DocumentContext,
+  model: Model,
+  query: QueryParams,
+  queryFilter?: Filter
+): Promise<number> {
   const params = ctx.queryBuilder.parse(model, query)
-  if (params.search !== undefined) throw new QuireError('SEARCH_NOT_SUPPORTED', 'Full-text search is not supported by /count')
-  const filter = queryFilter === undefined ? params.filter : allOf(params.filter, reviveJxpLiterals(queryFilter) as Filter)
+  if (params.search !== undefined)
+    throw new QuireError('SEARCH_NOT_SUPPORTED', 'Full-text search is not supported by /count')
+  const filter =
+    queryFilter === undefined ? params.filter : allOf(params.filter, reviveJxpLiterals(queryFilter) as Filter)
   return await ctx.engine.count(model, ctx.queryBuilder.count(model, ctx.caller, { ...params, filter }))
 }

@@ -13,8 +13,11 @@ export type CountMode = (typeof COUNT_MODES)[number]
 const FLAGS = new Set(['true', 'false', '1', '0', ''])
 
 /** The count mode a `count` parameter asks for; undefined for the default. */
-export function parseCountMode (text: string | string[] | undefined): CountMode | undefined {
+export function parseCountMode(text: string | string[] | undefined): CountMode | undefined {
   if (text === undefined || (typeof text === 'string' && FLAGS.has(text))) return undefined
   if (typeof text === 'string' && (COUNT_MODES as readonly string[]).includes(text)) return text as CountMode
-  throw new QuireError('BAD_REQUEST', `count must be exact, planned or estimated (or left out: exact up to EXACT_COUNT_LIMIT documents, -1 above)`)
+  throw new QuireError(
+    'BAD_REQUEST',
+    `count must be exact, planned or estimated (or left out: exact up to EXACT_COUNT_LIMIT documents, -1 above)`
+  )
 }
