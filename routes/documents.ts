@@ -9,6 +9,8 @@ import { listDocuments, readDocument } from '../src/documents/read-documents.ts'
 import { createDocument, updateDocument, type WriteResult } from '../src/documents/write-documents.ts'
 import { deleteDocument, deleteOptions } from '../src/documents/delete-document.ts'
 import { QuireError, errorBody } from '../src/errors.ts'
+import { dropUnknownFields } from '../src/jxp/unknown-fields.ts'
+import type { Model } from '../src/models/model-definition.ts'
 
 function isForm (request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
@@ -27,6 +29,9 @@ const ALLOWED_METHODS = 'GET, POST, PUT, DELETE, OPTIONS'
 
 export default async function documentRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  /** A write's body; under JXP_COMPAT without the fields the model does not name. */
+  const writeBody = (model: Model, request: FastifyRequest, reply: FastifyReply): unknown =>
+    app.config.jxpCompat ? dropUnknownFields(model, request.body, reply, request.log) : request.body
 
   app.get('/api/:model', { schema: { summary: 'List {model} documents', params: ModelParams, querystring: ListQuery } }, async (request, reply) => {
     const model = app.models.get(request.params.model)
@@ -40,7 +45,7 @@ export default async function documentRoutes (fastify: FastifyInstance): Promise
 
   app.post('/api/:model', { schema: { summary: 'Create a {model} document', params: ModelParams, body: DocumentBody } }, async (request, reply) => {
     const model = app.models.get(request.params.model)
-    return sendWrite(reply, await createDocument(app.documentContext(request), model, request.body, isForm(request)))
+    return sendWrite(reply, await createDocument(app.documentContext(request), model, writeBody(model, request, reply), isForm(request)))
   })
 
   for (const [method, url] of [['PUT', '/api/:model/:id'], ['POST', '/update/:model/:id']] as const) {
@@ -50,7 +55,7 @@ export default async function documentRoutes (fastify: FastifyInstance): Promise
       schema: { summary: method === 'PUT' ? 'Update a {model} document (partial merge; {"_deleted": false} restores)' : 'Update a {model} document (JXP\'s legacy alias of PUT)', params: DocumentParams, body: DocumentBody },
       handler: async (request, reply) => {
         const model = app.models.get(request.params.model)
-        return sendWrite(reply, await updateDocument(app.documentContext(request), model, request.params.id, request.body, isForm(request)))
+        return sendWrite(reply, await updateDocument(app.documentContext(request), model, request.params.id, writeBody(model, request, reply), isForm(request)))
       }
     })
   }

@@ -9,6 +9,7 @@ import { JwtQuery, LoginResponse, RefreshResponse } from '../schemas/auth.ts'
 import { OkMessage } from '../schemas/common.ts'
 import type { Caller } from '../src/auth/caller.ts'
 import { QuireError } from '../src/errors.ts'
+import { providerOf } from '../src/jxp/provider.ts'
 
 function denied (reason: string): never {
   throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
@@ -50,11 +51,11 @@ export default async function loginRoutes (fastify: FastifyInstance): Promise<vo
   app.post('/login', { config: { rateLimit: app.endpointLimit('login') }, schema: { summary: 'Log in: email and password (JSON, form or Basic) -> token, refresh token, API key', response: { 200: LoginResponse } } }, async (request) => {
     const pair = bodyPair(request.body)
     const userId = pair ? (await auth.passwords.verify(pair.email, pair.password, request.ip))._id as string : basicUser(request.caller)
-    return { status: 'ok' as const, ...await auth.sessions.login(userId) }
+    return { status: 'ok' as const, ...await auth.sessions.login(userId), provider: providerOf(request) }
   })
 
   app.post('/refresh', { config: { authenticate: false, rateLimit: app.endpointLimit('refresh') }, schema: { summary: 'New token and refresh token for a refresh token (sent as Bearer)', response: { 200: RefreshResponse } } }, async (request) => {
-    return { status: 'ok' as const, ...await auth.sessions.refresh(bearerToken(request)) }
+    return { status: 'ok' as const, ...await auth.sessions.refresh(bearerToken(request)), provider: providerOf(request) }
   })
 
   app.route({
@@ -71,6 +72,6 @@ export default async function loginRoutes (fastify: FastifyInstance): Promise<vo
 
   app.get('/login/jwt', { config: { rateLimit: app.endpointLimit('loginLink') }, schema: { summary: 'Exchange a login link (?jwt=) for a session', querystring: JwtQuery, response: { 200: RefreshResponse } } }, async (request) => {
     // The onRequest hook authenticated ?jwt= (a login link; the schema requires it).
-    return { status: 'ok' as const, ...await auth.sessions.loginByLink(request.caller.userId as string) }
+    return { status: 'ok' as const, ...await auth.sessions.loginByLink(request.caller.userId as string), provider: providerOf(request) }
   })
 }

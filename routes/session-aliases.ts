@@ -8,6 +8,7 @@ import { RefreshResponse } from '../schemas/auth.ts'
 import { OkMessage } from '../schemas/common.ts'
 import { presentedCredential } from '../src/auth/presented-credential.ts'
 import { QuireError } from '../src/errors.ts'
+import { providerOf } from '../src/jxp/provider.ts'
 
 export default async function sessionAliasRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
@@ -18,7 +19,7 @@ export default async function sessionAliasRoutes (fastify: FastifyInstance): Pro
   }, async (request) => {
     const presented = presentedCredential(request.headers, undefined)
     if (presented?.kind !== 'bearer') throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, 'Send the refresh token as Authorization: Bearer <refresh_token>')
-    return { status: 'ok' as const, ...await app.credentials.sessions.refresh(presented.token) }
+    return { status: 'ok' as const, ...await app.credentials.sessions.refresh(presented.token), provider: providerOf(request) }
   })
 
   app.route({

@@ -71,7 +71,13 @@ export const EnvSchema = Type.Object({
   CHANGES_STALL_SECONDS: whole(1, 30, 'change feeds: a client that accepts nothing this long while changes wait for it is closed (`SLOW_CONSUMER`)'),
   CHANGES_MAX_STREAMS: whole(1, 1000, 'change feeds: open streams (SSE and WebSocket subscriptions) per process'),
   CHANGES_MAX_STREAMS_PER_CLIENT: whole(1, 100, 'change feeds: open streams per client address'),
-  MCP_WRITES: flag(false, 'MCP: `true` offers the tools that create, update and delete documents (to callers with those rights)')
+  MCP_WRITES: flag(false, 'MCP: `true` offers the tools that create, update and delete documents (to callers with those rights)'),
+  JXP_COMPAT: flag(false, '`true` for a deployment replacing a JXP server: Quire answers as JXP does where its own default differs on purpose but no safety is at stake (403 for missing or expired credentials, unknown body fields dropped and named in `X-Quire-Dropped-Fields`, JXP\'s `/setup` answers, `showDeleted` for readers, MCP needs credentials); see docs/jxp-compatibility.md'),
+  CACHE_ENABLED: flag(false, '`true` caches list and single-document reads (`GET /api/{model}`, `/api/{model}/{id}`) per caller\'s view, dropped on every write of any process; `jxp-cache: hit|miss` header, admin-only `GET /cache/stats` and `/cache/clear`'),
+  CACHE_TTL: whole(1, 60, 'seconds a cached read is kept at most (`CACHE_ENABLED`)'),
+  CACHE_MAX_ENTRIES: whole(1, 10_000, 'cached reads kept at most per process (the least recently used go first)'),
+  MCP_INSTRUCTIONS_APPEND: Type.Optional(text('MCP: text added to the server instructions sent to clients')),
+  MCP_GUIDE_FILES: Type.Optional(text('MCP: comma-separated Markdown files appended to the `jxp://guide` resource'))
 })
 
 export type Env = Static<typeof EnvSchema>

@@ -85,6 +85,15 @@ export interface Config {
   changesMaxStreamsPerClient: number
   /** MCP: tools that create, update and delete documents are offered (to callers with those rights). */
   mcpWrites: boolean
+  /** JXP_COMPAT: answer as JXP does where Quire's default differs on purpose but no safety is at stake. */
+  jxpCompat: boolean
+  /** The read cache (src/cache/): on or off, entry lifetime, bound. */
+  cacheEnabled: boolean
+  cacheTtlSeconds: number
+  cacheMaxEntries: number
+  /** MCP: appended to the server instructions; Markdown files appended to the guide resource. */
+  mcpInstructionsAppend?: string
+  mcpGuideFiles: string[]
 }
 
 /** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
@@ -174,6 +183,12 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     changesStallSeconds: v.CHANGES_STALL_SECONDS,
     changesMaxStreams: v.CHANGES_MAX_STREAMS,
     changesMaxStreamsPerClient: v.CHANGES_MAX_STREAMS_PER_CLIENT,
-    mcpWrites: v.MCP_WRITES
+    mcpWrites: v.MCP_WRITES,
+    jxpCompat: v.JXP_COMPAT,
+    cacheEnabled: v.CACHE_ENABLED,
+    cacheTtlSeconds: v.CACHE_TTL,
+    cacheMaxEntries: v.CACHE_MAX_ENTRIES,
+    mcpInstructionsAppend: v.MCP_INSTRUCTIONS_APPEND,
+    mcpGuideFiles: listFrom(v.MCP_GUIDE_FILES)
   }
 }

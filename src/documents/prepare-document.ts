@@ -18,7 +18,7 @@ import { checkPasswordLength, hashPassword } from '../auth/password-hash.ts'
 export { hashPassword }
 
 /** System fields a client may send back (e.g. a document it read) but never sets. */
-const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v']
+const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v', '_updated_by_id']
 
 const validatorCache = new WeakMap<Model, ReturnType<typeof compileValidators>>()
 
@@ -84,7 +84,7 @@ function checkOwner (owner: unknown, caller: Caller): void {
 export function newSystemFields (caller: Caller, owner?: unknown): Doc {
   const id = newId()
   const now = new Date().toISOString()
-  return { _id: id, id, _deleted: false, _owner_id: owner === undefined ? (caller.userId ?? null) : owner, createdAt: now, updatedAt: now, __v: 0 }
+  return { _id: id, id, _deleted: false, _owner_id: owner === undefined ? (caller.userId ?? null) : owner, createdAt: now, updatedAt: now, __v: 0, _updated_by_id: caller.userId ?? null }
 }
 
 /** Validates a whole stored document (system fields aside) against the model; throws VALIDATION_FAILED. */
@@ -146,7 +146,8 @@ export function shapeUpdate (input: Omit<WriteInput, 'bcryptRounds'>): Doc {
     ...set,
     ...(owner !== undefined && { _owner_id: owner }),
     ...(deleted !== undefined && { _deleted: deleted }),
-    updatedAt: new Date().toISOString()
+    updatedAt: new Date().toISOString(),
+    _updated_by_id: caller.userId ?? null
   }
 }
 

@@ -43,7 +43,7 @@ export function createBody (model: Model, caller: Caller, body: unknown): unknow
 }
 
 /** Fields the service maintains, ignored when a client sends them back. */
-const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v']
+const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v', '_updated_by_id']
 
 /** A bulk update: one without operators (a whole document) loses what a read produced and the read-only fields. */
 export function bulkUpdateBody (model: Model, update: unknown): unknown {

@@ -12,6 +12,7 @@ import { SqlParams } from '../sql/sql-params.ts'
 import { quoteIdent } from '../sql/quote.ts'
 import { tableName } from '../sql/schema-ddl.ts'
 import { QuireError } from '../errors.ts'
+import { actingUserId } from './acting-user.ts'
 
 type Op<K extends BulkOperation['kind']> = Extract<BulkOperation, { kind: K }>
 
@@ -55,11 +56,11 @@ async function writeBack (tx: SqlClient, model: Model, docs: Doc[]): Promise<voi
   await tx.query(text, params.values)
 }
 
-/** The new version of a changed document: __v bumped, updatedAt set; undefined when nothing changed. */
+/** The new version of a changed document: __v bumped, updatedAt and _updated_by_id set; undefined when nothing changed. */
 function nextVersion (row: { old: string, next: Doc }, now: string): Doc | undefined {
   const old = JSON.parse(row.old) as Doc
   if (isDeepStrictEqual(row.next, old)) return undefined
-  return { ...row.next, updatedAt: now, __v: (Number(old.__v) || 0) + 1 }
+  return { ...row.next, updatedAt: now, __v: (Number(old.__v) || 0) + 1, _updated_by_id: actingUserId() ?? null }
 }
 
 async function applyUpsertUpdate (tx: SqlClient, seed: Doc, update: UpdateTerms): Promise<Doc> {
@@ -117,7 +118,7 @@ async function runDelete (tx: SqlClient, model: Model, op: Op<'delete'>, result:
   const params = new SqlParams()
   const table = quoteIdent(tableName(model))
   const target = `SELECT t._id FROM ${table} t WHERE ${compileWhere(model, { $and: [op.filter, { _deleted: false }] }, params)}${op.many ? '' : ' ORDER BY t._id LIMIT 1'}`
-  const text = `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(op.now)}::text, ` +
+  const text = `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(op.now)}::text, '_updated_by_id', ${params.add(actingUserId() ?? null)}::text, ` +
     `'__v', coalesce((t.doc->>'__v')::int, 0) + 1) WHERE t._id IN (${target}) RETURNING 1`
   result.nDeleted += (await tx.query(text, params.values)).length
 }

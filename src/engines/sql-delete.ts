@@ -2,6 +2,7 @@
 // as its plan says, the documents that link to it, in one transaction. Every check
 // runs before the first write, so a refused delete changes nothing.
 import type { DeleteOutcome, DeletePlan } from './engine.ts'
+import { actingUserId } from './acting-user.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
 import type { SqlClient } from '../sql/sql-client.ts'
@@ -35,7 +36,7 @@ async function deleteMatching (tx: SqlClient, model: Model, filter: Filter, plan
   const where = compileWhere(model, filter, params)
   const change = plan.permanent
     ? `DELETE FROM ${table} t WHERE ${where} RETURNING 1`
-    : `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(plan.now)}::text, ` +
+    : `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(plan.now)}::text, '_updated_by_id', ${params.add(actingUserId() ?? null)}::text, ` +
       `'__v', coalesce((t.doc->>'__v')::int, 0) + 1) WHERE ${where} RETURNING 1`
   const [row] = await tx.query(`WITH changed AS (${change}) SELECT count(*) AS n FROM changed`, params.values)
   return Number(row.n)

@@ -85,7 +85,7 @@ function fieldPaths (model: Model, path: string, spec: FieldSpec, required: bool
 
 const SYSTEM_PATHS: Array<[string, FieldSpec]> = [
   ['_id', { type: 'id' }], ['_deleted', { type: 'boolean', default: false }], ['_owner_id', { type: 'id' }],
-  ['createdAt', { type: 'date' }], ['updatedAt', { type: 'date' }], ['__v', { type: 'integer' }]
+  ['createdAt', { type: 'date' }], ['updatedAt', { type: 'date' }], ['__v', { type: 'integer' }], ['_updated_by_id', { type: 'id' }]
 ]
 
 /** The model as JXP's GET /model/{name} gives it: Mongoose-style paths, system fields included. */

@@ -4,7 +4,7 @@ import type { FieldKind, FieldKindLookup } from '../query/types.ts'
 import type { FieldSpec, Model } from './model-definition.ts'
 
 const SYSTEM_KINDS: Record<string, FieldKind> = {
-  _id: 'string', id: 'string', _deleted: 'boolean', _owner_id: 'string', createdAt: 'date', updatedAt: 'date', __v: 'integer'
+  _id: 'string', id: 'string', _deleted: 'boolean', _owner_id: 'string', createdAt: 'date', updatedAt: 'date', __v: 'integer', _updated_by_id: 'string'
 }
 
 /** Kinds whose values have one scalar SQL form: the ones a covering index can hold (src/sql/covering-columns.ts). */

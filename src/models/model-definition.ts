@@ -87,4 +87,4 @@ export interface Model {
 }
 
 /** Fields every document has, maintained by the service. */
-export const SYSTEM_FIELDS = ['_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v'] as const
+export const SYSTEM_FIELDS = ['_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v', '_updated_by_id'] as const

@@ -1,9 +1,9 @@
 // Runs JXP 5.1's own HTTP tests (vendored in jxp/test, MIT) against Quire, as issue 35 measures
 // a drop-in: `quire serve` from the sources on the embedded default (a fresh DATA_DIR) and on a
 // PostgreSQL server (a throwaway cluster), with this folder's translated models, JXP_COMPAT=true
-// (--no-compat: Quire's defaults) and JXP's test settings (cache on, MCP guide files). Each test
-// file runs in its own mocha process with its assertions as written; only the server address and
-// JXP's direct Mongoose writes are replaced (shim/). Prints passes per file and engine, and
+// (--no-compat: Quire's defaults) and JXP's test settings (cache on, MCP guide files). The test
+// files run in one mocha process, as JXP runs them, with their assertions as written; only the
+// server address and JXP's direct Mongoose writes are replaced (shim/). Prints passes per file and engine, and
 // writes them to results/<engine>.json.
 //   npx tsx test/jxp-suite/run.mts [--engine=default|postgres] [--no-compat] [--file=test.js]
 import { spawn, execFileSync } from 'node:child_process'
@@ -17,15 +17,16 @@ import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
 const here = fileURLToPath(new URL('.', import.meta.url))
 const repoRoot = join(here, '../..')
 
-/** JXP's HTTP test files and how many tests of each the measurement counts (issue 35: 130). */
-const FILES: Array<{ file: string, tests: number, grep?: string }> = [
+/** JXP's HTTP test files, in JXP's order, and how many tests of each the measurement counts (issue 35: 130). */
+const FILES: Array<{ file: string, tests: number }> = [
   { file: 'test.js', tests: 107 },
   { file: 'auth.js', tests: 11 },
   { file: 'security_hardening.test.js', tests: 5 },
   { file: 'setup.test.js', tests: 2 },
-  // Its other seven tests call JXP's docs-auth module directly (not HTTP).
-  { file: 'docs_auth.test.js', tests: 5, grep: 'HTTP integration' }
+  // Its other seven tests call JXP's docs-auth module directly (not HTTP): left out by UNIT_ONLY.
+  { file: 'docs_auth.test.js', tests: 5 }
 ]
+const UNIT_ONLY = '^docs_auth (parseDocsAccess|isProtectedDocsPath|docsAccessMiddleware|verifyDocsSession) '
 
 interface FileResult { file: string, tests: number, passed: number, failed: string[], notRun: number }
 
@@ -63,11 +64,14 @@ async function startQuire (env: Record<string, string>): Promise<{ url: string, 
   throw new Error(`quire serve did not answer within 120 s: ${output}`)
 }
 
-/** One JXP test file in its own mocha process; mocha's JSON report tells what passed. */
-async function runFile (url: string, spec: typeof FILES[number]): Promise<FileResult> {
+/**
+ * The files in one mocha process, as JXP runs them (auth.js relies on test.js having installed
+ * chai's `should`); mocha's JSON report tells what passed, file by file.
+ */
+async function runFiles (url: string, specs: typeof FILES): Promise<FileResult[]> {
   const mocha = join(here, 'node_modules/mocha/bin/mocha.js')
   const mochaArgs = [mocha, '--require', join(here, 'shim/register.js'), '--reporter', 'json', '--timeout', '15000', '--exit',
-    ...(spec.grep !== undefined ? ['--grep', spec.grep] : []), join(here, 'jxp/test', spec.file)]
+    '--grep', UNIT_ONLY, '--invert', ...specs.map(spec => join(here, 'jxp/test', spec.file))]
   const { port } = new URL(url)
   const child = spawn(process.execPath, mochaArgs, {
     cwd: join(here, 'jxp'),
@@ -84,11 +88,16 @@ async function runFile (url: string, spec: typeof FILES[number]): Promise<FileRe
   let out = ''
   child.stdout.on('data', chunk => { out += String(chunk) })
   await new Promise(resolve => child.once('exit', resolve))
-  const report = JSON.parse(out.slice(out.indexOf('{\n'))) as { passes: Array<{ title: string }>, failures: Array<{ fullTitle: string, err: { message?: string } }> }
-  const passed = report.passes.length
-  const failed = report.failures.map(f => `${f.fullTitle}: ${(f.err.message ?? '').split('\n')[0]}`)
-  const testFailures = report.failures.filter(f => !f.fullTitle.includes('hook')).length
-  return { file: spec.file, tests: spec.tests, passed, failed, notRun: spec.tests - passed - testFailures }
+  type Entry = { fullTitle: string, file: string, err: { message?: string } }
+  const report = JSON.parse(out.slice(out.indexOf('{\n'))) as { passes: Entry[], failures: Entry[] }
+  return specs.map(spec => {
+    const mine = (list: Entry[]): Entry[] => list.filter(entry => entry.file.endsWith(`/${spec.file}`))
+    const failures = mine(report.failures)
+    const passed = mine(report.passes).length
+    const failed = failures.map(f => `${f.fullTitle}: ${(f.err.message ?? '').split('\n')[0]}`)
+    const testFailures = failures.filter(f => !f.fullTitle.includes('" hook')).length
+    return { file: spec.file, tests: spec.tests, passed, failed, notRun: spec.tests - passed - testFailures }
+  })
 }
 
 async function runEngine (engine: string): Promise<FileResult[]> {
@@ -112,9 +121,7 @@ async function runEngine (engine: string): Promise<FileResult[]> {
   }
   const server = await startQuire(env)
   try {
-    const results: FileResult[] = []
-    for (const spec of files) results.push(await runFile(server.url, spec))
-    return results
+    return await runFiles(server.url, files)
   } finally {
     await server.stop()
     await cluster?.stop()
