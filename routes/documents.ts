@@ -35,12 +35,12 @@ export default async function documentRoutes (fastify: FastifyInstance): Promise
 
   app.get('/api/:model', { schema: { summary: 'List {model} documents', params: ModelParams, querystring: ListQuery } }, async (request, reply) => {
     const model = app.models.get(request.params.model)
-    return sendJson(reply, await listDocuments(app.documentContext(request), model, request.query, request.url))
+    return sendJson(reply, await app.readCache.serve(request, reply, model, () => listDocuments(app.documentContext(request), model, request.query, request.url)))
   })
 
   app.get('/api/:model/:id', { schema: { summary: 'Read one {model} document', params: DocumentParams, querystring: ListQuery } }, async (request, reply) => {
     const model = app.models.get(request.params.model)
-    return sendJson(reply, await readDocument(app.documentContext(request), model, request.params.id, request.query))
+    return sendJson(reply, await app.readCache.serve(request, reply, model, () => readDocument(app.documentContext(request), model, request.params.id, request.query)))
   })
 
   app.post('/api/:model', { schema: { summary: 'Create a {model} document', params: ModelParams, body: DocumentBody } }, async (request, reply) => {

@@ -5,6 +5,7 @@ import type { QueryParams } from '../query/parse-list-params.ts'
 import { writeListResponse } from '../query/list-response.ts'
 import { isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'
+import { deletedDocumentError } from '../jxp/deleted-document.ts'
 import { reviveJxpLiterals } from '../query/jxp-literals.ts'
 import { allOf } from '../permissions/row-scope.ts'
 import type { DocumentContext } from './document-context.ts'
@@ -17,8 +18,9 @@ export function checkId (id: string): void {
 export async function readDocument (ctx: DocumentContext, model: Model, id: string, query: QueryParams): Promise<string> {
   checkId(id)
   const qb = ctx.queryBuilder
-  const doc = await ctx.engine.findOne(model, qb.one(model, ctx.caller, id, qb.parse(model, query)))
-  if (doc === null) throw new QuireError('DOCUMENT_NOT_FOUND', `No ${model.name} document with id ${id}`)
+  const params = qb.parse(model, query)
+  const doc = await ctx.engine.findOne(model, qb.one(model, ctx.caller, id, params))
+  if (doc === null) throw await deletedDocumentError(ctx, model, id, params) ?? new QuireError('DOCUMENT_NOT_FOUND', `No ${model.name} document with id ${id}`)
   return `{"data":${doc}}`
 }
 

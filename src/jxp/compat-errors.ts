@@ -1,5 +1,6 @@
 // Error answers under JXP_COMPAT, as JXP's clients expect them: missing, wrong or expired
-// credentials are a 403 (JXP's answer; Quire's own is 401), and `code` is restify's name for the
+// credentials are a 403 (JXP's answer; Quire's own is 401), so is /call of a method a model does
+// not expose (Quire: 404), and `code` is restify's name for the
 // status (JXP's front ends compare it), with Quire's stable code kept in `quire_code`.
 import type { QuireError } from '../errors.ts'
 
@@ -19,9 +20,12 @@ const RESTIFY_NAMES: Record<number, string> = {
   503: 'ServiceUnavailable'
 }
 
+/** Quire's codes JXP answers with 403: credentials missing, wrong or expired; a method a model does not let callers run. */
+const FORBIDDEN_IN_JXP = new Set(['AUTH_FAILED', 'AUTH_REQUIRED', 'UNKNOWN_METHOD'])
+
 /** The HTTP status JXP answers for `err`. */
 export function compatStatus (err: QuireError): number {
-  return err.code === 'AUTH_FAILED' || err.code === 'AUTH_REQUIRED' ? 403 : err.status
+  return FORBIDDEN_IN_JXP.has(err.code) ? 403 : err.status
 }
 
 /** An error body with restify's code for `status`, Quire's in `quire_code`. */
