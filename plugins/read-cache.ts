@@ -57,8 +57,9 @@ async function readCachePlugin (app: FastifyInstance): Promise<void> {
     serve: async (request, reply, model, read) => {
       if (check === undefined) return await read()
       const key = cacheKey(request)
-      const hit = cache.get(key)
-      if (hit !== undefined && await check.caughtUp()) {
+      // Checked again once the log is caught up: what it delivered meanwhile may have dropped the entry.
+      const hit = cache.get(key, cache.has(key) && await check.caughtUp())
+      if (hit !== undefined) {
         reply.header('jxp-cache', 'hit')
         return hit
       }

@@ -12,7 +12,10 @@ export interface ReadCacheStats { hits: number, misses: number, keys: number, ks
 export interface ReadCache {
   /** The generations of `models` now: taken before a read, given back to set(). */
   snapshot: (models: string[]) => number[]
-  get: (key: string) => string | undefined
+  /** Whether a current entry exists (no statistics counted): worth checking the change log for. */
+  has: (key: string) => boolean
+  /** The current entry, counted as a hit; a miss when there is none or `vouched` is false. */
+  get: (key: string, vouched?: boolean) => string | undefined
   /** Keeps `value` unless one of `models` was written since `generations` was taken. */
   set: (key: string, models: string[], generations: number[], value: string) => void
   /** Drops what was read from `models` (all of it when `everything`). */
@@ -39,11 +42,14 @@ export function createReadCache ({ ttlMs, maxEntries, maxEntryBytes, now = Date.
     return now_.every((g, i) => g === entry.generations[i])
   }
 
+  const valid = (entry: Entry | undefined): entry is Entry => entry !== undefined && current(entry) && now() - entry.at < ttlMs
+
   return {
     snapshot,
-    get: (key) => {
+    has: (key) => valid(entries.get(key)),
+    get: (key, vouched = true) => {
       const entry = entries.get(key)
-      if (entry === undefined || !current(entry) || now() - entry.at >= ttlMs) {
+      if (!vouched || !valid(entry)) {
         if (entry !== undefined) entries.delete(key)
         misses++
         return undefined
