@@ -30,6 +30,18 @@ program.command('admin').description('manage administrators')
     }
   })
 
+program.command('models').description('model files')
+  .command('from-jxp <dir>')
+  .description('convert a JXP app\'s Mongoose model files in <dir> into Quire model files (and model-code stubs), reporting what needs a human')
+  .option('--out <dir>', 'where to write them', 'models')
+  .option('--force', 'overwrite existing files')
+  .action(async (dir: string, options: { out: string, force?: boolean }) => {
+    const { modelsFromJxp } = await import('./jxp/from-jxp/from-jxp-command.ts')
+    const { written, report } = modelsFromJxp(dir, options.out, options.force === true)
+    console.log(`wrote ${written.length} file(s) to ${options.out}: ${written.join(', ') || 'none'}`)
+    if (report.length > 0) console.log(`needs a human:\n${report.map(line => `  - ${line}`).join('\n')}`)
+  })
+
 program.command('secret').description('manage the service secret (see docs/auth.md)')
   .command('adopt')
   .description('make the configured secret (QUIRE_SECRET, or else the secret file in DATA_DIR, or else a new stored one) the database\'s secret; ' +

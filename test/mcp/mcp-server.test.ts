@@ -16,7 +16,7 @@ const models = mkdtempSync(join(tmpdir(), 'quire-mcp-models-'))
 for (const name of ['test', 'link']) copyFileSync(new URL(`../../models/${name}.json`, import.meta.url), join(models, `${name}.json`))
 writeFileSync(join(models, 'note.json'), JSON.stringify({ name: 'note', fields: { text: { type: 'string' }, n: { type: 'number' } }, perms: { admin: 'crud', owner: 'crud', user: 'c' } }))
 
-const READ_TOOLS = ['aggregate', 'count', 'describe_model', 'find', 'list_models']
+const READ_TOOLS = ['aggregate', 'count', 'describe_model', 'export_csv', 'find', 'list_models']
 
 for (const engine of ENGINES) {
   t.test(`MCP server on ${engine}`, async t => {
@@ -56,6 +56,9 @@ for (const engine of ENGINES) {
       t.match(await mcp.call('find', { model: 'test', filter: { password: 'hunter22' } }), { isError: true, body: { error: 'INVALID_FIELD' } }, 'a filter on a password field: the validation step\'s refusal')
       t.match(await mcp.call('find', { model: 'note', filter: { $where: 'sleep(1000)' } }), { isError: true, body: { status: 400 } }, 'an operator the validation step refuses')
       t.match(await mcp.call('describe_model', { model: 'nope' }), { isError: true, body: { error: 'MODEL_NOT_FOUND' } }, 'an unknown model')
+      const csv = await mcp.call('export_csv', { model: 'note', fields: ['n'], sort: 'n' })
+      t.notOk(csv.isError)
+      t.equal(csv.body, 'n\r\n1\r\n2\r\n3\r\n', 'export_csv: her notes only, as CSV text')
     })
 
     t.test('bounded results, with a truncation marker', async t => {
