@@ -30,10 +30,10 @@ for (const engine of ENGINES) {
     await t.test('unknown body fields are dropped and named', async t => {
       const res = await send('POST', '/api/link', { authorization: alice.auth }, { name: 'n', val: 1, bar: 'Gloop' })
       t.equal(res.statusCode, 200, res.body)
-      t.equal(res.headers['x-quire-dropped-fields'], 'bar')
+      t.equal(res.headers['x-quire-dropped-fields'], 'link.bar')
       t.notOk('bar' in json(res).data)
       const put = await send('PUT', `/api/link/${json(res).data._id}`, { authorization: alice.auth }, { name: 'm', nope: 1 })
-      t.equal(put.headers['x-quire-dropped-fields'], 'nope')
+      t.equal(put.headers['x-quire-dropped-fields'], 'link.nope')
     })
 
     await t.test('showDeleted for readers; JXP\'s message for a deleted document', async t => {

@@ -58,7 +58,7 @@ for (const engine of ENGINES) {
       t.match(await mcp.call('describe_model', { model: 'nope' }), { isError: true, body: { error: 'MODEL_NOT_FOUND' } }, 'an unknown model')
       const csv = await mcp.call('export_csv', { model: 'note', fields: ['n'], sort: 'n' })
       t.notOk(csv.isError)
-      t.equal(csv.body, 'n\r\n1\r\n2\r\n3\r\n', 'export_csv: her notes only, as CSV text')
+      t.match(csv.body, /^_id,n\r\n[0-9a-f]{24},1\r\n[0-9a-f]{24},2\r\n[0-9a-f]{24},3\r\n$/, 'export_csv: her notes only, as CSV text')
     })
 
     t.test('bounded results, with a truncation marker', async t => {
