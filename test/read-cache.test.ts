@@ -2,15 +2,14 @@
 // read (entries are keyed by the caller's view), no stale hit follows a write, in this app or in
 // another one on the same database (another process: it hears of writes only through the change
 // log), it is bounded, and its administration is admins' only. Failed before: no cache at all.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { cpSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { ENGINES, QUIET_SETTINGS, createTestApp } from './helpers/test-app.ts'
+import { ENGINES, createTestApp, secondApp } from './helpers/test-app.ts'
 import { TEST_SETTINGS, json } from './helpers/auth-helpers.ts'
-import { buildApp } from '../app.ts'
-import { loadConfig, type Config } from '../src/config.ts'
+import type { Config } from '../src/config.ts'
 
 const CACHE: Partial<Config> = { ...TEST_SETTINGS, cacheEnabled: true, cacheTtlSeconds: 600 }
 
@@ -20,14 +19,6 @@ function modelsWithNotes (): string {
   cpSync(new URL('../models', import.meta.url).pathname, dir, { recursive: true })
   writeFileSync(join(dir, 'note.json'), JSON.stringify({ name: 'note', fields: { text: { type: 'string' } }, perms: { admin: 'crud', owner: 'crud', user: 'c' } }))
   return dir
-}
-
-/** A second app on the database of `first`, as another process would be. */
-async function secondApp (t: Test, first: FastifyInstance): Promise<FastifyInstance> {
-  const config: Config = { ...loadConfig({ DATABASE_URL: first.config.databaseUrl }), ...QUIET_SETTINGS, ...CACHE, modelsDir: first.config.modelsDir, bcryptRounds: 4 }
-  const app = await buildApp({ config })
-  t.teardown(() => app.close())
-  return app
 }
 
 for (const engine of ENGINES) {
@@ -79,7 +70,7 @@ for (const engine of ENGINES) {
     })
 
     await t.test('a write in another app on the same database is never followed by a stale hit', async t => {
-      const other = await secondApp(t, app)
+      const other = await secondApp(t, app, CACHE)
       const doc = json(await app.inject({ method: 'POST', url: '/api/test', headers: { authorization: alice.auth }, payload: { foo: 'v0' } })).data
       const url = `/api/test/${doc._id}`
       for (let i = 1; i <= 20; i++) {

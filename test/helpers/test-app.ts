@@ -130,3 +130,11 @@ export async function createTestApp (t: Test, engine: EngineName, overrides: Par
   const { auth: admin } = await createUser('admin@example.com', 'admin-password', { admin: true })
   return { app, admin, createUser }
 }
+
+/** A second app on the database of `first`, as another process would be, closed when `t` ends. */
+export async function secondApp (t: Test, first: FastifyInstance, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
+  const config: Config = { ...loadConfig({ DATABASE_URL: first.config.databaseUrl }), ...QUIET_SETTINGS, modelsDir: first.config.modelsDir, bcryptRounds: 4, ...overrides }
+  const app = await buildApp({ config })
+  t.teardown(() => app.close())
+  return app
+}

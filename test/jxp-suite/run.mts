@@ -11,11 +11,10 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort } from '../../src/free-port.ts'
+import { spawnQuire } from '../helpers/quire-process.ts'
 import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
-const repoRoot = join(here, '../..')
 
 /** JXP's HTTP test files, in JXP's order, and how many tests of each the measurement counts (issue 35: 130). */
 const FILES: Array<{ file: string, tests: number }> = [
@@ -39,29 +38,6 @@ const files = option('file') !== undefined ? FILES.filter(f => f.file === option
 function installSuiteDependencies (): void {
   if (existsSync(join(here, 'node_modules/mocha'))) return
   execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: here, stdio: 'inherit' })
-}
-
-async function startQuire (env: Record<string, string>): Promise<{ url: string, stop: () => Promise<void> }> {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let output = ''
-  const keep = (chunk: Buffer): void => { output = (output + String(chunk)).slice(-20_000) }
-  child.stdout.on('data', keep)
-  child.stderr.on('data', keep)
-  const exited = new Promise(resolve => child.once('exit', resolve))
-  const url = `http://127.0.0.1:${port}`
-  const stop = async (): Promise<void> => { child.kill('SIGTERM'); await exited }
-  for (const started = Date.now(); Date.now() - started < 120_000;) {
-    if (child.exitCode !== null) throw new Error(`quire serve exited with ${child.exitCode}: ${output}`)
-    if (await fetch(`${url}/health`).then(res => res.ok, () => false)) return { url, stop }
-    await new Promise(resolve => setTimeout(resolve, 300))
-  }
-  await stop()
-  throw new Error(`quire serve did not answer within 120 s: ${output}`)
 }
 
 /**
@@ -120,7 +96,7 @@ async function runEngine (engine: string): Promise<FileResult[]> {
     MCP_GUIDE_FILES: join(here, 'jxp/test/fixtures/mcp-app-guide.md'),
     MCP_INSTRUCTIONS_APPEND: 'Test MCP env instructions append.'
   }
-  const server = await startQuire(env)
+  const server = await spawnQuire(env, 120_000)
   try {
     return await runFiles(server.url, files)
   } finally {

@@ -29,7 +29,7 @@ for (const engine of ENGINES) {
     await send(app, admin, 'POST', '/api/test', { foo: 'through the bridge' })
 
     const alice = await bridgeClient(t, { QUIRE_URL: url, QUIRE_API_KEY: apikey })
-    t.strictSame((await alice.listTools()).tools.map(tool => tool.name).sort(), ['aggregate', 'count', 'describe_model', 'find', 'list_models'], 'the tools, listed through the bridge')
+    t.strictSame((await alice.listTools()).tools.map(tool => tool.name).sort(), ['aggregate', 'count', 'describe_model', 'export_csv', 'find', 'list_models'], 'the tools, listed through the bridge')
     const found = textOf(await alice.callTool({ name: 'find', arguments: { model: 'test', fields: ['foo'] } }))
     t.strictSame(found.data.map((d: { foo: string }) => d.foo), ['through the bridge'], 'a find')
     const lettersOn = (models: Array<{ model: string, letters: string }>): string | undefined => models.find(m => m.model === 'test')?.letters
