@@ -1,6 +1,6 @@
 // Drives a running Quire (`npm start`) with jxp-helper, JXP's npm client, calling every one of
 // its methods as a JXP script would, and prints what each returned. Exits 1 if any result is not
-// what JXP gives. Usage (the first admin is created through /setup when no user exists yet):
+// what JXP gives (Quire's code in `quire_code` under JXP_COMPAT, where `code` is restify's). Usage (the first admin is created through /setup when no user exists yet):
 //   SERVER=http://localhost:3000 ADMIN_EMAIL=admin@example.com ADMIN_PASSWORD=change-me node test/manual/jxp-helper-tour.mjs
 import JXPHelper from 'jxp-helper'
 
@@ -60,15 +60,15 @@ await step('groups_del', () => admin.groups_del(bob.data._id, 'writers'), r => r
 await step('getjwt', () => admin.getjwt(bobEmail), r => r.status === 'ok' && r.email === bobEmail && r.token === r.jwt)
 await step('model', () => anonymous.model('test'), r => r.foo?.instance === 'String' && r.link_id?.options?.link === 'link', r => JSON.stringify({ foo: r.foo, link_id: r.link_id }))
 await step('models', () => anonymous.models(), r => r.some(m => m.model === 'test') && !r.some(m => m.model === 'user'), r => JSON.stringify(r.map(m => m.model)))
-await step('del (linked)', () => admin.del('link', link.data._id), (r, threw) => threw && r.code === 'REFERENCED' && r.message === 'Parent link item exists in test/link_id')
+await step('del (linked)', () => admin.del('link', link.data._id), (r, threw) => threw && (r.quire_code ?? r.code) === 'REFERENCED' && r.message === 'Parent link item exists in test/link_id')
 await step('del_cascade', () => admin.del_cascade('link', link.data._id), r => r.message === `link/${link.data._id} deleted`)
 await step('getOne (cascaded)', () => admin.getOne('test', id, { showDeleted: 1 }), r => r.data?._deleted === true)
 await step('del_perm', () => admin.del_perm('test', id), r => r.status === 'ok')
-await step('getOne (gone)', () => admin.getOne('test', id, { showDeleted: 1 }), (r, threw) => threw && r.code === 'DOCUMENT_NOT_FOUND')
+await step('getOne (gone)', () => admin.getOne('test', id, { showDeleted: 1 }), (r, threw) => threw && (r.quire_code ?? r.code) === 'DOCUMENT_NOT_FOUND')
 const parent = await admin.post('link', { name: `parent ${run}` })
 const child = await admin.post('test', { foo: `child ${run}`, array_link_id: [parent.data._id] })
 await step('del_perm_cascade', () => admin.del_perm_cascade('link', parent.data._id), r => r.status === 'ok')
-await step('getOne (gone)', () => admin.getOne('test', child.data._id, { showDeleted: 1 }), (r, threw) => threw && r.code === 'DOCUMENT_NOT_FOUND')
+await step('getOne (gone)', () => admin.getOne('test', child.data._id, { showDeleted: 1 }), (r, threw) => threw && (r.quire_code ?? r.code) === 'DOCUMENT_NOT_FOUND')
 await step('del', () => admin.del('user', bob.data._id), r => r.status === 'ok')
 
 console.log(failed ? `${failed} result(s) differ from JXP's` : 'every method did what JXP does')
