@@ -193,12 +193,12 @@ const checkBulkWrite: Check = async (t, { engine }) => {
   ])
   t.strictSame(result, { nInserted: 1, nMatched: 4, nModified: 3, nUpserted: 0, nDeleted: 1, upsertedIds: [] }, 'the counts')
   const foxtrot = await engine.findRaw(ITEM, { _id: fresh._id })
-  t.strictSame(foxtrot, { ...fresh, n: 11, labels: ['new'], __v: 1, updatedAt: NOW }, 'an update sees the insert before it; __v and updatedAt bumped')
+  t.strictSame(foxtrot, { ...fresh, n: 11, labels: ['new'], __v: 1, updatedAt: NOW, _updated_by_id: null }, 'an update sees the insert before it; __v and updatedAt bumped, _updated_by_id set (null: no request, no acting user)')
   const im1 = await engine.findRaw(ITEM, { name: 'im1' })
-  t.strictSame(omit(im1!, '_id', 'id', 'createdAt', '_owner_id'), { name: 'im1', body: 'replaced', _deleted: false, updatedAt: NOW, __v: 2 }, 'replace keeps the system fields')
+  t.strictSame(omit(im1!, '_id', 'id', 'createdAt', '_owner_id'), { name: 'im1', body: 'replaced', _deleted: false, updatedAt: NOW, __v: 2, _updated_by_id: null }, 'replace keeps the system fields')
   const im2 = await engine.findRaw(ITEM, { name: 'im2' })
   t.strictSame([im2?._deleted, im2?.__v, im2?.updatedAt], [true, 1, NOW], 'an unchanged document is not bumped; delete is soft')
-  const same = await engine.bulkWrite(ITEM, [{ kind: 'replace', filter: { name: 'foxtrot' }, replacement: omit(foxtrot!, '_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v'), now: NOW }])
+  const same = await engine.bulkWrite(ITEM, [{ kind: 'replace', filter: { name: 'foxtrot' }, replacement: omit(foxtrot!, '_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v', '_updated_by_id'), now: NOW }])
   t.strictSame([same.nMatched, same.nModified], [1, 0], 'replacing with the same content modifies nothing')
 }
 

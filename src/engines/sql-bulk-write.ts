@@ -106,7 +106,7 @@ async function runReplace (tx: SqlClient, model: Model, op: Op<'replace'>, resul
   }
   result.nMatched++
   const old = JSON.parse(row.old) as Doc
-  const system = Object.fromEntries(['_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v'].map(k => [k, old[k]]))
+  const system = Object.fromEntries(['_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v', '_updated_by_id'].filter(k => Object.hasOwn(old, k)).map(k => [k, old[k]]))
   const doc = nextVersion({ old: row.old, next: { ...op.replacement, ...system } }, op.now)
   if (doc) {
     await writeBack(tx, model, [doc])
