@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { QuireError, errorBody } from '../src/errors.ts'
 import { compatBody, compatStatus } from '../src/jxp/compat-errors.ts'
-import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../src/engines/database-unavailable.ts'
+import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../src/storage/database-unavailable.ts'
 
 /** When a client told the database is busy (its statement could not get a turn in time) may try again. */
 const BUSY_RETRY_AFTER_SECONDS = '1'

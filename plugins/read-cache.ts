@@ -9,8 +9,8 @@ import type { Model } from '../src/models/model-definition.ts'
 import { createReadCache, type ReadCacheStats } from '../src/cache/read-cache.ts'
 import { createLogCheck, type LogCheck } from '../src/cache/log-check.ts'
 import { cacheKey } from '../src/cache/cache-key.ts'
-import { USER_MODEL } from '../src/auth/user-model.ts'
-import { CREDENTIAL_MODEL } from '../src/auth/credential-model.ts'
+import { USER_MODEL } from '../src/auth/users/user-model.ts'
+import { CREDENTIAL_MODEL } from '../src/auth/credentials/credential-model.ts'
 
 export interface ReadCacheService {
   /** The answer of `read` (JSON text), from the cache when it holds a current one; sets `jxp-cache: hit|miss`. */

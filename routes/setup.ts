@@ -5,12 +5,12 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { SetupBody, SetupDataResponse, SetupResponse } from '../schemas/auth.ts'
-import { createFirstAdmin } from '../src/auth/user-records.ts'
-import { USER_MODEL } from '../src/auth/user-model.ts'
+import { createFirstAdmin } from '../src/auth/users/user-records.ts'
+import { USER_MODEL } from '../src/auth/users/user-model.ts'
 import { requireAdmin } from '../src/permissions/access.ts'
 import { insertSeedData } from '../src/jxp/setup-data.ts'
 import { reportDropped, withoutUnknownFields } from '../src/jxp/unknown-fields.ts'
-import type { Doc } from '../src/engines/engine.ts'
+import type { Doc } from '../src/storage/engine.ts'
 import type { Model } from '../src/models/model-definition.ts'
 
 /** The service itself, acting as an admin (seed data before any user exists). */

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { modelsFromJxp } from '../src/jxp/from-jxp/from-jxp-command.ts'
 import { loadModels } from '../src/models/load-models.ts'
-import { USER_MODEL } from '../src/auth/user-model.ts'
+import { USER_MODEL } from '../src/auth/users/user-model.ts'
 
 const JXP_MODELS = new URL('jxp-suite/jxp/src/models', import.meta.url).pathname
 

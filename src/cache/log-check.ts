@@ -3,7 +3,7 @@
 // A cached answer is served only then, so a write another process answered before this request
 // came is never followed by a stale hit here. Requests that come while a check runs share the
 // next one (a check that started before a request came cannot vouch for it).
-import type { ChangeLog } from '../engines/change-log.ts'
+import type { ChangeLog } from '../storage/change-log.ts'
 
 export interface LogCheck {
   /** The follower delivered up to `pos`. */

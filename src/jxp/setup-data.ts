@@ -5,11 +5,11 @@
 // raw; here every document is checked. Answered as JXP does: `results.<collection>.insertedCount`.
 import type { DocumentContext } from '../documents/document-context.ts'
 import { bulkWrite } from '../documents/bulk-write.ts'
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import { QuireError } from '../errors.ts'
 import type { Model } from '../models/model-definition.ts'
-import { createUser } from '../auth/user-records.ts'
-import { USER_MODEL } from '../auth/user-model.ts'
+import { createUser } from '../auth/users/user-records.ts'
+import { USER_MODEL } from '../auth/users/user-model.ts'
 
 /** The model a collection name stands for: its own name, or Mongoose's plural (an added s). */
 function modelOf (ctx: DocumentContext, collection: string): Model {

@@ -3,7 +3,7 @@
 // X-Quire-Dropped-Fields and the log records them. System fields (`_`-prefixed) and what a read
 // produced (`id`, dates, populated links, `score`) are left for the usual checks.
 import type { FastifyBaseLogger, FastifyReply } from 'fastify'
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 
 export const DROPPED_FIELDS_HEADER = 'x-quire-dropped-fields'

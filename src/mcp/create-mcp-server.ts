@@ -10,7 +10,7 @@ import { GUIDE_NAME, GUIDE_URI, mcpGuide, mcpInstructions } from './guide.ts'
 import { toolNamer } from './tool-names.ts'
 import type { ToolLog } from './tool-result.ts'
 
-export const MCP_SERVER_INFO = { name: 'quire', version: '1.0.0' }
+const MCP_SERVER_INFO = { name: 'quire', version: '1.0.0' }
 
 export function createMcpServer (ctx: DocumentContext, log: ToolLog): McpServer {
   const name = toolNamer(ctx.config)

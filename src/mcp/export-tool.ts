@@ -4,7 +4,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import * as z from 'zod'
 import type { DocumentContext } from '../documents/document-context.ts'
-import { planCsvExport, writeCsv } from '../documents/export-csv.ts'
+import { planCsvExport, writeCsv } from '../documents/csv/export-csv.ts'
 import { MCP_LIMITS } from './bound-output.ts'
 import { runTool, type ToolLog } from './tool-result.ts'
 import type { ToolNamer } from './tool-names.ts'

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { spawnQuire } from '../helpers/quire-process.ts'
-import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
+import { startPgCluster } from '../helpers/throwaway-cluster.ts'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 
