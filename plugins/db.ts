@@ -11,12 +11,16 @@ import { countPeersInCluster } from '../src/cluster/count-channel.ts'
 import { isQuireWorker } from '../src/cluster/cluster-role.ts'
 
 /** What a write to users or credentials must set off (the auth plugin empties credential caches). */
-export interface CredentialWrites { announce: () => Promise<void> }
+export interface CredentialWrites {
+  announce: () => Promise<void>
+}
 
 /** What every write must set off: the response cache drops what was read from the models written (plugins/read-cache.ts). */
-export interface CacheWrites { announce: (models: string[]) => void }
+export interface CacheWrites {
+  announce: (models: string[]) => void
+}
 
-async function dbPlugin (app: FastifyInstance): Promise<void> {
+async function dbPlugin(app: FastifyInstance): Promise<void> {
   const credentialWrites: CredentialWrites = { announce: async () => {} }
   const cacheWrites: CacheWrites = { announce: () => {} }
   const { engine: db, models } = await openStorage(app.config, {
@@ -24,17 +28,33 @@ async function dbPlugin (app: FastifyInstance): Promise<void> {
     observer: app.engineObserver,
     countPeers: isQuireWorker() ? countPeersInCluster() : undefined,
     watches: [
-      ...(app.config.cacheEnabled ? [{ models: 'every' as const, onWrite: async (written: Array<{ name: string }>) => { cacheWrites.announce(written.map(m => m.name)) } }] : []),
+      ...(app.config.cacheEnabled
+        ? [
+            {
+              models: 'every' as const,
+              onWrite: async (written: Array<{ name: string }>) => {
+                cacheWrites.announce(written.map(m => m.name))
+              }
+            }
+          ]
+        : []),
       { models: [USER_MODEL.name, CREDENTIAL_MODEL.name], onWrite: () => credentialWrites.announce() }
     ]
   })
-  app.log.info(`storage: ${db.kind}; models: ${models.all().map(m => m.name).join(', ')}`)
+  app.log.info(
+    `storage: ${db.kind}; models: ${models
+      .all()
+      .map(m => m.name)
+      .join(', ')}`
+  )
   app.decorate('credentialWrites', credentialWrites)
   app.decorate('cacheWrites', cacheWrites)
   app.decorate('db', db)
   app.decorate('system', systemStore(db))
   app.decorate('models', models)
-  app.addHook('onClose', async () => { await db.close() })
+  app.addHook('onClose', async () => {
+    await db.close()
+  })
 }
 
 export default fp(dbPlugin, { name: 'db', dependencies: ['config', 'metrics'] })

@@ -25,10 +25,18 @@ const PERMISSION_MODELS = new Set([USER_MODEL.name, CREDENTIAL_MODEL.name])
 const MAX_ENTRY_BYTES = 1_048_576
 const EMPTY: ReadCacheStats = { hits: 0, misses: 0, keys: 0, ksize: 0, vsize: 0 }
 
-async function readCachePlugin (app: FastifyInstance): Promise<void> {
+async function readCachePlugin(app: FastifyInstance): Promise<void> {
   const { cacheEnabled, cacheTtlSeconds, cacheMaxEntries } = app.config
-  const cache = createReadCache({ ttlMs: cacheTtlSeconds * 1000, maxEntries: cacheMaxEntries, maxEntryBytes: MAX_ENTRY_BYTES })
-  const invalidate = (models: string[]): void => cache.invalidate(models, models.some(m => PERMISSION_MODELS.has(m)))
+  const cache = createReadCache({
+    ttlMs: cacheTtlSeconds * 1000,
+    maxEntries: cacheMaxEntries,
+    maxEntryBytes: MAX_ENTRY_BYTES
+  })
+  const invalidate = (models: string[]): void =>
+    cache.invalidate(
+      models,
+      models.some(m => PERMISSION_MODELS.has(m))
+    )
   let check: LogCheck | undefined
   let stop: (() => Promise<void>) | undefined
 
@@ -49,7 +57,9 @@ async function readCachePlugin (app: FastifyInstance): Promise<void> {
         app.log.warn({ err }, 'CACHE_ENABLED: the storage keeps no change log to follow, so the response cache is off')
       }
     })
-    app.addHook('onClose', async () => { await stop?.() })
+    app.addHook('onClose', async () => {
+      await stop?.()
+    })
   }
 
   app.decorate('readCache', {
@@ -58,7 +68,7 @@ async function readCachePlugin (app: FastifyInstance): Promise<void> {
       if (check === undefined) return await read()
       const key = cacheKey(request)
       // Checked again once the log is caught up: what it delivered meanwhile may have dropped the entry.
-      const hit = cache.get(key, cache.has(key) && await check.caughtUp())
+      const hit = cache.get(key, cache.has(key) && (await check.caughtUp()))
       if (hit !== undefined) {
         reply.header('jxp-cache', 'hit')
         return hit
@@ -70,7 +80,7 @@ async function readCachePlugin (app: FastifyInstance): Promise<void> {
       reply.header('jxp-cache', 'miss')
       return answer
     },
-    stats: () => check === undefined ? EMPTY : cache.stats(),
+    stats: () => (check === undefined ? EMPTY : cache.stats()),
     clear: () => cache.clear()
   } satisfies ReadCacheService)
 }

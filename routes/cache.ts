@@ -16,19 +16,23 @@ const CacheStats = Type.Object({
   enabled: Type.Boolean()
 })
 
-export default async function cacheRoutes (fastify: FastifyInstance): Promise<void> {
+export default async function cacheRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
 
-  app.get('/cache/stats', { schema: { summary: 'The response cache\'s statistics (admins)', response: { 200: CacheStats } } }, async (request) => {
-    requireAdmin(request.caller, 'see the cache\'s statistics')
-    return { ...app.readCache.stats(), enabled: app.readCache.enabled() }
-  })
+  app.get(
+    '/cache/stats',
+    { schema: { summary: "The response cache's statistics (admins)", response: { 200: CacheStats } } },
+    async request => {
+      requireAdmin(request.caller, "see the cache's statistics")
+      return { ...app.readCache.stats(), enabled: app.readCache.enabled() }
+    }
+  )
 
   app.route({
     method: ['GET', 'POST'],
     url: '/cache/clear',
     schema: { summary: 'Empty the response cache of this process (admins)', response: { 200: OkMessage } },
-    handler: async (request) => {
+    handler: async request => {
       requireAdmin(request.caller, 'clear the cache')
       app.readCache.clear()
       return { status: 'ok' as const, message: 'Cache cleared' }

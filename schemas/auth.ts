@@ -8,7 +8,11 @@ const Password = Type.String({ minLength: 1, maxLength: 1024 })
 
 export const EmailBody = Type.Object({ email: Email })
 
-export const SetupBody = Type.Object({ email: Email, password: Password, name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) })
+export const SetupBody = Type.Object({
+  email: Email,
+  password: Password,
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 }))
+})
 
 export const ResetBody = Type.Object({ jwt: Type.String({ minLength: 1, maxLength: 4096 }), password: Password })
 
@@ -30,16 +34,31 @@ export const RefreshResponse = Type.Object(sessionFields)
 export const LoginResponse = Type.Object({ ...sessionFields, apikey: Type.String() })
 
 /** `email` and `token` (the same JWT) are JXP's names, which its clients read. */
-export const JwtResponse = Type.Object({ status: Type.Literal('ok'), jwt: Type.String(), email: Type.String(), token: Type.String() })
+export const JwtResponse = Type.Object({
+  status: Type.Literal('ok'),
+  jwt: Type.String(),
+  email: Type.String(),
+  token: Type.String()
+})
 
 /** Quire's answer, or JXP's under JXP_COMPAT (`status: "success"`, the admin's name and email; never the password JXP echoes). */
 export const SetupResponse = Type.Union([
   Type.Object({
     status: Type.Literal('ok'),
     message: Type.String(),
-    data: Type.Object({ _id: Type.String(), email: Type.String(), admin: Type.Boolean(), name: Type.Optional(Type.String()) })
+    data: Type.Object({
+      _id: Type.String(),
+      email: Type.String(),
+      admin: Type.Boolean(),
+      name: Type.Optional(Type.String())
+    })
   }),
-  Type.Object({ status: Type.Literal('success'), name: Type.Optional(Type.String()), email: Type.String(), _id: Type.String() })
+  Type.Object({
+    status: Type.Literal('success'),
+    name: Type.Optional(Type.String()),
+    email: Type.String(),
+    _id: Type.String()
+  })
 ])
 
 export const SetupDataResponse = Type.Object({

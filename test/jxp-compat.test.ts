@@ -14,16 +14,23 @@ for (const engine of ENGINES) {
   t.test(`JXP_COMPAT on ${engine}`, async t => {
     const { app, admin, createUser } = await createTestApp(t, engine, { ...TEST_SETTINGS, jxpCompat: true })
     const alice = await createUser('alice@example.com', 'alice-password')
-    const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Record<string, string> = {}, payload?: object) =>
-      app.inject({ method, url, headers, ...(payload !== undefined && { payload }) })
+    const send = (
+      method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+      url: string,
+      headers: Record<string, string> = {},
+      payload?: object
+    ) => app.inject({ method, url, headers, ...(payload !== undefined && { payload }) })
 
-    await t.test('credentials: 403, restify\'s codes', async t => {
+    await t.test("credentials: 403, restify's codes", async t => {
       const none = await send('GET', '/api/user')
       t.equal(none.statusCode, 403)
       t.match(json(none), { code: 'Forbidden', quire_code: 'AUTH_REQUIRED' })
       t.equal((await send('GET', '/api/user', { 'x-api-key': 'invalidapikey' })).statusCode, 403)
       t.equal((await send('POST', '/login', {}, { email: 'alice@example.com', password: 'wrong' })).statusCode, 403)
-      t.match(json(await send('GET', '/api/nothing', { authorization: admin })), { code: 'NotFound', quire_code: 'MODEL_NOT_FOUND' })
+      t.match(json(await send('GET', '/api/nothing', { authorization: admin })), {
+        code: 'NotFound',
+        quire_code: 'MODEL_NOT_FOUND'
+      })
       t.equal((await send('POST', '/call/test/notExposed', { authorization: alice.auth }, {})).statusCode, 403)
     })
 
@@ -32,11 +39,16 @@ for (const engine of ENGINES) {
       t.equal(res.statusCode, 200, res.body)
       t.equal(res.headers['x-quire-dropped-fields'], 'link.bar')
       t.notOk('bar' in json(res).data)
-      const put = await send('PUT', `/api/link/${json(res).data._id}`, { authorization: alice.auth }, { name: 'm', nope: 1 })
+      const put = await send(
+        'PUT',
+        `/api/link/${json(res).data._id}`,
+        { authorization: alice.auth },
+        { name: 'm', nope: 1 }
+      )
       t.equal(put.headers['x-quire-dropped-fields'], 'link.nope')
     })
 
-    await t.test('showDeleted for readers; JXP\'s message for a deleted document', async t => {
+    await t.test("showDeleted for readers; JXP's message for a deleted document", async t => {
       const doc = json(await send('POST', '/api/test', { authorization: admin }, { foo: 'gone' })).data
       await send('DELETE', `/api/test/${doc._id}`, { authorization: admin })
       const gone = await send('GET', `/api/test/${doc._id}`, { authorization: alice.auth })
@@ -47,17 +59,23 @@ for (const engine of ENGINES) {
       t.equal(json(shown).data._deleted, true)
     })
 
-    await t.test('MCP: credentials required, JXP\'s tool names', async t => {
+    await t.test("MCP: credentials required, JXP's tool names", async t => {
       t.equal((await send('POST', '/mcp', MCP_HEADERS, listTools)).statusCode, 401)
       const { apikey } = await login(app, 'alice@example.com', 'alice-password')
-      const tools = json(await send('POST', '/mcp', { ...MCP_HEADERS, 'x-api-key': apikey }, listTools)).result.tools.map((tool: { name: string }) => tool.name).sort()
+      const tools = json(await send('POST', '/mcp', { ...MCP_HEADERS, 'x-api-key': apikey }, listTools))
+        .result.tools.map((tool: { name: string }) => tool.name)
+        .sort()
       t.same(tools, ['jxp_count', 'jxp_describe_model', 'jxp_export_csv', 'jxp_find', 'jxp_list_models'])
     })
 
-    await t.test('JXP\'s /setup answer', async t => {
-      const users = json(await send('GET', '/api/user?limit=1000', { authorization: admin })).data as Array<{ _id: string, email: string }>
+    await t.test("JXP's /setup answer", async t => {
+      const users = json(await send('GET', '/api/user?limit=1000', { authorization: admin })).data as Array<{
+        _id: string
+        email: string
+      }>
       const last = users.find(u => u.email === 'admin@example.com')!
-      for (const user of users.filter(u => u !== last)) await send('DELETE', `/api/user/${user._id}?_permaDelete=1`, { authorization: admin })
+      for (const user of users.filter(u => u !== last))
+        await send('DELETE', `/api/user/${user._id}?_permaDelete=1`, { authorization: admin })
       await send('DELETE', `/api/user/${last._id}?_permaDelete=1`, { authorization: admin })
       const res = await send('POST', '/setup', {}, { email: 'Root@Example.com', password: 'root-password' })
       t.match(json(res), { status: 'success', name: 'admin', email: 'root@example.com', _id: String })
@@ -70,9 +88,17 @@ for (const engine of ENGINES) {
     const alice = await createUser('alice@example.com', 'alice-password')
     t.match(json(await app.inject({ method: 'GET', url: '/api/user' })), { code: 'AUTH_REQUIRED' })
     t.equal((await app.inject({ method: 'GET', url: '/api/user' })).statusCode, 401)
-    const res = await app.inject({ method: 'POST', url: '/api/link', headers: { authorization: alice.auth }, payload: { name: 'n', bar: 'x' } })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/link',
+      headers: { authorization: alice.auth },
+      payload: { name: 'n', bar: 'x' }
+    })
     t.equal(res.statusCode, 400)
     const mcp = await app.inject({ method: 'POST', url: '/mcp', headers: MCP_HEADERS, payload: listTools })
-    t.ok(json(mcp).result.tools.some((tool: { name: string }) => tool.name === 'find'), 'Quire\'s tool names, anonymous callers served')
+    t.ok(
+      json(mcp).result.tools.some((tool: { name: string }) => tool.name === 'find'),
+      "Quire's tool names, anonymous callers served"
+    )
   })
 }

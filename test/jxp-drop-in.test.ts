@@ -10,13 +10,25 @@ for (const engine of ENGINES) {
   t.test(`JXP drop-in on ${engine}`, async t => {
     const { app, admin, createUser } = await createTestApp(t, engine, TEST_SETTINGS)
     const alice = await createUser('alice@example.com', 'alice-password')
-    const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Record<string, string> = {}, payload?: object) =>
-      app.inject({ method, url, headers, ...(payload !== undefined && { payload }) })
+    const send = (
+      method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+      url: string,
+      headers: Record<string, string> = {},
+      payload?: object
+    ) => app.inject({ method, url, headers, ...(payload !== undefined && { payload }) })
 
-    await t.test('provider in login and refresh answers: the server\'s URL as the client reached it', async t => {
-      const res = await send('POST', '/login', { host: 'api.example.com:8080' }, { email: 'alice@example.com', password: 'alice-password' })
+    await t.test("provider in login and refresh answers: the server's URL as the client reached it", async t => {
+      const res = await send(
+        'POST',
+        '/login',
+        { host: 'api.example.com:8080' },
+        { email: 'alice@example.com', password: 'alice-password' }
+      )
       t.equal(json(res).provider, 'http://api.example.com:8080')
-      const refreshed = await send('POST', '/refresh', { ...bearer(json(res).refresh_token), host: 'api.example.com:8080' })
+      const refreshed = await send('POST', '/refresh', {
+        ...bearer(json(res).refresh_token),
+        host: 'api.example.com:8080'
+      })
       t.equal(json(refreshed).provider, 'http://api.example.com:8080')
     })
 
@@ -24,46 +36,95 @@ for (const engine of ENGINES) {
       const created = json(await send('POST', '/api/test', { authorization: alice.auth }, { foo: 'by' })).data
       t.equal(created._updated_by_id, alice.id)
       const adminId = (await login(app, 'admin@example.com', 'admin-password')).user_id
-      const put = json(await send('PUT', `/api/test/${created._id}`, { authorization: admin }, { foo: 'by admin', _updated_by_id: alice.id })).data
+      const put = json(
+        await send(
+          'PUT',
+          `/api/test/${created._id}`,
+          { authorization: admin },
+          { foo: 'by admin', _updated_by_id: alice.id }
+        )
+      ).data
       t.equal(put._updated_by_id, adminId, 'PUT (a client cannot set it: sent back, it is ignored)')
-      const bulk = await send('POST', '/bulkwrite/test', { authorization: alice.auth }, [{ updateOne: { filter: { _id: created._id }, update: { $set: { foo: 'bulk' } } } }])
+      const bulk = await send('POST', '/bulkwrite/test', { authorization: alice.auth }, [
+        { updateOne: { filter: { _id: created._id }, update: { $set: { foo: 'bulk' } } } }
+      ])
       t.equal(bulk.statusCode, 200, bulk.body)
-      t.equal(json(await send('GET', `/api/test/${created._id}`, { authorization: admin })).data._updated_by_id, alice.id, 'bulk update')
+      t.equal(
+        json(await send('GET', `/api/test/${created._id}`, { authorization: admin })).data._updated_by_id,
+        alice.id,
+        'bulk update'
+      )
       await send('DELETE', `/api/test/${created._id}`, { authorization: admin })
-      t.equal(json(await send('GET', `/api/test/${created._id}?showDeleted=1`, { authorization: admin })).data._updated_by_id, adminId, 'soft delete')
+      t.equal(
+        json(await send('GET', `/api/test/${created._id}?showDeleted=1`, { authorization: admin })).data._updated_by_id,
+        adminId,
+        'soft delete'
+      )
     })
 
     await t.test('a user without a password: created by an admin, cannot log in with any password', async t => {
-      const res = await send('POST', '/api/user', { authorization: admin }, { email: 'invited@example.com', name: 'Invited' })
+      const res = await send(
+        'POST',
+        '/api/user',
+        { authorization: admin },
+        { email: 'invited@example.com', name: 'Invited' }
+      )
       t.equal(res.statusCode, 200, res.body)
       const tried = await send('POST', '/login', {}, { email: 'invited@example.com', password: 'anything' })
       t.equal(tried.statusCode, 401)
     })
 
     await t.test('POST /setup/data: admins once users exist; users and documents seeded', async t => {
-      const data = { users: [{ email: 'seed@example.com', password: 'seed-password', name: 'Seed' }], tests: [{ foo: 'seeded' }] }
+      const data = {
+        users: [{ email: 'seed@example.com', password: 'seed-password', name: 'Seed' }],
+        tests: [{ foo: 'seeded' }]
+      }
       t.equal((await send('POST', '/setup/data', {}, data)).statusCode, 401, 'anonymous while users exist')
       t.equal((await send('POST', '/setup/data', { authorization: alice.auth }, data)).statusCode, 403)
       const res = await send('POST', '/setup/data', { authorization: admin }, data)
       t.same(json(res), { status: 'ok', results: { users: { insertedCount: 1 }, tests: { insertedCount: 1 } } })
       t.equal((await login(app, 'seed@example.com', 'seed-password')).status, 'ok')
-      t.equal((await send('POST', '/setup/data', { authorization: admin }, { nothing: [{}] })).statusCode, 404, 'an unknown collection')
-      t.equal((await send('POST', '/setup/data', { authorization: admin }, { tests: [{ nope: 1 }] })).statusCode, 400, 'checked as any write')
+      t.equal(
+        (await send('POST', '/setup/data', { authorization: admin }, { nothing: [{}] })).statusCode,
+        404,
+        'an unknown collection'
+      )
+      t.equal(
+        (await send('POST', '/setup/data', { authorization: admin }, { tests: [{ nope: 1 }] })).statusCode,
+        400,
+        'checked as any write'
+      )
     })
 
     await t.test('/setup works again once every user is gone (the setup mark no longer blocks it)', async t => {
-      const users = json(await send('GET', '/api/user?limit=1000', { authorization: admin })).data as Array<{ _id: string, email: string }>
+      const users = json(await send('GET', '/api/user?limit=1000', { authorization: admin })).data as Array<{
+        _id: string
+        email: string
+      }>
       const adminUser = users.find(u => u.email === 'admin@example.com')!
-      for (const user of users.filter(u => u !== adminUser)) await send('DELETE', `/api/user/${user._id}?_permaDelete=1`, { authorization: admin })
-      t.equal((await send('POST', '/setup', {}, { email: 'root@example.com', password: 'root-password' })).statusCode, 409, 'not while a user exists')
+      for (const user of users.filter(u => u !== adminUser))
+        await send('DELETE', `/api/user/${user._id}?_permaDelete=1`, { authorization: admin })
+      t.equal(
+        (await send('POST', '/setup', {}, { email: 'root@example.com', password: 'root-password' })).statusCode,
+        409,
+        'not while a user exists'
+      )
       await send('DELETE', `/api/user/${adminUser._id}?_permaDelete=1`, { authorization: admin })
-      const again = await send('POST', '/setup', {}, { email: 'root@example.com', password: 'root-password', name: 'Root' })
+      const again = await send(
+        'POST',
+        '/setup',
+        {},
+        { email: 'root@example.com', password: 'root-password', name: 'Root' }
+      )
       t.equal(again.statusCode, 200, again.body)
       t.match(json(again), { status: 'ok', data: { email: 'root@example.com', admin: true, name: 'Root' } })
-      t.equal((await send('POST', '/setup', {}, { email: 'other@example.com', password: 'other-password' })).statusCode, 409)
+      t.equal(
+        (await send('POST', '/setup', {}, { email: 'other@example.com', password: 'other-password' })).statusCode,
+        409
+      )
     })
 
-    await t.test('JXP\'s browser routes: GET /, guides, the docs session', async t => {
+    await t.test("JXP's browser routes: GET /, guides, the docs session", async t => {
       await createUser('reader@example.com', 'reader-password')
       t.equal((await send('GET', '/')).statusCode, 200)
       t.equal((await send('GET', '/docs/md/api.md')).statusCode, 200)
@@ -84,7 +145,11 @@ for (const engine of ENGINES) {
       t.match(reference.body, /API reference/)
       t.match(reference.body, /\/docs\/model\/test/)
       t.equal((await send('GET', '/docs/model/test', { cookie })).statusCode, 200)
-      t.equal((await send('GET', '/api/test', { cookie })).headers['jxp-cache'], undefined, 'no cache without CACHE_ENABLED')
+      t.equal(
+        (await send('GET', '/api/test', { cookie })).headers['jxp-cache'],
+        undefined,
+        'no cache without CACHE_ENABLED'
+      )
     })
   })
 }

@@ -14,19 +14,31 @@ import type { Config } from '../src/config.ts'
 const CACHE: Partial<Config> = { ...TEST_SETTINGS, cacheEnabled: true, cacheTtlSeconds: 600 }
 
 /** The sample models and `note`, whose documents only their owners (and admins) may read. */
-function modelsWithNotes (): string {
+function modelsWithNotes(): string {
   const dir = mkdtempSync(join(tmpdir(), 'quire-cache-'))
   cpSync(new URL('../models', import.meta.url).pathname, dir, { recursive: true })
-  writeFileSync(join(dir, 'note.json'), JSON.stringify({ name: 'note', fields: { text: { type: 'string' } }, perms: { admin: 'crud', owner: 'crud', user: 'c' } }))
+  writeFileSync(
+    join(dir, 'note.json'),
+    JSON.stringify({
+      name: 'note',
+      fields: { text: { type: 'string' } },
+      perms: { admin: 'crud', owner: 'crud', user: 'c' }
+    })
+  )
   return dir
 }
 
 for (const engine of ENGINES) {
   t.test(`response cache on ${engine}`, async t => {
-    const { app, admin, createUser } = await createTestApp(t, engine, { ...CACHE, modelsDir: modelsWithNotes(), cacheMaxEntries: 50 })
+    const { app, admin, createUser } = await createTestApp(t, engine, {
+      ...CACHE,
+      modelsDir: modelsWithNotes(),
+      cacheMaxEntries: 50
+    })
     const alice = await createUser('alice@example.com', 'alice-password')
     const bob = await createUser('bob@example.com', 'bob-password')
-    const get = (a: FastifyInstance, url: string, authorization?: string) => a.inject({ method: 'GET', url, headers: authorization === undefined ? {} : { authorization } })
+    const get = (a: FastifyInstance, url: string, authorization?: string) =>
+      a.inject({ method: 'GET', url, headers: authorization === undefined ? {} : { authorization } })
     /** Reads until a hit: right after a write, reads miss until the change log has delivered it. */
     const hitOf = async (url: string, authorization: string) => {
       for (let i = 0; i < 100; i++) {
@@ -38,7 +50,12 @@ for (const engine of ENGINES) {
     }
 
     await t.test('no caller is served what they may not read', async t => {
-      await app.inject({ method: 'POST', url: '/api/note', headers: { authorization: alice.auth }, payload: { text: 'alice\'s secret' } })
+      await app.inject({
+        method: 'POST',
+        url: '/api/note',
+        headers: { authorization: alice.auth },
+        payload: { text: "alice's secret" }
+      })
       const first = await get(app, '/api/note', alice.auth)
       t.equal(first.headers['jxp-cache'], 'miss')
       t.equal(json(first).data.length, 1)
@@ -56,27 +73,61 @@ for (const engine of ENGINES) {
     })
 
     await t.test('a write in this app: the next read is a miss with the new value', async t => {
-      const doc = json(await app.inject({ method: 'POST', url: '/api/link', headers: { authorization: alice.auth }, payload: { name: 'one', val: 1 } })).data
+      const doc = json(
+        await app.inject({
+          method: 'POST',
+          url: '/api/link',
+          headers: { authorization: alice.auth },
+          payload: { name: 'one', val: 1 }
+        })
+      ).data
       const url = `/api/test?populate=link&limit=5&filter[link_id]=${doc._id}`
-      await app.inject({ method: 'POST', url: '/api/test', headers: { authorization: alice.auth }, payload: { foo: 'linked', link_id: doc._id } })
+      await app.inject({
+        method: 'POST',
+        url: '/api/test',
+        headers: { authorization: alice.auth },
+        payload: { foo: 'linked', link_id: doc._id }
+      })
       t.equal((await get(app, url, alice.auth)).headers['jxp-cache'], 'miss')
       t.equal(json(await hitOf(url, alice.auth)).data[0].link.name, 'one')
-      await app.inject({ method: 'PUT', url: `/api/link/${doc._id}`, headers: { authorization: alice.auth }, payload: { name: 'two' } })
+      await app.inject({
+        method: 'PUT',
+        url: `/api/link/${doc._id}`,
+        headers: { authorization: alice.auth },
+        payload: { name: 'two' }
+      })
       const after = await get(app, url, alice.auth)
       t.equal(after.headers['jxp-cache'], 'miss', 'a write to a populated model drops the entry')
       t.equal(json(after).data[0].link.name, 'two')
-      await app.inject({ method: 'POST', url: '/bulkwrite/link', headers: { authorization: admin }, payload: [{ updateOne: { filter: { _id: doc._id }, update: { $set: { name: 'three' } } } }] })
+      await app.inject({
+        method: 'POST',
+        url: '/bulkwrite/link',
+        headers: { authorization: admin },
+        payload: [{ updateOne: { filter: { _id: doc._id }, update: { $set: { name: 'three' } } } }]
+      })
       t.equal(json(await get(app, url, alice.auth)).data[0].link.name, 'three', 'bulk writes too')
     })
 
     await t.test('a write in another app on the same database is never followed by a stale hit', async t => {
       const other = await secondApp(t, app, CACHE)
-      const doc = json(await app.inject({ method: 'POST', url: '/api/test', headers: { authorization: alice.auth }, payload: { foo: 'v0' } })).data
+      const doc = json(
+        await app.inject({
+          method: 'POST',
+          url: '/api/test',
+          headers: { authorization: alice.auth },
+          payload: { foo: 'v0' }
+        })
+      ).data
       const url = `/api/test/${doc._id}`
       for (let i = 1; i <= 20; i++) {
         await get(app, url, alice.auth)
         await get(app, url, alice.auth) // cached now, or about to be
-        const put = await other.inject({ method: 'PUT', url, headers: { authorization: alice.auth }, payload: { foo: `v${i}` } })
+        const put = await other.inject({
+          method: 'PUT',
+          url,
+          headers: { authorization: alice.auth },
+          payload: { foo: `v${i}` }
+        })
         t.equal(put.statusCode, 200)
         const read = await get(app, url, alice.auth)
         if (json(read).data.foo !== `v${i}`) t.fail(`round ${i}: a stale answer (${read.headers['jxp-cache']})`)

@@ -5,13 +5,13 @@ import type { FastifyRequest } from 'fastify'
 
 const CREDENTIAL_PARAMS = new Set(['apikey', 'jwt'])
 
-function viewOf (request: FastifyRequest): string {
+function viewOf(request: FastifyRequest): string {
   const { caller } = request
   if (caller.admin) return 'admin'
   return caller.userId === undefined ? 'anonymous' : `user:${caller.userId}`
 }
 
-export function cacheKey (request: FastifyRequest): string {
+export function cacheKey(request: FastifyRequest): string {
   const [path, search = ''] = request.url.split('?', 2)
   const params = new URLSearchParams(search)
   for (const name of CREDENTIAL_PARAMS) params.delete(name)

@@ -12,22 +12,31 @@ export interface LogCheck {
   caughtUp: () => Promise<boolean>
 }
 
-export function createLogCheck (log: ChangeLog, start: string): LogCheck {
+export function createLogCheck(log: ChangeLog, start: string): LogCheck {
   let delivered = start
   let running: Promise<string> | undefined
   let next: Promise<string> | undefined
 
-  function readHead (): Promise<string> {
+  function readHead(): Promise<string> {
     if (running === undefined) {
-      running = log.head().finally(() => { running = undefined })
+      running = log.head().finally(() => {
+        running = undefined
+      })
       return running
     }
-    next ??= running.catch(() => {}).then(() => { next = undefined; return readHead() })
+    next ??= running
+      .catch(() => {})
+      .then(() => {
+        next = undefined
+        return readHead()
+      })
     return next
   }
 
   return {
-    delivered: (pos) => { if (log.compare(pos, delivered) > 0) delivered = pos },
+    delivered: pos => {
+      if (log.compare(pos, delivered) > 0) delivered = pos
+    },
     caughtUp: async () => log.compare(await readHead(), delivered) <= 0
   }
 }

@@ -7,7 +7,13 @@
 // Bounded: at most `maxEntries` (least recently used first), each at most `maxEntryBytes`,
 // each kept at most `ttlMs`.
 
-export interface ReadCacheStats { hits: number, misses: number, keys: number, ksize: number, vsize: number }
+export interface ReadCacheStats {
+  hits: number
+  misses: number
+  keys: number
+  ksize: number
+  vsize: number
+}
 
 export interface ReadCache {
   /** The generations of `models` now: taken before a read, given back to set(). */
@@ -25,11 +31,21 @@ export interface ReadCache {
   stats: () => ReadCacheStats
 }
 
-export interface ReadCacheOptions { ttlMs: number, maxEntries: number, maxEntryBytes: number, now?: () => number }
+export interface ReadCacheOptions {
+  ttlMs: number
+  maxEntries: number
+  maxEntryBytes: number
+  now?: () => number
+}
 
-interface Entry { value: string, models: string[], generations: number[], at: number }
+interface Entry {
+  value: string
+  models: string[]
+  generations: number[]
+  at: number
+}
 
-export function createReadCache ({ ttlMs, maxEntries, maxEntryBytes, now = Date.now }: ReadCacheOptions): ReadCache {
+export function createReadCache({ ttlMs, maxEntries, maxEntryBytes, now = Date.now }: ReadCacheOptions): ReadCache {
   const entries = new Map<string, Entry>()
   const generations = new Map<string, number>()
   /** Bumped by writes to users and credentials: every entry's first generation. */
@@ -42,11 +58,12 @@ export function createReadCache ({ ttlMs, maxEntries, maxEntryBytes, now = Date.
     return now_.every((g, i) => g === entry.generations[i])
   }
 
-  const valid = (entry: Entry | undefined): entry is Entry => entry !== undefined && current(entry) && now() - entry.at < ttlMs
+  const valid = (entry: Entry | undefined): entry is Entry =>
+    entry !== undefined && current(entry) && now() - entry.at < ttlMs
 
   return {
     snapshot,
-    has: (key) => valid(entries.get(key)),
+    has: key => valid(entries.get(key)),
     get: (key, vouched = true) => {
       const entry = entries.get(key)
       if (!vouched || !valid(entry)) {
@@ -71,11 +88,17 @@ export function createReadCache ({ ttlMs, maxEntries, maxEntryBytes, now = Date.
       if (everything) epoch++
       for (const model of models) generations.set(model, (generations.get(model) ?? 0) + 1)
     },
-    clear: () => { entries.clear(); epoch++ },
+    clear: () => {
+      entries.clear()
+      epoch++
+    },
     stats: () => {
       let ksize = 0
       let vsize = 0
-      for (const [key, entry] of entries) { ksize += key.length; vsize += entry.value.length }
+      for (const [key, entry] of entries) {
+        ksize += key.length
+        vsize += entry.value.length
+      }
       return { hits, misses, keys: entries.size, ksize, vsize }
     }
   }

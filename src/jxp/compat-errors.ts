@@ -24,11 +24,11 @@ const RESTIFY_NAMES: Record<number, string> = {
 const FORBIDDEN_IN_JXP = new Set(['AUTH_FAILED', 'AUTH_REQUIRED', 'UNKNOWN_METHOD'])
 
 /** The HTTP status JXP answers for `err`. */
-export function compatStatus (err: QuireError): number {
+export function compatStatus(err: QuireError): number {
   return FORBIDDEN_IN_JXP.has(err.code) ? 403 : err.status
 }
 
 /** An error body with restify's code for `status`, Quire's in `quire_code`. */
-export function compatBody (body: Record<string, unknown>, status: number): Record<string, unknown> {
+export function compatBody(body: Record<string, unknown>, status: number): Record<string, unknown> {
   return { ...body, code: RESTIFY_NAMES[status] ?? body.code, quire_code: body.code }
 }

@@ -8,9 +8,22 @@ import type { ListParams } from '../query/parse-list-params.ts'
 import { QuireError } from '../errors.ts'
 
 /** JXP's 404 for `id` when it is a deleted document the caller may read; undefined otherwise. */
-export async function deletedDocumentError (ctx: DocumentContext, model: Model, id: string, params: ListParams): Promise<QuireError | undefined> {
+export async function deletedDocumentError(
+  ctx: DocumentContext,
+  model: Model,
+  id: string,
+  params: ListParams
+): Promise<QuireError | undefined> {
   if (!ctx.config.jxpCompat || params.showDeleted) return undefined
-  const deleted = await ctx.engine.findOne(model, ctx.queryBuilder.one(model, ctx.caller, id, { ...params, showDeleted: true, populate: new Map(), autopopulate: false }))
+  const deleted = await ctx.engine.findOne(
+    model,
+    ctx.queryBuilder.one(model, ctx.caller, id, {
+      ...params,
+      showDeleted: true,
+      populate: new Map(),
+      autopopulate: false
+    })
+  )
   if (deleted === null) return undefined
   const mongooseName = model.name.charAt(0).toUpperCase() + model.name.slice(1)
   return new QuireError('DOCUMENT_NOT_FOUND', `Document ${id} is deleted on ${mongooseName}`)

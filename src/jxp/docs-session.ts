@@ -9,7 +9,7 @@ const KEY = /^[A-Za-z0-9_-]{1,200}$/
 const MAX_AGE_SECONDS = 86_400
 
 /** The API key of the request's docs session, or undefined. */
-export function docsSessionKey (request: FastifyRequest): string | undefined {
+export function docsSessionKey(request: FastifyRequest): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, value = ''] = part.trim().split('=', 2)
     if (name === DOCS_SESSION_COOKIE && KEY.test(value)) return value
@@ -17,11 +17,14 @@ export function docsSessionKey (request: FastifyRequest): string | undefined {
   return undefined
 }
 
-export function setDocsSession (request: FastifyRequest, reply: FastifyReply, apikey: string): void {
+export function setDocsSession(request: FastifyRequest, reply: FastifyReply, apikey: string): void {
   const secure = request.protocol === 'https' ? '; Secure' : ''
-  reply.header('set-cookie', `${DOCS_SESSION_COOKIE}=${apikey}; Path=/docs; HttpOnly; SameSite=Strict; Max-Age=${MAX_AGE_SECONDS}${secure}`)
+  reply.header(
+    'set-cookie',
+    `${DOCS_SESSION_COOKIE}=${apikey}; Path=/docs; HttpOnly; SameSite=Strict; Max-Age=${MAX_AGE_SECONDS}${secure}`
+  )
 }
 
-export function isApiKeyShaped (value: unknown): value is string {
+export function isApiKeyShaped(value: unknown): value is string {
   return typeof value === 'string' && KEY.test(value)
 }

@@ -4,6 +4,6 @@
 // believes them).
 import type { FastifyRequest } from 'fastify'
 
-export function providerOf (request: FastifyRequest): string {
+export function providerOf(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`
 }

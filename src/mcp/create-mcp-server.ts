@@ -12,11 +12,22 @@ import type { ToolLog } from './tool-result.ts'
 
 const MCP_SERVER_INFO = { name: 'quire', version: '1.0.0' }
 
-export function createMcpServer (ctx: DocumentContext, log: ToolLog): McpServer {
+export function createMcpServer(ctx: DocumentContext, log: ToolLog): McpServer {
   const name = toolNamer(ctx.config)
-  const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: mcpInstructions(ctx.config, name) })
-  server.registerResource(GUIDE_NAME, GUIDE_URI, { title: 'JXP MCP usage guide', description: 'How to query this server with its MCP tools', mimeType: 'text/markdown' },
-    async () => ({ contents: [{ uri: GUIDE_URI, mimeType: 'text/markdown', text: mcpGuide(ctx.config, name) }] }))
+  const server = new McpServer(MCP_SERVER_INFO, {
+    capabilities: { tools: {}, resources: {} },
+    instructions: mcpInstructions(ctx.config, name)
+  })
+  server.registerResource(
+    GUIDE_NAME,
+    GUIDE_URI,
+    {
+      title: 'JXP MCP usage guide',
+      description: 'How to query this server with its MCP tools',
+      mimeType: 'text/markdown'
+    },
+    async () => ({ contents: [{ uri: GUIDE_URI, mimeType: 'text/markdown', text: mcpGuide(ctx.config, name) }] })
+  )
   registerReadTools(server, ctx, log, name)
   registerExportTool(server, ctx, log, name)
   if (ctx.config.mcpWrites) registerWriteTools(server, ctx, log, name)

@@ -11,20 +11,21 @@ export const GUIDE_NAME = 'jxp-guide'
 
 const guideFiles = new Map<string, string>()
 
-function guideFile (path: string): string {
+function guideFile(path: string): string {
   let text = guideFiles.get(path)
-  if (text === undefined) guideFiles.set(path, text = readFileSync(path, 'utf8'))
+  if (text === undefined) guideFiles.set(path, (text = readFileSync(path, 'utf8')))
   return text
 }
 
-export function mcpInstructions (config: Config, name: ToolNamer): string {
-  const text = `Quire serves JSON documents of several models. Call ${name('list_models')} first to see the models you may use, ` +
+export function mcpInstructions(config: Config, name: ToolNamer): string {
+  const text =
+    `Quire serves JSON documents of several models. Call ${name('list_models')} first to see the models you may use, ` +
     `${name('describe_model')} for a model's fields and links, ${name('count')} before ${name('find')} on large collections, ` +
     `${name('export_csv')} for small CSV exports. Read the resource ${GUIDE_NAME} (${GUIDE_URI}) for the query syntax.`
   return config.mcpInstructionsAppend === undefined ? text : `${text}\n\n${config.mcpInstructionsAppend}`
 }
 
-export function mcpGuide (config: Config, name: ToolNamer): string {
+export function mcpGuide(config: Config, name: ToolNamer): string {
   const base = `# JXP MCP usage guide (Quire)
 
 Access to the documents the caller's credentials may read, through the tools below; permissions

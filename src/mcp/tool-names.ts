@@ -4,6 +4,6 @@ import type { Config } from '../config.ts'
 
 export type ToolNamer = (base: string) => string
 
-export function toolNamer (config: Pick<Config, 'jxpCompat'>): ToolNamer {
+export function toolNamer(config: Pick<Config, 'jxpCompat'>): ToolNamer {
   return config.jxpCompat ? base => `jxp_${base}` : base => base
 }

@@ -22,13 +22,23 @@ export interface QueryBuilder {
 }
 
 /** `jxpCompat`: showDeleted for every reader, as JXP (src/permissions/row-scope.ts). */
-export function createQueryBuilder (registry: ModelRegistry, settings: PageSettings & { jxpCompat?: boolean }): QueryBuilder {
+export function createQueryBuilder(
+  registry: ModelRegistry,
+  settings: PageSettings & { jxpCompat?: boolean }
+): QueryBuilder {
   const deletedForReaders = settings.jxpCompat === true
   return {
     parse: parseListParams,
-    list: (model, caller, params, bodyFilter) => buildFindQuery({ caller, registry, deletedForReaders }, model, params, settings, bodyFilter),
+    list: (model, caller, params, bodyFilter) =>
+      buildFindQuery({ caller, registry, deletedForReaders }, model, params, settings, bodyFilter),
     one: (model, caller, id, params) =>
-      authorizeFind({ caller, registry, deletedForReaders }, model, { ...params, filter: { ...params.filter, _id: id } }, { limit: 1, skip: 0, count: false }),
-    count: (model, caller, params) => authorizeCount({ caller, registry, deletedForReaders }, model, params.filter, params.showDeleted)
+      authorizeFind(
+        { caller, registry, deletedForReaders },
+        model,
+        { ...params, filter: { ...params.filter, _id: id } },
+        { limit: 1, skip: 0, count: false }
+      ),
+    count: (model, caller, params) =>
+      authorizeCount({ caller, registry, deletedForReaders }, model, params.filter, params.showDeleted)
   }
 }

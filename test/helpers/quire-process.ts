@@ -8,10 +8,13 @@ import type { Test } from 'tap'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 
-export interface QuireProcess { url: string, stop: () => Promise<void> }
+export interface QuireProcess {
+  url: string
+  stop: () => Promise<void>
+}
 
 /** Spawns `quire serve` with `env` (DATABASE_URL, MODELS_DIR, ...); its base URL once /health answers within `timeoutMs`. */
-export async function spawnQuire (env: Record<string, string>, timeoutMs = 60_000): Promise<QuireProcess> {
+export async function spawnQuire(env: Record<string, string>, timeoutMs = 60_000): Promise<QuireProcess> {
   const port = await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
     cwd: repoRoot,
@@ -19,15 +22,23 @@ export async function spawnQuire (env: Record<string, string>, timeoutMs = 60_00
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
-  const keep = (chunk: Buffer): void => { output = (output + String(chunk)).slice(-20_000) }
+  const keep = (chunk: Buffer): void => {
+    output = (output + String(chunk)).slice(-20_000)
+  }
   child.stdout.on('data', keep)
   child.stderr.on('data', keep)
   const exited = new Promise(resolve => child.once('exit', resolve))
-  const stop = async (): Promise<void> => { child.kill('SIGTERM'); await exited }
+  const stop = async (): Promise<void> => {
+    child.kill('SIGTERM')
+    await exited
+  }
   const url = `http://127.0.0.1:${port}`
-  for (const started = Date.now(); Date.now() - started < timeoutMs;) {
+  for (const started = Date.now(); Date.now() - started < timeoutMs; ) {
     if (child.exitCode !== null) throw new Error(`quire serve exited with ${child.exitCode}: ${output.slice(-2000)}`)
-    const ok = await fetch(`${url}/health`).then(res => res.ok, () => false)
+    const ok = await fetch(`${url}/health`).then(
+      res => res.ok,
+      () => false
+    )
     if (ok) return { url, stop }
     await new Promise(resolve => setTimeout(resolve, 200))
   }
@@ -36,7 +47,7 @@ export async function spawnQuire (env: Record<string, string>, timeoutMs = 60_00
 }
 
 /** Starts `quire serve` with `env`, stopped when `t` ends; its base URL. */
-export async function startQuireProcess (t: Test, env: Record<string, string>): Promise<string> {
+export async function startQuireProcess(t: Test, env: Record<string, string>): Promise<string> {
   const quire = await spawnQuire(env)
   t.teardown(quire.stop)
   return quire.url

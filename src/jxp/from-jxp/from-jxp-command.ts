@@ -9,18 +9,31 @@ import { findSchemaSource } from './schema-source.ts'
 
 const BUILT_IN = new Set(['apikey', 'token', 'refreshtoken', 'usergroups', 'usergroup', 'indexquerylog'])
 
-export interface FromJxpResult { written: string[], report: string[] }
+export interface FromJxpResult {
+  written: string[]
+  report: string[]
+}
 
-export function modelsFromJxp (dir: string, out: string, overwrite = false): FromJxpResult {
-  const files = readdirSync(dir).filter(f => /\.(js|ts|cjs|mjs)$/.test(f) && !f.endsWith('.d.ts')).sort()
+export function modelsFromJxp(dir: string, out: string, overwrite = false): FromJxpResult {
+  const files = readdirSync(dir)
+    .filter(f => /\.(js|ts|cjs|mjs)$/.test(f) && !f.endsWith('.d.ts'))
+    .sort()
   const written: string[] = []
   const report: string[] = []
   mkdirSync(out, { recursive: true })
   for (const file of files) {
-    const fallback = basename(file).replace(/\.\w+$/, '').replace(/_model$/, '')
-    if (BUILT_IN.has(fallback)) { report.push(`${file}: JXP's ${fallback} is built into Quire (credentials, groups): skipped`); continue }
+    const fallback = basename(file)
+      .replace(/\.\w+$/, '')
+      .replace(/_model$/, '')
+    if (BUILT_IN.has(fallback)) {
+      report.push(`${file}: JXP's ${fallback} is built into Quire (credentials, groups): skipped`)
+      continue
+    }
     const source = findSchemaSource(readFileSync(join(dir, file), 'utf8'))
-    if (source === undefined) { report.push(`${file}: no schema found: skipped`); continue }
+    if (source === undefined) {
+      report.push(`${file}: no schema found: skipped`)
+      continue
+    }
     let converted
     try {
       converted = convertSchema(source, fallback)
@@ -34,7 +47,10 @@ export function modelsFromJxp (dir: string, out: string, overwrite = false): Fro
     const targets: Array<[string, string]> = [[`${model.name}.json`, JSON.stringify(model, null, 2) + '\n']]
     if (code !== undefined) targets.push([`${model.name}.mjs`, code])
     for (const [name, text] of targets) {
-      if (existsSync(join(out, name)) && !overwrite) { report.push(`${name}: exists in ${out}: not overwritten (--force)`); continue }
+      if (existsSync(join(out, name)) && !overwrite) {
+        report.push(`${name}: exists in ${out}: not overwritten (--force)`)
+        continue
+      }
       writeFileSync(join(out, name), text)
       written.push(name)
     }

@@ -12,14 +12,20 @@ export interface WriteWatch {
   onWrite: (written: Model[]) => Promise<void>
 }
 
-export function watchWrites (engine: Engine, { models: watched, onWrite }: WriteWatch): Engine {
+export function watchWrites(engine: Engine, { models: watched, onWrite }: WriteWatch): Engine {
   const names = new Set(watched === 'every' ? [] : watched)
   return {
     ...engine,
     // A write touching a watched model, followed by onWrite; other writes pass straight through.
     ...wrapWrites(engine, (models, write) => {
       if (watched !== 'every' && !models.some(m => names.has(m.name))) return write()
-      return (async () => { try { return await write() } finally { await onWrite(models) } })()
+      return (async () => {
+        try {
+          return await write()
+        } finally {
+          await onWrite(models)
+        }
+      })()
     })
   }
 }

@@ -11,7 +11,7 @@ const admin_password = 'SecretPassword'
 api.remember(admin_email, admin_password)
 api.remember(email, password)
 
-async function empty_user_collections () {
+async function empty_user_collections() {
   const admin = await api.findAdmin()
   if (!admin) return
   await api.removeAll('test', admin)
@@ -19,7 +19,7 @@ async function empty_user_collections () {
   await api.ok('DELETE', `/api/user/${admin.id}?_permaDelete=1`, { auth: admin })
 }
 
-async function init () {
+async function init() {
   const admin = await api.findAdmin()
   if (admin) await api.call('GET', '/cache/clear', { auth: admin })
   await empty_user_collections()

@@ -4,23 +4,34 @@
 'use strict'
 const api = require('./quire-api')
 
-function settle (promise, cb) {
+function settle(promise, cb) {
   if (typeof cb !== 'function') return promise
-  promise.then(result => cb(null, result), err => cb(err))
+  promise.then(
+    result => cb(null, result),
+    err => cb(err)
+  )
 }
 
-function mongooseModel (model) {
+function mongooseModel(model) {
   return class {
-    constructor (data) { Object.assign(this, data) }
-
-    save (cb) {
-      const data = JSON.parse(JSON.stringify(this))
-      return settle(api.create(model, data).then(saved => Object.assign(this, saved)), cb)
+    constructor(data) {
+      Object.assign(this, data)
     }
 
-    static deleteMany (filter, cb) {
+    save(cb) {
+      const data = JSON.parse(JSON.stringify(this))
+      return settle(
+        api.create(model, data).then(saved => Object.assign(this, saved)),
+        cb
+      )
+    }
+
+    static deleteMany(filter, cb) {
       const done = typeof filter === 'function' ? filter : cb
-      return settle(api.adminOrThrow().then(admin => api.removeAll(model, admin)), done)
+      return settle(
+        api.adminOrThrow().then(admin => api.removeAll(model, admin)),
+        done
+      )
     }
   }
 }

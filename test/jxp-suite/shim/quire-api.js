@@ -4,19 +4,23 @@
 
 const BASE = process.env.JXP_SUITE_URL
 
-async function call (method, path, { body, auth } = {}) {
+async function call(method, path, { body, auth } = {}) {
   const headers = { accept: 'application/json' }
   if (body !== undefined) headers['content-type'] = 'application/json'
   if (auth) headers.authorization = 'Basic ' + Buffer.from(`${auth.email}:${auth.password}`).toString('base64')
   const res = await fetch(BASE + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
   const text = await res.text()
   let json = null
-  try { json = JSON.parse(text) } catch { json = text }
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = text
+  }
   return { status: res.status, body: json }
 }
 
 /** Like call(), but throws unless the answer is 200. */
-async function ok (method, path, options) {
+async function ok(method, path, options) {
   const res = await call(method, path, options)
   if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`)
   return res.body
@@ -24,11 +28,11 @@ async function ok (method, path, options) {
 
 /** The users the JXP tests know; the first that is an admin does the harness's writes. */
 const known = []
-function remember (email, password) {
+function remember(email, password) {
   if (!known.some(k => k.email === email && k.password === password)) known.push({ email, password })
 }
 
-async function findAdmin () {
+async function findAdmin() {
   for (const auth of known) {
     const login = await call('POST', '/login', { body: auth })
     if (login.status !== 200) continue
@@ -38,14 +42,14 @@ async function findAdmin () {
   return null
 }
 
-async function adminOrThrow () {
+async function adminOrThrow() {
   const admin = await findAdmin()
   if (!admin) throw new Error('jxp-suite: no admin among the users the tests created')
   return admin
 }
 
 /** Every document of `model`, deleted ones too, removed for good. */
-async function removeAll (model, admin, { except } = {}) {
+async function removeAll(model, admin, { except } = {}) {
   for (;;) {
     const list = await ok('GET', `/api/${model}?showDeleted=1&limit=1000&fields=_id`, { auth: admin })
     const ids = list.data.map(d => d._id).filter(id => id !== except)
@@ -54,7 +58,7 @@ async function removeAll (model, admin, { except } = {}) {
   }
 }
 
-async function create (model, data) {
+async function create(model, data) {
   const admin = await adminOrThrow()
   const res = await ok('POST', `/api/${model}`, { body: data, auth: admin })
   return res.data

@@ -5,5 +5,7 @@ const url = new URL(process.env.JXP_SUITE_URL)
 
 module.exports = {
   address: () => ({ address: url.hostname, port: Number(url.port) }),
-  listen: () => { throw new Error('jxp-suite: the Quire server is started by run.mts') }
+  listen: () => {
+    throw new Error('jxp-suite: the Quire server is started by run.mts')
+  }
 }
