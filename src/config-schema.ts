@@ -71,7 +71,11 @@ export const EnvSchema = Type.Object({
   CHANGES_STALL_SECONDS: whole(1, 30, 'change feeds: a client that accepts nothing this long while changes wait for it is closed (`SLOW_CONSUMER`)'),
   CHANGES_MAX_STREAMS: whole(1, 1000, 'change feeds: open streams (SSE and WebSocket subscriptions) per process'),
   CHANGES_MAX_STREAMS_PER_CLIENT: whole(1, 100, 'change feeds: open streams per client address'),
-  MCP_WRITES: flag(false, 'MCP: `true` offers the tools that create, update and delete documents (to callers with those rights)')
+  MCP_WRITES: flag(false, 'MCP: `true` offers the tools that create, update and delete documents (to callers with those rights)'),
+  PUBLIC_URL: Type.Optional(text('the address clients reach Quire at, e.g. `https://quire.example.com` (the redirect URI of sign-in providers is `PUBLIC_URL/login/oauth/callback/<name>`)', { pattern: '^https?://[^\\s/]+(/[^\\s]*[^\\s/])?$', hint: 'must be an http:// or https:// URL without a trailing slash' })),
+  OAUTH_PROVIDERS: Type.Optional(text('sign-in providers (OAuth 2 / OpenID Connect), e.g. `google,work`; each is configured by its `OAUTH_<NAME>_*` variables (see docs/auth.md)', { pattern: '^[a-z][a-z0-9]{0,31}(\\s*,\\s*[a-z][a-z0-9]{0,31})*$', hint: 'must be a comma-separated list of names of lower-case letters and digits' })),
+  OAUTH_SUCCESS_URL: Type.Optional(text('where the browser goes after a sign-in with a provider, with `?token=` (a one-time sign-in token for `POST /login/oauth/token`)', { pattern: '^https?://', hint: 'must start with http:// or https://' })),
+  OAUTH_FAILURE_URL: Type.Optional(text('where the browser goes after a failed sign-in, with `?error=<code>&provider=<name>` (unset: `OAUTH_SUCCESS_URL`)', { pattern: '^https?://', hint: 'must start with http:// or https://' }))
 })
 
 export type Env = Static<typeof EnvSchema>

@@ -5,6 +5,7 @@ import { embeddedDatabaseUrl } from './embedded/data-dir.ts'
 import { availableParallelism } from 'node:os'
 import proxyAddr from 'proxy-addr'
 import { ConfigError, readEnv } from './read-env.ts'
+import { readOAuthSettings, type OAuthSettings } from './oauth/oauth-settings.ts'
 
 export { ConfigError } from './read-env.ts'
 
@@ -85,6 +86,10 @@ export interface Config {
   changesMaxStreamsPerClient: number
   /** MCP: tools that create, update and delete documents are offered (to callers with those rights). */
   mcpWrites: boolean
+  /** PUBLIC_URL: the address clients reach Quire at (sign-in providers' redirect URIs). */
+  publicUrl?: string
+  /** Sign-in with OAuth 2 / OpenID Connect providers (src/oauth/). */
+  oauth: OAuthSettings
 }
 
 /** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
@@ -174,6 +179,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     changesStallSeconds: v.CHANGES_STALL_SECONDS,
     changesMaxStreams: v.CHANGES_MAX_STREAMS,
     changesMaxStreamsPerClient: v.CHANGES_MAX_STREAMS_PER_CLIENT,
-    mcpWrites: v.MCP_WRITES
+    mcpWrites: v.MCP_WRITES,
+    publicUrl: v.PUBLIC_URL,
+    oauth: readOAuthSettings(env, { providers: v.OAUTH_PROVIDERS, successUrl: v.OAUTH_SUCCESS_URL, failureUrl: v.OAUTH_FAILURE_URL, publicUrl: v.PUBLIC_URL })
   }
 }
