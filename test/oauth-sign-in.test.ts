@@ -18,7 +18,7 @@ const FAILURE = 'https://app.example.com/sign-in-failed'
 const client = (name: string): { clientId: string, clientSecret: string, redirectUri: string } =>
   ({ clientId: `quire-${name}`, clientSecret: `${name} client secret`, redirectUri: `${PUBLIC_URL}/login/oauth/callback/${name}` })
 
-const provider = await startTestProvider([client('idp'), client('open')])
+const provider = await startTestProvider([client('idp'), client('open'), client('plain')])
 t.teardown(provider.stop)
 provider.accounts.set('alice-sub', { email: 'Alice@Example.com', email_verified: true, name: 'Alice' })
 provider.accounts.set('bob-sub', { email: 'bob@example.com', email_verified: false })
@@ -31,7 +31,15 @@ const settings = (name: string, createUsers: boolean): OAuthProvider =>
 const { app, createUser } = await createTestApp(t, 'postgres', {
   ...TEST_SETTINGS,
   publicUrl: PUBLIC_URL,
-  oauth: { successUrl: SUCCESS, failureUrl: FAILURE, providers: [settings('idp', false), settings('open', true)] }
+  oauth: {
+    successUrl: SUCCESS,
+    failureUrl: FAILURE,
+    providers: [settings('idp', false), settings('open', true), {
+      ...settings('plain', false),
+      issuer: undefined,
+      endpoints: { authorization: `${provider.issuer}/auth`, token: `${provider.issuer}/token`, userinfo: `${provider.issuer}/me` }
+    }]
+  }
 })
 const alice = await createUser('alice@example.com', 'alice-password')
 await createUser('bob@example.com', 'bob-password')
@@ -108,6 +116,12 @@ t.test('an account linked once signs in by its link, whatever its email becomes'
   t.equal(json(await exchange(result.token!)).user_id, alice.id)
 })
 
+t.test('a provider configured by its endpoints (plain OAuth 2, no discovery): the email from its userinfo endpoint', async t => {
+  const result = await signIn('plain', 'alice-sub')
+  t.equal(result.page, SUCCESS)
+  t.equal(json(await exchange(result.token!)).user_id, alice.id)
+})
+
 t.test('an unverified email signs no one in', async t => {
   const result = await signIn('idp', 'bob-sub')
   t.same(result, { page: FAILURE, error: 'email_not_verified', provider: 'idp', token: undefined })
@@ -135,7 +149,9 @@ t.test('a forged state, a missing cookie, another provider\'s cookie: invalid_st
   t.equal(outcome(await callback('idp', answer, 'quire_oauth=tampered.with.value')).error, 'invalid_state', 'a cookie not sealed by Quire')
   const other = await start(app, 'open')
   t.equal(outcome(await callback('idp', answer, other.cookie)).error, 'invalid_state', 'a cookie of another provider')
-  t.match(outcome(await callback('idp', answer, started.cookie)), { page: SUCCESS }, 'the code was still unused')
+  const used = await callback('idp', answer, started.cookie)
+  t.match(outcome(used), { page: SUCCESS }, 'the code was still unused')
+  t.match(String(used.headers['set-cookie']), /^quire_oauth=; Path=\/login\/oauth\/callback\/; HttpOnly; SameSite=Lax; Max-Age=0$/, 'each callback deletes the cookie')
 })
 
 t.test('login CSRF: an attacker\'s callback URL opened in the victim\'s browser signs the victim into nothing', async t => {

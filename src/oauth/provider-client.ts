@@ -75,8 +75,8 @@ export function createProviderClient (provider: OAuthProvider): ProviderClient {
     return configuration
   }
 
-  async function userinfo (config: client.Configuration, accessToken: string, subject?: string): Promise<Record<string, unknown>> {
-    if (subject !== undefined) return await client.fetchUserInfo(config, accessToken, subject)
+  /** A plain OAuth 2 provider's userinfo answer (no subject to check it against). */
+  async function plainUserinfo (config: client.Configuration, accessToken: string): Promise<Record<string, unknown>> {
     const answer = await client.fetchProtectedResource(config, accessToken, new URL(provider.endpoints!.userinfo), 'GET')
     if (!answer.ok) throw new SignInFailure('api_request_failed')
     return await answer.json() as Record<string, unknown>
@@ -104,8 +104,9 @@ export function createProviderClient (provider: OAuthProvider): ProviderClient {
           ...(oidc ? { expectedNonce: pending.nonce, idTokenExpected: true } : {})
         })
         const claims = tokens.claims()
-        if (claims !== undefined && typeof claims.email === 'string') return identityFrom(claims)
-        return identityFrom(await userinfo(config, tokens.access_token, claims?.sub))
+        if (!oidc || claims === undefined) return identityFrom(await plainUserinfo(config, tokens.access_token))
+        if (typeof claims.email === 'string') return identityFrom(claims)
+        return identityFrom(await client.fetchUserInfo(config, tokens.access_token, claims.sub))
       } catch (err) {
         throw failureOf(err)
       }
