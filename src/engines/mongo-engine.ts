@@ -2,7 +2,7 @@
 // language is MongoDB's own, so filters, sorts and projections pass straight through, widened
 // to match ids and dates in either stored form (mongo-stored-forms.ts); documents are stored as
 // JSON values (string _id, ISO date strings) like the SQL engines.
-import { MongoClient, MongoServerError, type Document } from 'mongodb'
+import { MongoClient, MongoServerError, type ClientSession, type Document } from 'mongodb'
 import type { Engine, FindQuery, FindResult } from './engine.ts'
 import { findOneThrough } from './engine.ts'
 import type { Model } from '../models/model-definition.ts'
@@ -59,6 +59,24 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
   const caps = await mongoCapabilities(db)
   const changes = await createMongoChangeLog(db, caps, log)
   const noTextWarned = new Set<string>()
+
+  /** Every document of a model, in keyset pages by _id; inside `session` when given (a snapshot). */
+  function exportFrom (session?: ClientSession): Engine['exportAll'] {
+    return async function * (model, batchSize) {
+      const limit = Math.max(1, Math.floor(batchSize))
+      // Keyset pages in _id order. A comparison stays within one BSON type, and string ids sort
+      // before ObjectIds: after the last string id come the greater strings, then every ObjectId.
+      let after: Document = {}
+      for (;;) {
+        const docs = await run(() => collectionOf(model).find(after, { sort: { _id: 1 }, limit, maxTimeMS, session }).toArray())
+        if (docs.length === 0) return
+        const last: unknown = docs[docs.length - 1]._id
+        after = typeof last === 'string' ? { $or: [{ _id: { $gt: last } }, { _id: { $type: 'objectId' } }] } : { _id: { $gt: last } }
+        yield docs.map(doc => JSON.stringify(doc))
+      }
+    }
+  }
+
 
   /** Refuses a search where the server has no text indexes (FerretDB), before it answers with a server error. */
   function checkSearch (model: Model, query: FindQuery): void {
@@ -193,17 +211,15 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
       return docs.length
     },
 
-    exportAll: async function * (model, batchSize) {
-      const limit = Math.max(1, Math.floor(batchSize))
-      // Keyset pages in _id order. A comparison stays within one BSON type, and string ids sort
-      // before ObjectIds: after the last string id come the greater strings, then every ObjectId.
-      let after: Document = {}
-      for (;;) {
-        const docs = await run(() => collectionOf(model).find(after, { sort: { _id: 1 }, limit, maxTimeMS }).toArray())
-        if (docs.length === 0) return
-        const last: unknown = docs[docs.length - 1]._id
-        after = typeof last === 'string' ? { $or: [{ _id: { $gt: last } }, { _id: { $type: 'objectId' } }] } : { _id: { $gt: last } }
-        yield docs.map(doc => JSON.stringify(doc))
+    exportAll: exportFrom(),
+
+    readSnapshot: async (work) => {
+      if (!caps.transactions) return await work({ consistent: false, exportAll: exportFrom() })
+      const session = client.startSession({ snapshot: true })
+      try {
+        return await work({ consistent: true, exportAll: exportFrom(session) })
+      } finally {
+        await session.endSession()
       }
     },
 

@@ -67,6 +67,20 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
     return { data: `[${docs.join(',')}]`, returned: docs.length, ...(query.count && { count: Number(rows[0]?.total ?? 0) }) }
   }
 
+  /** Every document of a model through `source` (the pool, or a snapshot's transaction), in keyset pages by _id. */
+  function exportFrom (source: SqlClient): Engine['exportAll'] {
+    return async function * (model, batchSize) {
+      const text = `SELECT _id, doc::text AS d FROM ${quoteIdent(tableName(model))} WHERE _id > $1 ORDER BY _id LIMIT ${Math.max(1, Math.floor(batchSize))}`
+      let last = ''
+      for (;;) {
+        const rows = await source.query(text, [last])
+        if (rows.length === 0) return
+        last = rows[rows.length - 1]._id as string
+        yield rows.map(r => r.d as string)
+      }
+    }
+  }
+
   const insert = createInsertBatches({
     one: async (model, doc) => {
       const params = new SqlParams()
@@ -153,16 +167,12 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
       await client.exec(`ANALYZE ${quoteIdent(tableName(model))}${ranks ? `, ${quoteIdent(ranks.name)}` : ''}`)
     },
 
-    exportAll: async function * (model, batchSize) {
-      const text = `SELECT _id, doc::text AS d FROM ${quoteIdent(tableName(model))} WHERE _id > $1 ORDER BY _id LIMIT ${Math.max(1, Math.floor(batchSize))}`
-      let last = ''
-      for (;;) {
-        const rows = await client.query(text, [last])
-        if (rows.length === 0) return
-        last = rows[rows.length - 1]._id as string
-        yield rows.map(r => r.d as string)
-      }
-    },
+    exportAll: exportFrom(client),
+
+    readSnapshot: (work) => raw.transaction(async (tx) => {
+      await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY')
+      return await work({ consistent: true, exportAll: exportFrom(tx) })
+    }),
 
     matchDocuments: sqlMatchDocuments(client, run),
 
