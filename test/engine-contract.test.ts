@@ -156,6 +156,17 @@ const checkExport: Check = async (t, { engine }) => {
   t.strictSame(batches.flat().map(text => JSON.parse(text)), Object.values(ITEMS), 'every document in _id order, soft-deleted ones and passwords included')
 }
 
+const checkSnapshot: Check = async (t, { engine, target }) => {
+  const read = await engine.readSnapshot(async (snapshot) => {
+    const docs: string[] = []
+    for await (const batch of snapshot.exportAll(ITEM, 2)) docs.push(...batch)
+    return { consistent: snapshot.consistent, docs }
+  })
+  t.strictSame(read.docs.map(text => JSON.parse(text)), Object.values(ITEMS), 'every document, as exportAll reads them')
+  if (target.name === 'postgres') t.equal(read.consistent, true, 'of one moment (test/backup-restore.test.ts writes meanwhile)')
+  else t.type(read.consistent, 'boolean', 'of one moment where the server has snapshot reads')
+}
+
 const checkUpdate: Check = async (t, { engine }) => {
   const { charlie } = ITEMS
   const updatedAt = '2024-06-01T00:00:00.000Z'
@@ -289,7 +300,7 @@ const CHECKS: Array<[string, Check, FerretLimit[]?]> = [
   ['syncModels', checkSync], ['insert', checkInsert], ['findOne and findRaw', checkRead], ['find', checkFind],
   ['find with populate', checkPopulate], ['find with search', checkSearch, ['text']], ['count and estimateCount', checkCounts],
   ['aggregate', checkAggregate], ['aggregate with $replaceRoot', checkAggregateRoot, ['stages']], ['aggregate with $lookup', checkAggregateLookup, ['lookup']],
-  ['exportAll', checkExport], ['updateOne', checkUpdate], ['insertMany', checkInsertMany],
+  ['exportAll', checkExport], ['readSnapshot', checkSnapshot], ['updateOne', checkUpdate], ['insertMany', checkInsertMany],
   ['bulkWrite', checkBulkWrite], ['bulkWrite upsert and failures', checkBulkUpsertAndFailures], ['syncModels after a change', checkIndexChanges],
   ['streamFind', checkStreamFind], ['deleteOne', checkDeleteOne],
   ['matchDocuments', checkMatchDocuments, ['stages']], ['changes: follow and readAfter', checkChangeLog, ['changeStreams']],
