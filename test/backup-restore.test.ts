@@ -5,7 +5,7 @@
 // backup reads one moment while writes go on, and restore refuses a deployment that is not
 // empty, a file cut short and models the deployment does not define.
 import t, { type Test } from 'tap'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
@@ -17,6 +17,7 @@ import { TEST_SETTINGS, json, login } from './helpers/auth-helpers.ts'
 import { ferretdbBinary } from './helpers/ferretdb.ts'
 import { REPO_ROOT, runCli } from './helpers/run-cli.ts'
 import { backupModels } from '../src/backup/backup-models.ts'
+import { embeddedServerRunning } from '../src/embedded/embedded-server.ts'
 import { writeBackup } from '../src/backup/write-backup.ts'
 import { OAUTH_LINK_MODEL } from '../src/oauth/oauth-link-model.ts'
 import { newId } from '../src/ids.ts'
@@ -42,6 +43,18 @@ async function everything (engine: Engine, models: Model[]): Promise<Record<stri
     for await (const batch of engine.exportAll(model, 1000)) docs.push(...batch.map(text => JSON.parse(text) as Record<string, unknown>))
     all[model.name] = docs.sort((a, b) => String(a._id).localeCompare(String(b._id)))
   }
+  return all
+}
+
+/** The documents of a backup file, by model, ordered by _id. */
+function documentsOf (path: string): Record<string, unknown[]> {
+  const all: Record<string, Array<Record<string, unknown>>> = {}
+  let model = ''
+  for (const line of readFileSync(path, 'utf8').trim().split('\n').slice(1, -1).map(text => JSON.parse(text) as Record<string, unknown>)) {
+    if (line._id === undefined) all[model = line.model as string] = []
+    else all[model].push(line)
+  }
+  for (const docs of Object.values(all)) docs.sort((a, b) => String(a._id).localeCompare(String(b._id)))
   return all
 }
 
@@ -85,6 +98,16 @@ async function restoreInto (t: Test, engine: EngineName): Promise<void> {
   t.match(result.stderr, /restored 37 documents of \d+ models from .* in [\d.]+ s/)
   const target = { app: await appOn(t, url) }
   t.same(await everything(target.app.db, models), await everything(source.app.db, models), 'every document, user, credential, group and link')
+  if (engine === 'ferretdb') {
+    const fromFerret = join(dir, 'from-ferretdb.ndjson')
+    const backup = await cli(['backup', fromFerret], url)
+    t.equal(backup.code, 0, backup.stderr)
+    t.match(backup.stderr, /warning: mongodb here cannot read one moment of the whole database \(MongoDB needs a replica set\)/)
+    t.same(documentsOf(fromFerret), documentsOf(file), 'backed up again from the MongoDB engine: the same documents')
+    const backToPostgres = await databaseUrl('postgres')
+    t.equal((await cli(['restore', fromFerret], backToPostgres)).code, 0, 'and restored into PostgreSQL')
+    t.same(await everything(await appOn(t, backToPostgres).then(app => app.db), models), await everything(source.app.db, models), 'the same documents again')
+  }
   const byKey = await target.app.inject({ method: 'GET', url: '/api/user', headers: { apikey: aliceKey } })
   t.equal(byKey.statusCode, 200, 'an API key of the source works')
   t.same(json(byKey).data[0].groups, ['editors', 'sales'])
@@ -103,6 +126,20 @@ t.test('restored into an empty PostgreSQL database: every document the same', as
 const ferret = ferretdbBinary()
 t.test('restored into the MongoDB engine on FerretDB: every document the same', { skip: 'missing' in ferret ? ferret.missing : false }, async t => {
   await restoreInto(t, 'ferretdb')
+})
+
+t.test('the embedded default: restored into a new DATA_DIR and backed up from it, the same documents', async t => {
+  const parent = mkdtempSync(join(tmpdir(), 'quire-backup-data-'))
+  chmodSync(parent, 0o755) // as root, the server runs as postgres, who must reach DATA_DIR
+  t.teardown(() => rmSync(parent, { recursive: true, force: true }))
+  const env = { DATABASE_URL: '', DATA_DIR: join(parent, 'data'), MODELS_DIR, LOG_LEVEL: 'warn' }
+  const restored = await runCli(['restore', file], env)
+  t.equal(restored.code, 0, restored.stderr)
+  const again = join(dir, 'from-embedded.ndjson')
+  const backup = await runCli(['backup', again], env)
+  t.equal(backup.code, 0, backup.stderr)
+  t.same(documentsOf(again), documentsOf(file))
+  t.notOk(embeddedServerRunning(env.DATA_DIR), 'the last command out stopped the embedded server')
 })
 
 t.test('restore refuses, before writing anything: a file cut short, a file that is no backup, models this deployment lacks', async t => {
@@ -137,12 +174,13 @@ t.test('the backup reads one moment: what is written while it runs is not in it'
   let wrote = false
   const chunks: string[] = []
   const out = new Writable({
+    highWaterMark: 1, // the backup waits for each write (and so for the writes below) before it reads on
     write (chunk, _encoding, done) {
       chunks.push(String(chunk))
       if (wrote || !String(chunk).includes('"_id"')) return done()
       wrote = true // while the first documents are written: a new document and a new user
       source.app.inject({ method: 'POST', url: '/api/test', headers: { authorization: source.admin }, payload: { foo: 'written during the backup' } })
-        .then(async () => await source.createUser('late@example.com', 'late-password'))
+        .then(async (res) => { t.equal(res.statusCode, 200, res.body); await source.createUser('late@example.com', 'late-password') })
         .then(() => done(), done)
     }
   })
