@@ -20,6 +20,7 @@ import { issueSignInToken, redeemSignInToken } from '../src/oauth/sign-in-tokens
 
 const ProviderParams = Type.Object({ provider: Type.String({ maxLength: 64 }) })
 const SignInTokenBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 256 }) })
+const Redirect = (to: string): Record<number, unknown> => ({ 302: Type.Null({ description: `Redirects the browser (Location) to ${to}` }) })
 
 /** `base` with `params` added to its query. */
 function withQuery (base: string, params: Record<string, string>): string {
@@ -51,7 +52,7 @@ export default async function oauthRoutes (fastify: FastifyInstance): Promise<vo
     return reply.redirect(withQuery(failureUrl!, { error: failure.code, provider: name }), 302)
   }
 
-  app.get('/login/oauth/:provider', { config: { rateLimit: app.endpointLimit('login') }, schema: { operationId: 'getLoginOauthProvider', summary: 'Sign in with a provider: redirects the browser to it', params: ProviderParams } }, async (request, reply) => {
+  app.get('/login/oauth/:provider', { config: { rateLimit: app.endpointLimit('login') }, schema: { operationId: 'getLoginOauthProvider', summary: 'Sign in with a provider: redirects the browser to it', params: ProviderParams, response: Redirect('the provider\'s authorization page (or OAUTH_FAILURE_URL when it cannot be reached)') } }, async (request, reply) => {
     const { client } = configured(request.params.provider)
     const pending = newPendingSignIn(request.params.provider, clock.now())
     try {
@@ -62,7 +63,7 @@ export default async function oauthRoutes (fastify: FastifyInstance): Promise<vo
     }
   })
 
-  app.get('/login/oauth/callback/:provider', { config: { rateLimit: app.endpointLimit('login') }, schema: { operationId: 'getLoginOauthCallbackProvider', summary: 'The provider\'s redirect back: redirects the browser to OAUTH_SUCCESS_URL?token= or OAUTH_FAILURE_URL?error=', params: ProviderParams } }, async (request, reply) => {
+  app.get('/login/oauth/callback/:provider', { config: { rateLimit: app.endpointLimit('login') }, schema: { operationId: 'getLoginOauthCallbackProvider', summary: 'The provider\'s redirect back: redirects the browser to OAUTH_SUCCESS_URL?token= or OAUTH_FAILURE_URL?error=', params: ProviderParams, response: Redirect('OAUTH_SUCCESS_URL?token=<sign-in token>, or OAUTH_FAILURE_URL?error=<code>&provider=<name>') } }, async (request, reply) => {
     const name = request.params.provider
     const { provider, client } = configured(name)
     reply.header('set-cookie', clearedPendingCookie(secure))
