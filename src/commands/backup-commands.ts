@@ -16,6 +16,10 @@ const quiet = (): void => {}
 /** Where the backup goes: the file (written as file.partial, renamed once whole) or stdout. */
 function backupTarget (file: string | undefined): { out: Writable, done: () => Promise<void>, failed: () => Promise<void> } {
   if (file === undefined) {
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      process.stderr.write(`\nquire: backup: the output closed before the end (${err.code ?? err.message}): what it received is incomplete\n`)
+      process.exit(1)
+    })
     return { out: process.stdout, done: async () => {}, failed: async () => {} }
   }
   const partial = `${file}.partial`
