@@ -68,7 +68,7 @@ export default async function oauthRoutes (fastify: FastifyInstance): Promise<vo
     const { provider, client } = configured(name)
     reply.header('set-cookie', clearedPendingCookie(secure))
     try {
-      const pending = readPendingSignIn(key, request.headers.cookie, name, clock.now())
+      const pending = readPendingSignIn(key, request.headers.cookie, name, clock.now(), secure)
       const state = (request.query as Record<string, unknown>).state
       if (pending === undefined || state !== pending.state) throw new SignInFailure('invalid_state')
       const callbackUrl = new URL(redirectUri(name))

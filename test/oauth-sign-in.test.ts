@@ -90,7 +90,7 @@ for (const engine of wideEngines()) {
       t.match(params.get('state'), /^[A-Za-z0-9_-]{43}$/)
       t.match(params.get('nonce'), /^[A-Za-z0-9_-]{43}$/)
       const res = await app.inject({ method: 'GET', url: '/login/oauth/idp' })
-      t.match(String(res.headers['set-cookie']), /^quire_oauth=[^;]+; Path=\/login\/oauth\/callback\/; HttpOnly; SameSite=Lax; Max-Age=600$/)
+      t.match(String(res.headers['set-cookie']), /^quire_oauth=[^;]+; Path=\/login\/oauth\/callback\/; HttpOnly; SameSite=Lax; Max-Age=600$/, 'over http, only the callbacks get it')
       t.notMatch(String(res.headers['set-cookie']), params.get('state')!, 'the state is not readable in the cookie')
     })
 
