@@ -162,6 +162,17 @@ t.test('restore refuses, before writing anything: a file cut short, a file that 
   t.equal(await app.system.count(app.models.get('user'), {}), 0, 'nothing was restored')
 })
 
+t.test('a restore that fails while writing says how far it got', async t => {
+  const lines = readFileSync(file, 'utf8').split('\n')
+  const testLine = lines.findIndex(line => line === '{"model":"test"}')
+  lines.splice(testLine + 2, 0, lines[testLine + 1]) // a document twice: its batch is refused
+  const twice = join(dir, 'twice.ndjson')
+  writeFileSync(twice, lines.join('\n'))
+  const result = await cli(['restore', twice], await databaseUrl('postgres'))
+  t.equal(result.code, 1)
+  t.match(result.stderr, /^quire: restore stopped after \d+ documents: A document with this unique value already exists\. This deployment now holds part of the backup: empty it \(a new DATA_DIR or database\) before restoring again\n$/)
+})
+
 t.test('quire backup without a file writes to stdout', async t => {
   const result = await cli(['backup'], sourceUrl)
   t.equal(result.code, 0, result.stderr)
