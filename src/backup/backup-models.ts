@@ -8,7 +8,7 @@ import type { ModelRegistry } from '../models/model-registry.ts'
 import { CREDENTIAL_MODEL } from '../auth/credential-model.ts'
 import { OAUTH_LINK_MODEL } from '../oauth/oauth-link-model.ts'
 
-export const INTERNAL_MODELS: Model[] = [CREDENTIAL_MODEL, OAUTH_LINK_MODEL]
+const INTERNAL_MODELS: Model[] = [CREDENTIAL_MODEL, OAUTH_LINK_MODEL]
 
 export function backupModels (registry: ModelRegistry): Model[] {
   return [...registry.all(), ...INTERNAL_MODELS]

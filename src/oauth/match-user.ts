@@ -15,7 +15,7 @@ import type { ProviderIdentity } from './provider-client.ts'
 import { SignInFailure } from './sign-in-failure.ts'
 
 /** The user to sign in and the link document (where the one-time sign-in token is kept). */
-export interface MatchedUser { userId: string, linkId: string }
+interface MatchedUser { userId: string, linkId: string }
 
 async function liveUser (store: SystemStore, filter: Doc): Promise<Doc | null> {
   return await store.findRaw(USER_MODEL, { ...filter, _deleted: false })
