@@ -152,12 +152,12 @@ t.test('restore refuses, before writing anything: a file cut short, a file that 
     ['unknown.ndjson', text.replace('"models":["user"', '"models":["invoice","user"'), /^quire: the backup holds models this deployment does not define: invoice \(give MODELS_DIR the model files of the backed-up deployment\); nothing was restored\n$/],
     ['missing.ndjson', '', /^quire: cannot read .*missing\.ndjson: no such file\n$/]
   ]
-  for (const [name, content, message] of cases) {
+  await Promise.all(cases.map(async ([name, content, message]) => {
     if (name !== 'missing.ndjson') writeFileSync(join(dir, name), content)
     const result = await cli(['restore', join(dir, name)], url)
     t.equal(result.code, 1, name)
     t.match(result.stderr, message, name)
-  }
+  }))
   const app = await appOn(t, url)
   t.equal(await app.system.count(app.models.get('user'), {}), 0, 'nothing was restored')
 })
