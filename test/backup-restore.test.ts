@@ -21,7 +21,7 @@ import { embeddedServerRunning } from '../src/embedded/embedded-server.ts'
 import { writeBackup } from '../src/backup/write-backup.ts'
 import { OAUTH_LINK_MODEL } from '../src/oauth/oauth-link-model.ts'
 import { newId } from '../src/ids.ts'
-import type { Engine } from '../src/engines/engine.ts'
+import type { Engine } from '../src/storage/engine.ts'
 import type { Model } from '../src/models/model-definition.ts'
 
 /** An app on a restored database (no users of its own). */

@@ -5,7 +5,7 @@
 // search ranks).
 import type { Model } from '../models/model-definition.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
-import { CREDENTIAL_MODEL } from '../auth/credential-model.ts'
+import { CREDENTIAL_MODEL } from '../auth/credentials/credential-model.ts'
 import { OAUTH_LINK_MODEL } from '../oauth/oauth-link-model.ts'
 
 const INTERNAL_MODELS: Model[] = [CREDENTIAL_MODEL, OAUTH_LINK_MODEL]

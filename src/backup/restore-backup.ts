@@ -6,7 +6,7 @@
 import { createReadStream, statSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
-import type { Doc, Engine } from '../engines/engine.ts'
+import type { Doc, Engine } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { systemStore } from '../permissions/system-access.ts'
 import { StartupError } from '../startup-error.ts'

@@ -2,7 +2,7 @@
 // (Engine.readSnapshot) and streamed to `out` in the backup format (backup-format.ts), with
 // progress reported per batch.
 import type { Writable } from 'node:stream'
-import type { Engine } from '../engines/engine.ts'
+import type { Engine } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { BACKUP_FORMAT, type BackupEnd, type BackupHeader } from './backup-format.ts'
 

@@ -37,11 +37,11 @@ export function addBackupCommands (program: Command): void {
     .action(async (file: string | undefined) => {
       const config = loadConfig()
       const [{ default: cliProgress }, { openStorage }, { writeBackup }, { backupModels }] = await Promise.all([
-        import('cli-progress'), import('../engines/open-storage.ts'), import('../backup/write-backup.ts'), import('../backup/backup-models.ts')
+        import('cli-progress'), import('../storage/open-storage.ts'), import('../backup/write-backup.ts'), import('../backup/backup-models.ts')
       ])
       if (file === undefined && process.stdout.isTTY) throw new StartupError('quire backup: give a file (quire backup backup.ndjson), or redirect stdout')
       await withDatabase(config, quiet, async () => {
-        const { engine, models } = await openStorage(config, quiet)
+        const { engine, models } = await openStorage(config, { log: quiet })
         const target = backupTarget(file)
         const bar = new cliProgress.SingleBar({ format: 'backing up {bar} {value} of about {total} documents | {rate} docs/s', stream: process.stderr }, cliProgress.Presets.shades_classic)
         const started = Date.now()
@@ -74,10 +74,10 @@ export function addBackupCommands (program: Command): void {
     .action(async (file: string) => {
       const config = loadConfig()
       const [{ default: cliProgress }, { openStorage }, { restoreBackup }, { backupModels }] = await Promise.all([
-        import('cli-progress'), import('../engines/open-storage.ts'), import('../backup/restore-backup.ts'), import('../backup/backup-models.ts')
+        import('cli-progress'), import('../storage/open-storage.ts'), import('../backup/restore-backup.ts'), import('../backup/backup-models.ts')
       ])
       await withDatabase(config, quiet, async () => {
-        const { engine, models } = await openStorage(config, quiet)
+        const { engine, models } = await openStorage(config, { log: quiet })
         const bar = new cliProgress.SingleBar({ format: 'restoring {bar} {percentage}% | {documents} documents | {rate} docs/s', stream: process.stderr }, cliProgress.Presets.shades_classic)
         const started = Date.now()
         try {

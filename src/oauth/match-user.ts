@@ -3,12 +3,12 @@
 // else, when the provider's OAUTH_<NAME>_CREATE_USERS allows it, a new user with that email
 // (and a random password nobody knows: a recovery link sets one). Nothing else signs in.
 import { randomBytes } from 'node:crypto'
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { SystemStore } from '../permissions/system-access.ts'
 import { QuireError } from '../errors.ts'
 import { newId } from '../ids.ts'
-import { createUser } from '../auth/user-records.ts'
-import { USER_MODEL } from '../auth/user-model.ts'
+import { createUser } from '../auth/users/user-records.ts'
+import { USER_MODEL } from '../auth/users/user-model.ts'
 import { OAUTH_LINK_MODEL } from './oauth-link-model.ts'
 import type { OAuthProvider } from './oauth-settings.ts'
 import type { ProviderIdentity } from './provider-client.ts'

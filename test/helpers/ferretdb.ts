@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { MongoClient } from 'mongodb'
 import { freePort } from '../../src/free-port.ts'
 
-export const FERRETDB_VERSION = 'v1.24.2'
+const FERRETDB_VERSION = 'v1.24.2'
 
 /**
  * What FerretDB v1 cannot do that Quire's MongoDB engine or its tests use, each with where FerretDB
