@@ -3,7 +3,12 @@
 // under its key and before it expires.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { clearedPendingCookie, newPendingSignIn, pendingCookie, readPendingSignIn } from '../src/oauth/pending-sign-in.ts'
+import {
+  clearedPendingCookie,
+  newPendingSignIn,
+  pendingCookie,
+  readPendingSignIn
+} from '../src/oauth/pending-sign-in.ts'
 
 const key = randomBytes(32)
 const now = Date.now()
@@ -15,7 +20,11 @@ t.test('over https: a __Host- cookie', async t => {
   t.match(cookie, /^__Host-quire_oauth=[\w.-]+; Path=\/; HttpOnly; SameSite=Lax; Secure; Max-Age=600$/)
   for (const secret of [pending.state, pending.verifier, pending.nonce]) t.notOk(cookie.includes(secret), 'sealed')
   t.same(readPendingSignIn(key, `other=1; ${header(cookie)}`, 'google', now, true), pending)
-  t.equal(readPendingSignIn(key, header(cookie).replace('__Host-', ''), 'google', now, true), undefined, 'not without its prefix')
+  t.equal(
+    readPendingSignIn(key, header(cookie).replace('__Host-', ''), 'google', now, true),
+    undefined,
+    'not without its prefix'
+  )
   t.equal(clearedPendingCookie(true), '__Host-quire_oauth=; Path=/; HttpOnly; SameSite=Lax; Secure; Max-Age=0')
 })
 

@@ -10,6 +10,6 @@ import { OAUTH_LINK_MODEL } from '../oauth/oauth-link-model.ts'
 
 const INTERNAL_MODELS: Model[] = [CREDENTIAL_MODEL, OAUTH_LINK_MODEL]
 
-export function backupModels (registry: ModelRegistry): Model[] {
+export function backupModels(registry: ModelRegistry): Model[] {
   return [...registry.all(), ...INTERNAL_MODELS]
 }

@@ -8,16 +8,31 @@ import { BACKUP_FORMAT, type BackupEnd, type BackupHeader } from './backup-forma
 
 const BATCH = 5000
 
-async function write (out: Writable, text: string): Promise<void> {
+async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await new Promise(resolve => out.once('drain', resolve))
 }
 
-export interface BackupSummary { consistent: boolean, documents: number, models: Record<string, number> }
+export interface BackupSummary {
+  consistent: boolean
+  documents: number
+  models: Record<string, number>
+}
 
 /** Writes the backup of `models` to `out`; `onProgress` gets the documents written so far. */
-export async function writeBackup (engine: Engine, models: Model[], out: Writable, onProgress: (documents: number) => void): Promise<BackupSummary> {
-  return await engine.readSnapshot(async (snapshot) => {
-    const header: BackupHeader = { quire_backup: BACKUP_FORMAT, created: new Date().toISOString(), engine: engine.kind, consistent: snapshot.consistent, models: models.map(m => m.name) }
+export async function writeBackup(
+  engine: Engine,
+  models: Model[],
+  out: Writable,
+  onProgress: (documents: number) => void
+): Promise<BackupSummary> {
+  return await engine.readSnapshot(async snapshot => {
+    const header: BackupHeader = {
+      quire_backup: BACKUP_FORMAT,
+      created: new Date().toISOString(),
+      engine: engine.kind,
+      consistent: snapshot.consistent,
+      models: models.map(m => m.name)
+    }
     await write(out, JSON.stringify(header) + '\n')
     const end: BackupEnd['end'] = { documents: 0, models: {} }
     for (const model of models) {

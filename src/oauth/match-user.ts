@@ -15,36 +15,54 @@ import type { ProviderIdentity } from './provider-client.ts'
 import { SignInFailure } from './sign-in-failure.ts'
 
 /** The user to sign in and the link document (where the one-time sign-in token is kept). */
-interface MatchedUser { userId: string, linkId: string }
+interface MatchedUser {
+  userId: string
+  linkId: string
+}
 
-async function liveUser (store: SystemStore, filter: Doc): Promise<Doc | null> {
+async function liveUser(store: SystemStore, filter: Doc): Promise<Doc | null> {
   return await store.findRaw(USER_MODEL, { ...filter, _deleted: false })
 }
 
 /** The user a verified email names, created when the provider allows it. */
-async function userByEmail (store: SystemStore, provider: OAuthProvider, identity: ProviderIdentity, bcryptRounds: number): Promise<Doc> {
+async function userByEmail(
+  store: SystemStore,
+  provider: OAuthProvider,
+  identity: ProviderIdentity,
+  bcryptRounds: number
+): Promise<Doc> {
   if (identity.email === undefined) throw new SignInFailure('missing_data')
   if (!identity.emailVerified) throw new SignInFailure('email_not_verified')
   const email = identity.email.toLowerCase()
   const found = await liveUser(store, { email })
   if (found) return found
   if (!provider.createUsers) throw new SignInFailure('no_user')
-  const fields: Doc = { email, password: randomBytes(32).toString('base64url'), ...(identity.name ? { name: identity.name.slice(0, 200) } : {}) }
+  const fields: Doc = {
+    email,
+    password: randomBytes(32).toString('base64url'),
+    ...(identity.name ? { name: identity.name.slice(0, 200) } : {})
+  }
   try {
     return await createUser(store, fields, bcryptRounds)
   } catch (err) {
     // A deleted user keeps its email reserved; a concurrent sign-in may have created it.
-    if (err instanceof QuireError && err.code === 'DUPLICATE_KEY') return await liveUser(store, { email }) ?? failNoUser()
+    if (err instanceof QuireError && err.code === 'DUPLICATE_KEY')
+      return (await liveUser(store, { email })) ?? failNoUser()
     if (err instanceof QuireError && err.code === 'VALIDATION_FAILED') throw new SignInFailure('missing_data', err)
     throw err
   }
 }
 
-function failNoUser (): never {
+function failNoUser(): never {
   throw new SignInFailure('no_user')
 }
 
-export async function matchUser (store: SystemStore, provider: OAuthProvider, identity: ProviderIdentity, bcryptRounds: number): Promise<MatchedUser> {
+export async function matchUser(
+  store: SystemStore,
+  provider: OAuthProvider,
+  identity: ProviderIdentity,
+  bcryptRounds: number
+): Promise<MatchedUser> {
   const key = { provider: provider.name, subject: identity.subject }
   const link = await store.findRaw(OAUTH_LINK_MODEL, key)
   if (link) {
@@ -54,7 +72,16 @@ export async function matchUser (store: SystemStore, provider: OAuthProvider, id
   const user = await userByEmail(store, provider, identity, bcryptRounds)
   const now = new Date().toISOString()
   try {
-    const created = JSON.parse(await store.insert(OAUTH_LINK_MODEL, { _id: newId(), ...key, user_id: user._id, createdAt: now, updatedAt: now, __v: 0 })) as Doc
+    const created = JSON.parse(
+      await store.insert(OAUTH_LINK_MODEL, {
+        _id: newId(),
+        ...key,
+        user_id: user._id,
+        createdAt: now,
+        updatedAt: now,
+        __v: 0
+      })
+    ) as Doc
     return { userId: user._id as string, linkId: created._id as string }
   } catch (err) {
     // The same account's concurrent sign-in linked it first.

@@ -15,11 +15,7 @@ export const OAUTH_LINK_MODEL: Model = {
       handoff: { type: 'string' },
       handoff_expires: { type: 'date' }
     },
-    indexes: [
-      { fields: ['provider', 'subject'], unique: true },
-      { fields: ['user_id'] },
-      { fields: ['handoff'] }
-    ],
+    indexes: [{ fields: ['provider', 'subject'], unique: true }, { fields: ['user_id'] }, { fields: ['handoff'] }],
     perms: {}
   }),
   builtIn: true

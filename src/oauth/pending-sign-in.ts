@@ -20,32 +20,48 @@ export interface PendingSignIn {
 const PENDING_MS = 10 * 60_000
 
 /** The cookie's name and attributes: `__Host-` over https; over plain http (a developer's machine) only the callbacks get it. */
-function cookieOf (secure: boolean): { name: string, attributes: string } {
+function cookieOf(secure: boolean): { name: string; attributes: string } {
   return secure
     ? { name: '__Host-quire_oauth', attributes: 'Path=/; HttpOnly; SameSite=Lax; Secure' }
     : { name: 'quire_oauth', attributes: 'Path=/login/oauth/callback/; HttpOnly; SameSite=Lax' }
 }
 
-export function newPendingSignIn (provider: string, now: number): PendingSignIn {
-  return { provider, state: randomState(), verifier: randomPKCECodeVerifier(), nonce: randomNonce(), expires: now + PENDING_MS }
+export function newPendingSignIn(provider: string, now: number): PendingSignIn {
+  return {
+    provider,
+    state: randomState(),
+    verifier: randomPKCECodeVerifier(),
+    nonce: randomNonce(),
+    expires: now + PENDING_MS
+  }
 }
 
 /** The Set-Cookie header holding `pending`. */
-export function pendingCookie (key: Buffer, pending: PendingSignIn, secure: boolean): string {
+export function pendingCookie(key: Buffer, pending: PendingSignIn, secure: boolean): string {
   const { name, attributes } = cookieOf(secure)
   return `${name}=${seal(key, JSON.stringify(pending))}; ${attributes}; Max-Age=${PENDING_MS / 1000}`
 }
 
 /** The Set-Cookie header that removes the cookie (a callback uses it once, whatever its outcome). */
-export function clearedPendingCookie (secure: boolean): string {
+export function clearedPendingCookie(secure: boolean): string {
   const { name, attributes } = cookieOf(secure)
   return `${name}=; ${attributes}; Max-Age=0`
 }
 
 /** The pending sign-in in a Cookie header, when it is there, sealed by `key`, for `provider` and not expired. */
-export function readPendingSignIn (key: Buffer, cookieHeader: string | undefined, provider: string, now: number, secure: boolean): PendingSignIn | undefined {
+export function readPendingSignIn(
+  key: Buffer,
+  cookieHeader: string | undefined,
+  provider: string,
+  now: number,
+  secure: boolean
+): PendingSignIn | undefined {
   const { name } = cookieOf(secure)
-  const sealed = (cookieHeader ?? '').split(';').map(part => part.trim()).find(part => part.startsWith(`${name}=`))?.slice(name.length + 1)
+  const sealed = (cookieHeader ?? '')
+    .split(';')
+    .map(part => part.trim())
+    .find(part => part.startsWith(`${name}=`))
+    ?.slice(name.length + 1)
   const text = sealed ? unseal(key, sealed) : undefined
   if (text === undefined) return undefined
   const pending = JSON.parse(text) as PendingSignIn

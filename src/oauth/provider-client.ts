@@ -26,13 +26,13 @@ export interface ProviderClient {
 const isLoopbackHttp = (url: string): boolean => new URL(url).protocol === 'http:'
 
 /** The error code a provider put in its redirect, when it is a plain word (RFC 6749's are); else a generic one. */
-function providerErrorCode (err: client.AuthorizationResponseError): string {
+function providerErrorCode(err: client.AuthorizationResponseError): string {
   const code = err.error
   return /^[a-z_]{1,64}$/.test(code) ? code : 'provider_error'
 }
 
 /** openid-client's failures as the stable codes of the failure redirect. */
-function failureOf (err: unknown): SignInFailure {
+function failureOf(err: unknown): SignInFailure {
   if (err instanceof SignInFailure) return err
   if (err instanceof client.AuthorizationResponseError) return new SignInFailure(providerErrorCode(err), err)
   if (err instanceof client.ResponseBodyError) return new SignInFailure('token_request_failed', err)
@@ -41,7 +41,7 @@ function failureOf (err: unknown): SignInFailure {
 }
 
 /** The identity in an ID token's claims or a userinfo answer (OpenID Connect names, and JXP's Google v2 ones). */
-function identityFrom (claims: Record<string, unknown>): ProviderIdentity {
+function identityFrom(claims: Record<string, unknown>): ProviderIdentity {
   const subject = claims.sub ?? claims.id
   if (typeof subject !== 'string' && typeof subject !== 'number') throw new SignInFailure('missing_data')
   return {
@@ -52,22 +52,37 @@ function identityFrom (claims: Record<string, unknown>): ProviderIdentity {
   }
 }
 
-export function createProviderClient (provider: OAuthProvider): ProviderClient {
+export function createProviderClient(provider: OAuthProvider): ProviderClient {
   const oidc = provider.issuer !== undefined
   let configuration: Promise<client.Configuration> | undefined
 
-  async function configure (): Promise<client.Configuration> {
+  async function configure(): Promise<client.Configuration> {
     if (provider.issuer !== undefined) {
       const insecure = isLoopbackHttp(provider.issuer) ? { execute: [client.allowInsecureRequests] } : undefined
-      return await client.discovery(new URL(provider.issuer), provider.clientId, provider.clientSecret, undefined, insecure)
+      return await client.discovery(
+        new URL(provider.issuer),
+        provider.clientId,
+        provider.clientSecret,
+        undefined,
+        insecure
+      )
     }
     const { authorization, token, userinfo } = provider.endpoints!
-    const config = new client.Configuration({ issuer: new URL(authorization).origin, authorization_endpoint: authorization, token_endpoint: token, userinfo_endpoint: userinfo }, provider.clientId, provider.clientSecret)
+    const config = new client.Configuration(
+      {
+        issuer: new URL(authorization).origin,
+        authorization_endpoint: authorization,
+        token_endpoint: token,
+        userinfo_endpoint: userinfo
+      },
+      provider.clientId,
+      provider.clientSecret
+    )
     if ([authorization, token, userinfo].some(isLoopbackHttp)) client.allowInsecureRequests(config)
     return config
   }
 
-  function configured (): Promise<client.Configuration> {
+  function configured(): Promise<client.Configuration> {
     configuration ??= configure().catch((err: unknown) => {
       configuration = undefined
       throw new SignInFailure('provider_unavailable', err)
@@ -76,10 +91,15 @@ export function createProviderClient (provider: OAuthProvider): ProviderClient {
   }
 
   /** A plain OAuth 2 provider's userinfo answer (no subject to check it against). */
-  async function plainUserinfo (config: client.Configuration, accessToken: string): Promise<Record<string, unknown>> {
-    const answer = await client.fetchProtectedResource(config, accessToken, new URL(provider.endpoints!.userinfo), 'GET')
+  async function plainUserinfo(config: client.Configuration, accessToken: string): Promise<Record<string, unknown>> {
+    const answer = await client.fetchProtectedResource(
+      config,
+      accessToken,
+      new URL(provider.endpoints!.userinfo),
+      'GET'
+    )
     if (!answer.ok) throw new SignInFailure('api_request_failed')
-    return await answer.json() as Record<string, unknown>
+    return (await answer.json()) as Record<string, unknown>
   }
 
   return {

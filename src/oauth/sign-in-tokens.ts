@@ -13,25 +13,37 @@ const SIGN_IN_TOKEN_MS = 60_000
 const PREFIX = 'qst_'
 
 /** A new sign-in token for the link's user; it replaces any earlier one of that link. */
-export async function issueSignInToken (store: SystemStore, linkId: string, clock: Clock): Promise<string> {
+export async function issueSignInToken(store: SystemStore, linkId: string, clock: Clock): Promise<string> {
   const token = PREFIX + randomBytes(32).toString('base64url')
   const now = clock.now()
-  await store.updateOne(OAUTH_LINK_MODEL, { _id: linkId }, { handoff: digestOf(token), handoff_expires: new Date(now + SIGN_IN_TOKEN_MS).toISOString(), updatedAt: new Date(now).toISOString() })
+  await store.updateOne(
+    OAUTH_LINK_MODEL,
+    { _id: linkId },
+    {
+      handoff: digestOf(token),
+      handoff_expires: new Date(now + SIGN_IN_TOKEN_MS).toISOString(),
+      updatedAt: new Date(now).toISOString()
+    }
+  )
   return token
 }
 
-function refused (reason: string): never {
+function refused(reason: string): never {
   throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
 }
 
 /** The user id of a live sign-in token, which stops working at once; a 401 otherwise. */
-export async function redeemSignInToken (store: SystemStore, token: string, clock: Clock): Promise<string> {
+export async function redeemSignInToken(store: SystemStore, token: string, clock: Clock): Promise<string> {
   if (!token.startsWith(PREFIX)) return refused('Not a sign-in token')
   const digest = digestOf(token)
   const link = await store.findRaw(OAUTH_LINK_MODEL, { handoff: digest })
   if (!link) return refused('Invalid or used sign-in token')
   // Only the caller that clears it may use it: two exchanges racing get one session.
-  const cleared = await store.updateOne(OAUTH_LINK_MODEL, { _id: link._id, handoff: digest }, { handoff: null, handoff_expires: null, updatedAt: new Date(clock.now()).toISOString() })
+  const cleared = await store.updateOne(
+    OAUTH_LINK_MODEL,
+    { _id: link._id, handoff: digest },
+    { handoff: null, handoff_expires: null, updatedAt: new Date(clock.now()).toISOString() }
+  )
   if (cleared === null) return refused('Invalid or used sign-in token')
   if (Date.parse(link.handoff_expires as string) <= clock.now()) return refused('Sign-in token expired')
   return link.user_id as string

@@ -6,7 +6,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import Provider from 'oidc-provider'
 
-export interface TestAccount { email: string, email_verified: boolean, name?: string }
+export interface TestAccount {
+  email: string
+  email_verified: boolean
+  name?: string
+}
 
 export interface TestProvider {
   issuer: string
@@ -16,10 +20,14 @@ export interface TestProvider {
   stop: () => Promise<void>
 }
 
-export interface TestClient { clientId: string, clientSecret: string, redirectUri: string }
+export interface TestClient {
+  clientId: string
+  clientSecret: string
+  redirectUri: string
+}
 
 /** The cookies of one host, as name -> value, updated from Set-Cookie headers. */
-function rememberCookies (jar: Map<string, string>, response: Response): void {
+function rememberCookies(jar: Map<string, string>, response: Response): void {
   for (const line of response.headers.getSetCookie()) {
     const [pair, ...attributes] = line.split(';')
     const at = pair.indexOf('=')
@@ -30,13 +38,19 @@ function rememberCookies (jar: Map<string, string>, response: Response): void {
   }
 }
 
-export async function startTestProvider (clients: TestClient[]): Promise<TestProvider> {
+export async function startTestProvider(clients: TestClient[]): Promise<TestProvider> {
   const accounts = new Map<string, TestAccount>()
   const server = createServer()
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const provider = new Provider(issuer, {
-    clients: clients.map(c => ({ client_id: c.clientId, client_secret: c.clientSecret, redirect_uris: [c.redirectUri], grant_types: ['authorization_code'], response_types: ['code'] })),
+    clients: clients.map(c => ({
+      client_id: c.clientId,
+      client_secret: c.clientSecret,
+      redirect_uris: [c.redirectUri],
+      grant_types: ['authorization_code'],
+      response_types: ['code']
+    })),
     findAccount: (_ctx, sub) => {
       const account = accounts.get(sub)
       return account && { accountId: sub, claims: () => ({ sub, ...account }) }
@@ -44,29 +58,43 @@ export async function startTestProvider (clients: TestClient[]): Promise<TestPro
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-    cookies: { keys: ['a test provider\'s cookie key'] }
+    cookies: { keys: ["a test provider's cookie key"] }
   })
   let signingInAs = ''
 
   /** The login and consent page: signs in as `signingInAs` at once (or refuses for 'deny'). */
-  async function interact (req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function interact(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const details = await provider.interactionDetails(req, res)
     if (signingInAs === 'deny') {
-      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user said no' }, { mergeWithLastSubmission: false })
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The user said no' },
+        { mergeWithLastSubmission: false }
+      )
       return
     }
     const grant = new provider.Grant({ accountId: signingInAs, clientId: details.params.client_id as string })
     grant.addOIDCScope(details.params.scope as string)
-    await provider.interactionFinished(req, res, { login: { accountId: signingInAs }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false })
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: signingInAs }, consent: { grantId: await grant.save() } },
+      { mergeWithLastSubmission: false }
+    )
   }
 
   const handle = provider.callback()
   server.on('request', (req, res) => {
-    if (req.url?.startsWith('/interaction/')) interact(req, res).catch(err => { res.statusCode = 500; res.end(String(err)) })
+    if (req.url?.startsWith('/interaction/'))
+      interact(req, res).catch(err => {
+        res.statusCode = 500
+        res.end(String(err))
+      })
     else handle(req, res)
   })
 
-  async function authorize (authorizationUrl: string, subject: string): Promise<URL> {
+  async function authorize(authorizationUrl: string, subject: string): Promise<URL> {
     signingInAs = subject
     const jar = new Map<string, string>()
     let url = new URL(authorizationUrl)
@@ -75,7 +103,8 @@ export async function startTestProvider (clients: TestClient[]): Promise<TestPro
       const response = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} })
       rememberCookies(jar, response)
       const location = response.headers.get('location')
-      if (location === null) throw new Error(`the provider answered ${response.status} at ${url.pathname}: ${await response.text()}`)
+      if (location === null)
+        throw new Error(`the provider answered ${response.status} at ${url.pathname}: ${await response.text()}`)
       url = new URL(location, url)
       if (url.origin !== issuer) return url
     }
@@ -86,6 +115,9 @@ export async function startTestProvider (clients: TestClient[]): Promise<TestPro
     issuer,
     accounts,
     authorize,
-    stop: async () => { server.closeAllConnections(); await new Promise(resolve => server.close(resolve)) }
+    stop: async () => {
+      server.closeAllConnections()
+      await new Promise(resolve => server.close(resolve))
+    }
   }
 }
