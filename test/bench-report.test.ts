@@ -4,11 +4,28 @@
 // authenticated reads with the anonymous one, and the embedded default's reads with PostgreSQL's.
 import t from 'tap'
 import { rmSync } from 'node:fs'
-import { addPrevious, addRatios, describeAuthCost, describeDefaultAgainstPostgres, describeScaling, formatTable, writeResults, type ResultRow } from '../bench/report.ts'
+import { addPrevious, addRatios, describeAuthCost, describeDefaultAgainstPostgres, describeScaling, formatTable, showProgress, writeResults, type ResultRow } from '../bench/report.ts'
 import { yardstickOf } from '../bench/scenarios.ts'
 import { readBenchOptions, resultsFileOf } from '../bench/options.ts'
 
 const row = (scenario: string, engine: string, reqPerSec: number): ResultRow => ({ scenario, engine, status: 'ok', reqPerSec })
+
+t.test('progress in a log: a line at each quarter passed, whatever the batch size', async t => {
+  const lines: string[] = []
+  const write = process.stdout.write
+  const wasTTY = process.stdout.isTTY
+  process.stdout.isTTY = false
+  process.stdout.write = ((chunk: string) => { lines.push(chunk); return true }) as typeof process.stdout.write
+  try {
+    for (let done = 2000; done <= 110_000; done += 2000) showProgress('seeding x: link', done, 110_000)
+  } finally {
+    process.stdout.write = write
+    process.stdout.isTTY = wasTTY
+  }
+  t.same(lines.map(l => l.replace(/^\[.*?\] /, '').trim()), [
+    'seeding x: link 28000/110000 (25%)', 'seeding x: link 56000/110000 (50%)', 'seeding x: link 84000/110000 (76%)', 'seeding x: link 110000/110000 (100%)'
+  ])
+})
 
 t.test('ratios against each scenario\'s yardstick', async t => {
   const rows = [row('baseline', 'baseline', 4000), row('baseline-create', 'baseline', 2000), row('get-by-id', 'postgres', 3600), row('create', 'postgres', 1700)]
