@@ -45,14 +45,21 @@ export function ferretdbBinary (): { bin: string } | { missing: string } {
 export interface FerretServer {
   /** mongodb:// URL of the server, naming no database. */
   url: string
+  /** The server's process id (the bench meters its CPU). */
+  pid: number
   stop: () => Promise<void>
 }
 
-/** Starts FerretDB on a free loopback port over a new SQLite directory; `stop()` ends it and deletes the files. */
-export async function startFerretDB (bin: string): Promise<FerretServer> {
+/**
+ * Starts FerretDB on a free loopback port over a new SQLite directory, or over the PostgreSQL
+ * database at `postgresUrl` (FerretDB's other backend, which runs more of a filter in the
+ * database); `stop()` ends it and deletes its files.
+ */
+export async function startFerretDB (bin: string, { postgresUrl }: { postgresUrl?: string } = {}): Promise<FerretServer> {
   const dir = mkdtempSync(join(tmpdir(), 'quire-ferretdb-'))
   const port = await freePort()
-  const proc = spawn(bin, [`--listen-addr=127.0.0.1:${port}`, '--handler=sqlite', `--sqlite-url=file:${dir}/`,
+  const backend = postgresUrl ? ['--handler=postgresql', `--postgresql-url=${postgresUrl}`] : ['--handler=sqlite', `--sqlite-url=file:${dir}/`]
+  const proc = spawn(bin, [`--listen-addr=127.0.0.1:${port}`, ...backend,
     `--state-dir=${dir}`, '--telemetry=disable', '--log-level=error', '--debug-addr=-'], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   proc.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-4000) })
@@ -77,7 +84,7 @@ export async function startFerretDB (bin: string): Promise<FerretServer> {
       const client = await MongoClient.connect(url, { serverSelectionTimeoutMS: 500, connectTimeoutMS: 500 })
       await client.db('admin').command({ ping: 1 })
       await client.close()
-      return { url, stop }
+      return { url, pid: proc.pid!, stop }
     } catch (err) {
       if (waited > 30_000) {
         await stop()
