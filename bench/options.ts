@@ -65,10 +65,12 @@ export function readBenchOptions (env: NodeJS.ProcessEnv = process.env): BenchOp
  * The results file of runs like this one: `latest.json` at the default size and connections,
  * else one named after them (`latest-1000000-docs-10-connections.json`), so that a run of
  * another size is compared with the last run of its own size, and does not replace the default
- * run's figures that the next default run prints as `previous`.
+ * run's figures that the next default run prints as `previous`. A run with FerretDB among its
+ * engines is named after them too (`latest-postgres-ferretdb.json`, `latest-...-connections-postgres-ferretdb.json`).
  */
-export function resultsFileOf (options: Pick<BenchOptions, 'testDocs' | 'linkDocs' | 'connections'>): string {
+export function resultsFileOf (options: Pick<BenchOptions, 'testDocs' | 'linkDocs' | 'connections' | 'engines'>): string {
   const defaults = readBenchOptions({})
-  if (options.testDocs === defaults.testDocs && options.linkDocs === defaults.linkDocs && options.connections === defaults.connections) return 'latest.json'
-  return `latest-${options.testDocs}-docs-${options.linkDocs}-links-${options.connections}-connections.json`
+  const engines = options.engines.includes('ferretdb') ? `-${options.engines.join('-')}` : ''
+  if (options.testDocs === defaults.testDocs && options.linkDocs === defaults.linkDocs && options.connections === defaults.connections) return `latest${engines}.json`
+  return `latest-${options.testDocs}-docs-${options.linkDocs}-links-${options.connections}-connections${engines}.json`
 }

@@ -47,6 +47,7 @@ t.test('a run of another size keeps its own previous run', async t => {
   t.equal(resultsFileOf(readBenchOptions({ BENCH_SCENARIOS: 'baseline', BENCH_DURATION: '20' })), 'latest.json', 'whatever scenarios and duration')
   const large = readBenchOptions({ BENCH_TEST_DOCS: '1000000', BENCH_LINK_DOCS: '1000', BENCH_CONNECTIONS: '10' })
   t.equal(resultsFileOf(large), 'latest-1000000-docs-1000-links-10-connections.json', 'the 1,000,000-document run: a file of its own')
+  t.equal(resultsFileOf(readBenchOptions({ BENCH_ENGINES: 'postgres,ferretdb' })), 'latest-postgres-ferretdb.json', 'a run on FerretDB: a file of its own')
 })
 
 t.test('the scaling from one worker to two', async t => {
