@@ -5,10 +5,10 @@
 // request takes) so that only the step is measured. Run: npx tsx bench/auth-step.ts (a quiet machine gives steadier figures).
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Caller } from '../src/auth/caller.ts'
-import type { LoginLinks } from '../src/auth/login-links.ts'
+import type { LoginLinks } from '../src/auth/credentials/login-links.ts'
 import type { PasswordChecker } from '../src/auth/password-checker.ts'
 import { presentedCredential } from '../src/auth/presented-credential.ts'
-import type { SessionStore } from '../src/auth/sessions.ts'
+import type { SessionStore } from '../src/auth/credentials/sessions.ts'
 import { createAuthenticator, type Authenticate } from '../plugins/credential-strategies.ts'
 
 const CALLS = 200_000

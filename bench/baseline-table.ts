@@ -3,7 +3,7 @@
 // scenarios after them read the seeded collection as it was. Made while seeding, in batches with
 // progress (a 1,000,000-document run copies for minutes), and only when a baseline write runs.
 import postgres from 'postgres'
-import { TABLE_STORAGE } from '../src/sql/schema-ddl.ts'
+import { TABLE_STORAGE } from '../src/compiler/ddl/schema-ddl.ts'
 import { showProgress } from './report.ts'
 
 const BATCH = 50_000

@@ -5,9 +5,9 @@
 // both engines: the embedded default is a PostgreSQL server like any other). seed-database.ts
 // VACUUMs the seed for the same reason.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { CHANGE_STATE, CHANGE_TABLE } from '../src/sql/change-capture-ddl.ts'
+import { CHANGE_STATE, CHANGE_TABLE } from '../src/compiler/ddl/change-capture-ddl.ts'
 import { loadConfig } from '../src/config.ts'
-import { UNNUMBERED } from '../src/engines/sql-change-sequencer.ts'
+import { UNNUMBERED } from '../src/storage/sql/changes/sql-change-sequencer.ts'
 import { log } from './report.ts'
 import { connectSql } from './sql-connection.ts'
 

@@ -6,7 +6,7 @@
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
-import { startPgCluster } from '../src/embedded/throwaway-cluster.ts'
+import { startPgCluster } from '../test/helpers/throwaway-cluster.ts'
 import { loadConfig } from '../src/config.ts'
 import { attachDatabase } from '../src/embedded/attach-database.ts'
 import { loadModels } from '../src/models/load-models.ts'

@@ -2,7 +2,7 @@
 // data. Add one by appending to SCENARIOS; a scenario whose feature is missing
 // throws SkipScenario and shows as skipped instead of failing the run.
 import type { LoadSpec } from './load.ts'
-import { FOO_VALUES, SHMACK_NUMBERS, TOPICS } from './seed-data.ts'
+import { FOO_VALUES, TOPICS } from './seed-data.ts'
 
 export interface ScenarioContext {
   baseUrl: string

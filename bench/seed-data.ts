@@ -1,9 +1,9 @@
 // Generates the benchmark's documents once per run, through prepareCreate (the
 // same shaping, validation and system fields as POST), deterministic per seed.
 import { prepareCreate } from '../src/documents/prepare-document.ts'
-import { USER_MODEL } from '../src/auth/user-model.ts'
+import { USER_MODEL } from '../src/auth/users/user-model.ts'
 import type { Model } from '../src/models/model-definition.ts'
-import type { Doc } from '../src/engines/engine.ts'
+import type { Doc } from '../src/storage/engine.ts'
 import type { Caller } from '../src/auth/caller.ts'
 
 export const BENCH_USER = { email: 'bench@example.com', password: 'bench-password' }

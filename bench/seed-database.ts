@@ -3,11 +3,11 @@
 // and let go of afterwards): openStorage creates the tables and indexes, then insertMany loads
 // the documents in batches; optionally every table is VACUUMed afterwards (vacuumSeeded).
 import { fileURLToPath } from 'node:url'
-import { openStorage } from '../src/engines/open-storage.ts'
+import { openStorage } from '../src/storage/open-storage.ts'
 import { loadConfig } from '../src/config.ts'
-import { USER_MODEL } from '../src/auth/user-model.ts'
-import { quoteIdent } from '../src/sql/quote.ts'
-import type { Engine, Doc } from '../src/engines/engine.ts'
+import { USER_MODEL } from '../src/auth/users/user-model.ts'
+import { quoteIdent } from '../src/compiler/quote.ts'
+import type { Engine, Doc } from '../src/storage/engine.ts'
 import type { Model } from '../src/models/model-definition.ts'
 import type { SeedData } from './seed-data.ts'
 import { log, showProgress } from './report.ts'
@@ -58,7 +58,7 @@ export async function seedDatabase (store: Store, data: SeedData, { modelsDir = 
   const label = `seeding ${store.engine}`
   await withStore(store, msg => log(`  ${msg}`), async () => {
     const config = loadConfig({ ...envOf(store), MODELS_DIR: modelsDir, STATEMENT_TIMEOUT_MS: '60000' })
-    const { engine, models } = await openStorage(config, () => {})
+    const { engine, models } = await openStorage(config, { log: () => {} })
     try {
       for (const user of [data.user, ...data.moreUsers ?? []]) await engine.insert(USER_MODEL, user)
       await insertBatches(engine, models.get('link'), data.link, `${label}: link`)

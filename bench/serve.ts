@@ -21,7 +21,7 @@ const say = (msg: string): void => { process.stdout.write(`[serve ${process.pid}
 if (config.workers > 1 && cluster.isPrimary) {
   const database = await attachDatabase(config, say)
   const { answerCounterQuestions } = await import(built('src/cluster/counter-channel.js')) as typeof import('../src/cluster/counter-channel.ts')
-  const { createCounterTable } = await import(built('src/auth/window-counters.js')) as typeof import('../src/auth/window-counters.ts')
+  const { createCounterTable } = await import(built('src/auth/throttle/window-counters.js')) as typeof import('../src/auth/throttle/window-counters.ts')
   const { WORKER_ENV } = await import(built('src/cluster/cluster-role.js')) as typeof import('../src/cluster/cluster-role.ts')
   const { relayCountChanges } = await import(built('src/cluster/count-channel.js')) as typeof import('../src/cluster/count-channel.ts')
   const table = createCounterTable(Date.now)

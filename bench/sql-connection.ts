@@ -2,7 +2,7 @@
 // change-log wait, digests): the URL goes through postgresTarget, so that the embedded server's
 // socket URL (`postgres://quire@localhost/postgres?host=/DATA_DIR/postgres`) reaches its socket.
 import postgres from 'postgres'
-import { postgresTarget } from '../src/engines/postgres-url.ts'
+import { postgresTarget } from '../src/storage/postgres/postgres-url.ts'
 
 export function connectSql (url: string, options: postgres.Options<Record<string, postgres.PostgresType>> = {}): postgres.Sql {
   const target = postgresTarget(url)

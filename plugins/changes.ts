@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createChangeHub, type ChangeHub } from '../src/changes/change-hub.ts'
-import { currentRequestScope } from '../src/engines/request-scope.ts'
+import { currentRequestScope } from '../src/runtime/request-scope.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,7 +27,7 @@ async function changesPlugin (app: FastifyInstance): Promise<void> {
     log: msg => app.log.warn(msg)
   })
   app.decorate('changes', hub)
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const scope = currentRequestScope()
     if (scope) scope.caller = request.caller
     done()

@@ -10,10 +10,10 @@ import fastifyBasicAuth from '@fastify/basic-auth'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../src/auth/caller.ts'
 import { callerFromUser } from '../src/auth/caller.ts'
-import type { LoginLinks } from '../src/auth/login-links.ts'
+import type { LoginLinks } from '../src/auth/credentials/login-links.ts'
 import type { PasswordChecker } from '../src/auth/password-checker.ts'
 import { presentedCredential, type Presented } from '../src/auth/presented-credential.ts'
-import type { SessionStore } from '../src/auth/sessions.ts'
+import type { SessionStore } from '../src/auth/credentials/sessions.ts'
 import { QuireError } from '../src/errors.ts'
 
 declare module 'fastify' {

@@ -1,15 +1,12 @@
-// Decorates the instance with `db` (the storage engine chosen by DATABASE_URL)
-// (and `system`, its door for the service's own records) and `models` (the loaded
-// models), and syncs their storage on start.
+// Decorates the instance with `db` (the storage engine chosen by DATABASE_URL, decorated by
+// src/storage/open-storage.ts), `system` (its door for the service's own records) and `models`
+// (the loaded models), and syncs their storage on start.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { openStorage } from '../src/engines/open-storage.ts'
-import { withCountCache } from '../src/engines/count-cache.ts'
-import { observeEngine } from '../src/engines/observe-engine.ts'
+import { openStorage } from '../src/storage/open-storage.ts'
 import { systemStore } from '../src/permissions/system-access.ts'
-import { watchWrites } from '../src/engines/write-watch.ts'
-import { USER_MODEL } from '../src/auth/user-model.ts'
-import { CREDENTIAL_MODEL } from '../src/auth/credential-model.ts'
+import { USER_MODEL } from '../src/auth/users/user-model.ts'
+import { CREDENTIAL_MODEL } from '../src/auth/credentials/credential-model.ts'
 import { countPeersInCluster } from '../src/cluster/count-channel.ts'
 import { isQuireWorker } from '../src/cluster/cluster-role.ts'
 
@@ -17,17 +14,19 @@ import { isQuireWorker } from '../src/cluster/cluster-role.ts'
 export interface CredentialWrites { announce: () => Promise<void> }
 
 async function dbPlugin (app: FastifyInstance): Promise<void> {
-  const { engine, models } = await openStorage(app.config, msg => app.log.info(msg))
-  app.log.info(`storage: ${engine.kind}; models: ${models.all().map(m => m.name).join(', ')}`)
-  const observed = app.engineObserver ? observeEngine(engine, app.engineObserver) : engine
   const credentialWrites: CredentialWrites = { announce: async () => {} }
-  const counted = withCountCache(observed, app.config.countCacheMs, Date.now, isQuireWorker() ? countPeersInCluster() : undefined)
-  const db = watchWrites(counted, [USER_MODEL.name, CREDENTIAL_MODEL.name], () => credentialWrites.announce())
+  const { engine: db, models } = await openStorage(app.config, {
+    log: msg => app.log.info(msg),
+    observer: app.engineObserver,
+    countPeers: isQuireWorker() ? countPeersInCluster() : undefined,
+    watch: { models: [USER_MODEL.name, CREDENTIAL_MODEL.name], onWrite: () => credentialWrites.announce() }
+  })
+  app.log.info(`storage: ${db.kind}; models: ${models.all().map(m => m.name).join(', ')}`)
   app.decorate('credentialWrites', credentialWrites)
   app.decorate('db', db)
   app.decorate('system', systemStore(db))
   app.decorate('models', models)
-  app.addHook('onClose', async () => { await engine.close() })
+  app.addHook('onClose', async () => { await db.close() })
 }
 
 export default fp(dbPlugin, { name: 'db', dependencies: ['config', 'metrics'] })

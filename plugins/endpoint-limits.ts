@@ -2,13 +2,14 @@
 // counts requests per client address (IPv6 by its /64) in a bucket of its own,
 // so that a burst on one (say /login) never throttles another (/refresh).
 // Routes opt in with `config: { rateLimit: app.endpointLimit('login') }`. The buckets are
-// window counters (src/auth/window-counters.ts): with WORKERS > 1 the cluster primary keeps
+// window counters (src/auth/throttle/window-counters.ts): with WORKERS > 1 the cluster primary keeps
 // them, so N workers do not give a client N times the budget.
 import fp from 'fastify-plugin'
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor, type RateLimitOptions } from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import { QuireError } from '../src/errors.ts'
-import { countersFor, type WindowCounters } from '../src/auth/window-counters.ts'
+import { countersFor, type WindowCounters } from '../src/auth/throttle/window-counters.ts'
+import { clientAddress } from '../src/runtime/client-address.ts'
 
 /** Requests per address and minute, as multiples of LOGIN_RATE_LIMIT. */
 export const ENDPOINT_LIMITS = {
@@ -53,6 +54,7 @@ async function endpointLimitsPlugin (app: FastifyInstance): Promise<void> {
     // The plugin calls `new store(options)`: a constructor that returns an object gives that object.
     store: function CounterStore () { return store } as unknown as FastifyRateLimitStoreCtor,
     timeWindow: 60_000,
+    keyGenerator: request => clientAddress(request.ip),
     errorResponseBuilder: (request, context) => {
       const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000))
       return new QuireError('RATE_LIMITED', `Too many requests to ${request.routeOptions.url ?? 'this endpoint'} from your address: try again in ${retryAfter} s`, { retryAfter })

@@ -4,7 +4,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import { QuireError, errorBody } from '../src/errors.ts'
-import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../src/engines/database-unavailable.ts'
+import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../src/storage/database-unavailable.ts'
 
 /** When a client told the database is busy (its statement could not get a turn in time) may try again. */
 const BUSY_RETRY_AFTER_SECONDS = '1'

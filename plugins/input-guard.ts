@@ -7,11 +7,11 @@ import { checkInput } from '../src/validation/check-input.ts'
 
 async function inputGuardPlugin (app: FastifyInstance): Promise<void> {
   // Callback hooks (no promise per request); Fastify answers what checkInput throws.
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     checkInput(request.query, 'query string')
     done()
   })
-  app.addHook('preValidation', (request, reply, done) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body !== undefined) checkInput(request.body, 'body')
     done()
   })

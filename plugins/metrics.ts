@@ -7,7 +7,7 @@ import fp from 'fastify-plugin'
 import type PromClient from 'prom-client'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { EngineObserver } from '../src/engines/observe-engine.ts'
+import type { EngineObserver } from '../src/storage/decorators/observe-engine.ts'
 import { QuireError } from '../src/errors.ts'
 import { ANSWER_UNDER_PRESSURE } from './under-pressure.ts'
 

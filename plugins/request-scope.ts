@@ -1,11 +1,12 @@
-// Serves every request inside a request scope (src/engines/request-scope.ts) whose signal aborts
+// Serves every request inside a request scope (src/runtime/request-scope.ts) whose signal aborts
 // when the client closes its connection before the response is complete. The signal is made when
 // first asked for (most requests never ask): one asked for after the client left is already aborted.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { ServerResponse } from 'node:http'
-import { runInRequestScope, NEVER_ABORTED, type RequestScope } from '../src/engines/request-scope.ts'
+import { runInRequestScope, NEVER_ABORTED, type RequestScope } from '../src/runtime/request-scope.ts'
 import { QuireError } from '../src/errors.ts'
+import { clientAddress } from '../src/runtime/client-address.ts'
 
 const clientClosed = (): QuireError => new QuireError('CLIENT_CLOSED')
 
@@ -29,7 +30,7 @@ async function requestScopePlugin (app: FastifyInstance): Promise<void> {
     let signal: AbortSignal | undefined
     const scope: RequestScope = {
       get signal () { return (signal ??= signalOf(response)) },
-      client: request.ip,
+      client: clientAddress(request.ip),
       startedAt: performance.now(),
       answering: () => response.headersSent
     }
@@ -37,7 +38,7 @@ async function requestScopePlugin (app: FastifyInstance): Promise<void> {
     runInRequestScope(scope, done)
   })
   // The body is read on the socket's events, outside the scope: enter it again once it is parsed.
-  app.addHook('preValidation', (request, reply, done) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const scope = request.requestScope
     if (scope) runInRequestScope(scope, done)
     else done()

@@ -20,7 +20,7 @@ export function helmetHeaders (): Record<string, string> {
 
 async function securityHeadersPlugin (app: FastifyInstance): Promise<void> {
   const headers = helmetHeaders()
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers)
     done()
   })

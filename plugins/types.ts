@@ -1,6 +1,6 @@
 // Type declarations for what the plugins decorate the Fastify instance and requests with.
 import type { Config } from '../src/config.ts'
-import type { Engine } from '../src/engines/engine.ts'
+import type { Engine } from '../src/storage/engine.ts'
 import type { ModelRegistry } from '../src/models/model-registry.ts'
 import type { Caller } from '../src/auth/caller.ts'
 import type { QueryBuilder } from '../src/query/query-builder.ts'
@@ -8,7 +8,7 @@ import type { AuthService } from './auth.ts'
 import type { CredentialWrites } from './db.ts'
 import type { DocumentContext } from '../src/documents/document-context.ts'
 import type { SystemStore } from '../src/permissions/system-access.ts'
-import type { EngineObserver } from '../src/engines/observe-engine.ts'
+import type { EngineObserver } from '../src/storage/decorators/observe-engine.ts'
 import type { ModelCodeRegistry } from '../src/models/model-code.ts'
 
 declare module 'fastify' {

@@ -6,10 +6,10 @@
 // embedded default the DATA_DIR's server is started (or shared) for it as any `quire` command
 // does, and stopped again afterwards when nobody else uses it.
 import { createHash } from 'node:crypto'
-import { openPostgres } from '../src/engines/postgres-client.ts'
-import type { SqlClient } from '../src/sql/sql-client.ts'
-import { quoteIdent, quoteLiteral } from '../src/sql/quote.ts'
-import { CHANGE_POSITIONS, CHANGE_STATE } from '../src/sql/change-capture-ddl.ts'
+import { openPostgres } from '../src/storage/postgres/postgres-client.ts'
+import type { SqlClient } from '../src/storage/sql/sql-client.ts'
+import { quoteIdent, quoteLiteral } from '../src/compiler/quote.ts'
+import { CHANGE_POSITIONS, CHANGE_STATE } from '../src/compiler/ddl/change-capture-ddl.ts'
 import { withStore, type Store } from '../bench/store.ts'
 
 export interface StoreDigest {

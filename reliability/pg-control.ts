@@ -1,4 +1,4 @@
-// The suite's PostgreSQL server: a throwaway cluster (src/embedded/throwaway-cluster.ts)
+// The suite's PostgreSQL server: a throwaway cluster (test/helpers/throwaway-cluster.ts)
 // holding one database per use, which the restart scenario can stop (a fast
 // shutdown, as a service manager does) and start again on the same port; and the
 // same control over the embedded default's server of a DATA_DIR (embeddedControl).
@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import postgres from 'postgres'
-import { startPgCluster } from '../src/embedded/throwaway-cluster.ts'
+import { startPgCluster } from '../test/helpers/throwaway-cluster.ts'
 import { clusterDirOf } from '../src/embedded/data-dir.ts'
 import { useEmbeddedServer } from '../src/embedded/embedded-server.ts'
 import { waitUntilStopped } from '../src/embedded/postmaster-pid.ts'

@@ -7,8 +7,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { ApiKeyResponse, UserParams } from '../schemas/auth.ts'
 import { OkMessage } from '../schemas/common.ts'
 import { refuseLoginLinks, type Caller } from '../src/auth/caller.ts'
-import { revokeApiKey } from '../src/auth/api-keys.ts'
-import { findLiveUser } from '../src/auth/user-records.ts'
+import { revokeApiKey } from '../src/auth/credentials/api-keys.ts'
+import { findLiveUser } from '../src/auth/users/user-records.ts'
 import { QuireError } from '../src/errors.ts'
 
 /** 401 when anonymous, 403 for another user's key unless an admin, 403 for login-link callers. */

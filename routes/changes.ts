@@ -7,10 +7,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { fastifySSE } from '@fastify/sse'
 import { DocumentParams, ListQuery, ModelParams } from '../schemas/common.ts'
 import { parseFeedParams, withDocumentId } from '../src/changes/feed-params.ts'
-import { createSseSink, type SseWriter } from '../src/changes/sse-sink.ts'
+import { createSseSink, type SseWriter } from '../src/changes/transports/sse-sink.ts'
 import { reauthenticate } from '../plugins/reauthenticate.ts'
 import { checkId } from '../src/documents/read-documents.ts'
 import type { QueryParams } from '../src/query/parse-list-params.ts'
+import { clientAddress } from '../src/runtime/client-address.ts'
 
 /** The stream's position to resume after: the Last-Event-ID header, or ?lastEventId= for clients that cannot set it. */
 function lastEventId (request: FastifyRequest, query: QueryParams): { after?: string, rest: QueryParams } {
@@ -52,7 +53,7 @@ async function openStream (app: FastifyInstance, request: FastifyRequest, reply:
     showDeleted: feed.showDeleted,
     after,
     callers: { caller: request.caller, resolve: () => reauthenticate(app.credentials.authenticate, request, reply) },
-    client: request.ip,
+    client: clientAddress(request.ip),
     sink
   })
   // The stream is committed now: what the hub sends from here on may come after this handler returns.

@@ -1,4 +1,4 @@
-// GET /csv/{model}: the list read as a CSV download (src/documents/export-csv.ts),
+// GET /csv/{model}: the list read as a CSV download (src/documents/csv/export-csv.ts),
 // JXP's route. At most LIMITS.csvExports exports run at once per process (each holds a
 // database cursor while its client reads), LIMITS.csvExportsPerClient of them for one client
 // address; one more is a 429 to retry shortly.
@@ -6,9 +6,10 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { ListQuery, ModelParams } from '../schemas/common.ts'
-import { planCsvExport, writeCsv } from '../src/documents/export-csv.ts'
+import { planCsvExport, writeCsv } from '../src/documents/csv/export-csv.ts'
 import { LIMITS } from '../src/validation/limits.ts'
 import { QuireError } from '../src/errors.ts'
+import { clientAddress } from '../src/runtime/client-address.ts'
 
 export default async function csvRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
@@ -26,7 +27,7 @@ export default async function csvRoutes (fastify: FastifyInstance): Promise<void
     const model = app.models.get(request.params.model)
     const ctx = app.documentContext(request)
     const plan = await planCsvExport(ctx, model, request.query)
-    const client = request.ip
+    const client = clientAddress(request.ip)
     const mine = runningFor.get(client) ?? 0
     if (mine >= LIMITS.csvExportsPerClient) throw new QuireError('RATE_LIMITED', 'Your address already has a CSV export running: let it finish first', { retryAfter: 1 })
     if (running >= LIMITS.csvExports) throw new QuireError('RATE_LIMITED', 'Too many CSV exports are running: try again shortly', { retryAfter: 1 })

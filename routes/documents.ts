@@ -67,5 +67,5 @@ export default async function documentRoutes (fastify: FastifyInstance): Promise
 
   // What the API allows. With CORS_ORIGINS set, @fastify/cors answers every OPTIONS (preflights
   // included) in its hook before this route (plugins/cors.ts).
-  app.options('/api/*', { schema: { hide: true } }, async (request, reply) => reply.code(204).header('allow', ALLOWED_METHODS).send())
+  app.options('/api/*', { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('allow', ALLOWED_METHODS).send())
 }

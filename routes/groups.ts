@@ -1,12 +1,12 @@
 // JXP's group routes, /groups/{user_id}: GET lists a user's groups (an admin, or the
 // user), PUT adds `group` (a name or a list), POST replaces them with `group`, DELETE
-// ?group= removes one (admins). The groups live in the user record (src/auth/user-groups.ts);
+// ?group= removes one (admins). The groups live in the user record (src/auth/users/user-groups.ts);
 // /users/{id}/groups is the same thing in Quire's own form.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { requireAdmin } from '../src/permissions/access.ts'
-import { changeGroups, checkGroupName, listGroups, requireGroupAdmin } from '../src/auth/user-groups.ts'
+import { changeGroups, checkGroupName, listGroups, requireGroupAdmin } from '../src/auth/users/user-groups.ts'
 import { QuireError } from '../src/errors.ts'
 import type { Caller } from '../src/auth/caller.ts'
 

@@ -6,11 +6,11 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { EmailBody, JwtResponse, ResetBody } from '../schemas/auth.ts'
 import { OkMessage } from '../schemas/common.ts'
-import type { Doc } from '../src/engines/engine.ts'
+import type { Doc } from '../src/storage/engine.ts'
 import { refuseLoginLinks } from '../src/auth/caller.ts'
 import { findUserByEmail } from '../src/auth/password-checker.ts'
 import { requireAdmin } from '../src/permissions/access.ts'
-import { resetPassword } from '../src/auth/user-records.ts'
+import { resetPassword } from '../src/auth/users/user-records.ts'
 import { QuireError } from '../src/errors.ts'
 
 export default async function passwordRecoveryRoutes (fastify: FastifyInstance): Promise<void> {

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { SetupBody, SetupResponse } from '../schemas/auth.ts'
-import { createFirstAdmin } from '../src/auth/user-records.ts'
+import { createFirstAdmin } from '../src/auth/users/user-records.ts'
 
 export default async function setupRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()

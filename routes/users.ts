@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { GroupBody, GroupParams, GroupsResponse, UserParams } from '../schemas/auth.ts'
 import { requireAdmin } from '../src/permissions/access.ts'
-import { changeGroups, checkGroupName, listGroups, requireGroupAdmin } from '../src/auth/user-groups.ts'
+import { changeGroups, checkGroupName, listGroups, requireGroupAdmin } from '../src/auth/users/user-groups.ts'
 
 export default async function userRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()

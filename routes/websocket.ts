@@ -1,15 +1,16 @@
-// GET /websocket: JXP's WebSocket protocol over the change hub (src/changes/jxp-socket.ts),
+// GET /websocket: JXP's WebSocket protocol over the change hub (src/changes/transports/jxp-socket.ts),
 // with @fastify/websocket (plugins/websocket.ts). The upgrade request is authenticated like any request (a bad
 // credential is a 401 before the upgrade), and a browser page of another origin than the server's
 // or CORS_ORIGINS' is a 403; an `auth` message may present other credentials. One client address
 // holds at most CHANGES_MAX_STREAMS_PER_CLIENT sockets, subscribed or not (503 TOO_MANY_STREAMS).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../src/auth/caller.ts'
-import { createJxpSocket } from '../src/changes/jxp-socket.ts'
+import { createJxpSocket } from '../src/changes/transports/jxp-socket.ts'
 import type { CallerSource } from '../src/changes/subscription.ts'
 import { QuireError } from '../src/errors.ts'
 import { reauthenticate } from '../plugins/reauthenticate.ts'
-import { isAllowedOrigin } from '../src/changes/socket-origin.ts'
+import { isAllowedOrigin } from '../src/changes/transports/socket-origin.ts'
+import { clientAddress } from '../src/runtime/client-address.ts'
 
 const MAX_SUBSCRIPTIONS = 50
 
@@ -37,13 +38,14 @@ export default async function websocketRoutes (app: FastifyInstance): Promise<vo
       if (!isAllowedOrigin(request.headers.origin, request.headers.host, app.config.corsOrigins)) {
         throw new QuireError('FORBIDDEN', 'WebSocket connections from this origin are not allowed (see CORS_ORIGINS)')
       }
-      if ((socketsByAddress.get(request.ip) ?? 0) >= perClient) {
+      if ((socketsByAddress.get(clientAddress(request.ip)) ?? 0) >= perClient) {
         throw new QuireError('TOO_MANY_STREAMS', `At most ${perClient} WebSocket connections per client address are open at once`)
       }
     },
     preHandler: async (request, reply) => { replies.set(request, reply) }
   }, (socket, request) => {
-    socketsByAddress.set(request.ip, (socketsByAddress.get(request.ip) ?? 0) + 1)
+    const client = clientAddress(request.ip)
+    socketsByAddress.set(client, (socketsByAddress.get(client) ?? 0) + 1)
     const session = createJxpSocket({
       hub: app.changes,
       registry: app.models,
@@ -51,16 +53,16 @@ export default async function websocketRoutes (app: FastifyInstance): Promise<vo
       authenticate: data => messageCredentials(app, data, request.ip),
       send: text => new Promise((resolve, reject) => { socket.send(text, err => { if (err) reject(err); else resolve() }) }),
       close: (code, reason) => { socket.close(code, reason) },
-      client: request.ip,
+      client,
       queueBytes: app.config.changesQueueBytes,
       maxSubscriptions: MAX_SUBSCRIPTIONS,
       log: msg => request.log.warn(msg)
     })
     socket.on('message', (data, isBinary) => { void session.receive(isBinary ? '' : String(data)) })
     socket.on('close', () => {
-      const left = (socketsByAddress.get(request.ip) ?? 1) - 1
-      if (left > 0) socketsByAddress.set(request.ip, left)
-      else socketsByAddress.delete(request.ip)
+      const left = (socketsByAddress.get(client) ?? 1) - 1
+      if (left > 0) socketsByAddress.set(client, left)
+      else socketsByAddress.delete(client)
       session.closed()
     })
   })

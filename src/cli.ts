@@ -19,7 +19,7 @@ program.command('admin').description('manage administrators')
   .requiredOption('--email <email>', 'the admin\'s email, used to log in')
   .option('--password <password>', 'the password; or set QUIRE_ADMIN_PASSWORD to keep it out of the shell history')
   .action(async (options: { email: string, password?: string }) => {
-    const { createAdmin } = await import('./auth/admin-command.ts')
+    const { createAdmin } = await import('./commands/admin-command.ts')
     const password = options.password ?? process.env.QUIRE_ADMIN_PASSWORD
     if (!password) return program.error('quire admin create: give --password or set QUIRE_ADMIN_PASSWORD')
     try {
@@ -35,7 +35,7 @@ program.command('secret').description('manage the service secret (see docs/auth.
   .description('make the configured secret (QUIRE_SECRET, or else the secret file in DATA_DIR, or else a new stored one) the database\'s secret; ' +
     'API keys are reissued at each user\'s next login and login links die')
   .action(async () => {
-    const { adoptSecret } = await import('./auth/secret-command.ts')
+    const { adoptSecret } = await import('./commands/secret-command.ts')
     const source = await adoptSecret(loadConfig(), msg => console.error(msg))
     console.log(`the service secret is now ${source}: restart every process with it`)
   })

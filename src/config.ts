@@ -30,7 +30,7 @@ export interface Config {
   pgPoolSize: number
   /** `quire serve` processes on one port (src/cluster/); each has its own pool and caches. */
   workers: number
-  /** PostgreSQL: the quick lane's time limit for reads that usually take little time (src/engines/quick-lane.ts); 0: no quick lane. */
+  /** PostgreSQL: the quick lane's time limit for reads that usually take little time (src/storage/postgres/quick-lane.ts); 0: no quick lane. */
   quickStatementMs: number
   /** Expensive statements (lists, counts, aggregations, bulk writes) at once on PostgreSQL; 0: half the pool. */
   expensiveQuerySlots: number
@@ -107,7 +107,7 @@ function listFrom (text: string | undefined): string[] {
 }
 
 /** TRUST_PROXY as Fastify takes it: a boolean, or addresses and ranges (checked here). */
-export function trustProxyFrom (text: string | undefined): boolean | string[] {
+function trustProxyFrom (text: string | undefined): boolean | string[] {
   if (text === undefined || text === 'false') return false
   if (text === 'true') return true
   if (/^\d+$/.test(text)) throw new ConfigError('TRUST_PROXY: a hop count cannot tell a proxy from a client: list the proxies\' addresses or ranges')

@@ -1,7 +1,7 @@
 // The error catalogue: every error a client can see has a stable code, an HTTP
 // status and a default message. Internal causes are logged, never sent.
 
-export const ERRORS = {
+const ERRORS = {
   BAD_REQUEST: { status: 400, message: 'Bad request' },
   VALIDATION_FAILED: { status: 400, message: 'The document does not match the model schema' },
   INVALID_FIELD: { status: 400, message: 'Invalid field name' },

@@ -1,6 +1,6 @@
 // Failures that stop a command before it can work and that the operator can fix (configuration,
 // an unreachable or refusing database, an unusable data directory): one line each, no stack.
-import { SqlError } from './sql/sql-client.ts'
+import { SqlError } from './storage/sql/sql-client.ts'
 
 /** A reason Quire cannot start; its message is the whole story. */
 export class StartupError extends Error {}

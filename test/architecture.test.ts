@@ -26,7 +26,7 @@ t.test('only src/permissions marks input as authorized', async t => {
 })
 
 t.test('services, validation, permissions and the MongoDB engine do not use the SQL compiler', async t => {
-  const guarded = APP.filter(file => /^src\/(documents|query|permissions|validation|auth|transfer)\//.test(file) || /^src\/engines\/mongo-/.test(file))
-  const offenders = guarded.filter(file => importsOf(file).some(spec => spec.includes('/sql/')))
+  const guarded = APP.filter(file => /^src\/(documents|query|permissions|validation|auth|transfer)\//.test(file) || /^src\/storage\/mongodb\//.test(file))
+  const offenders = guarded.filter(file => importsOf(file).some(spec => spec.includes('/compiler/')))
   t.strictSame(offenders.map(f => relative('.', f)), [])
 })

@@ -6,7 +6,7 @@ import t from 'tap'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { ENGINES, basicAuth } from './helpers/test-app.ts'
 import { bearer, createLoggedApp, decodeMail, json, startSmtp } from './helpers/auth-helpers.ts'
-import { USER_MODEL } from '../src/auth/user-model.ts'
+import { USER_MODEL } from '../src/auth/users/user-model.ts'
 
 const PASSWORDS = ['root-password-1', 'alice-password-1', 'alice-password-2', 'doc-password-1', 'wrong-password-1']
 /** Replies that are allowed to carry a credential. */

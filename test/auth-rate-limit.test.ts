@@ -8,7 +8,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ENGINES, basicAuth, createTestApp } from './helpers/test-app.ts'
 import { advanceClock, json } from './helpers/auth-helpers.ts'
-import { ADDRESS_BUDGET_FACTOR } from '../src/auth/login-throttle.ts'
+import { ADDRESS_BUDGET_FACTOR } from '../src/auth/throttle/login-throttle.ts'
 import { ENDPOINT_LIMITS } from '../plugins/endpoint-limits.ts'
 
 const LIMIT = 3

@@ -5,7 +5,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import { EnvSchema } from '../src/config-schema.ts'
-import { serverAddresses } from '../src/engines/probe-database.ts'
+import { serverAddresses } from '../src/storage/probe-database.ts'
 import { REPO_ROOT, runCli } from './helpers/run-cli.ts'
 import { freePort } from '../src/free-port.ts'
 

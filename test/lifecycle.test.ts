@@ -11,7 +11,7 @@ import { QUIET_SETTINGS, createTestApp, databaseUrl, ENGINES } from './helpers/t
 import { runCli, startServer } from './helpers/run-cli.ts'
 import { buildApp } from '../app.ts'
 import { loadConfig } from '../src/config.ts'
-import { startPgCluster } from '../src/embedded/throwaway-cluster.ts'
+import { startPgCluster } from './helpers/throwaway-cluster.ts'
 
 const IN_FLIGHT = 8
 

@@ -9,7 +9,6 @@ import postgres from 'postgres'
 import type { FastifyInstance } from 'fastify'
 import { ENGINES, createTestApp } from './helpers/test-app.ts'
 
-type Json = Record<string, any>
 
 /** A lookahead is matched again at every position: seconds per 50,000-character value on PostgreSQL. */
 const SLOW_QUERY = { method: 'POST' as const, url: '/query/test', payload: { query: { fulltext: { $regex: '(?=a*x)' } } } }
@@ -94,7 +93,7 @@ t.test('a client that leaves cancels its running statement on postgres', async t
 })
 
 t.test('simple reads keep flowing while expensive statements hold their slots on postgres', async t => {
-  // The slots alone: without the quick lane, whose first tries would add a connection's worth (test/postgres-quick-lane.test.ts).
+  // The slots alone: without the quick lane, whose first tries would add a connection's worth (test/storage/postgres/postgres-quick-lane.test.ts).
   const { app, admin } = await createTestApp(t, 'postgres', { statementTimeoutMs: 600_000, pgPoolSize: 4, expensiveQuerySlots: 2, expensiveQuerySlotsPerClient: 2, quickStatementMs: 0 })
   const ids = await insertSlowDocs(t, app, admin, 2)
   const active = activeStatements(t, app)

@@ -1,4 +1,4 @@
-// A one-word search reads its page from the rank table (src/sql/search-ranks.ts): the true top
+// A one-word search reads its page from the rank table (src/compiler/ddl/search-ranks.ts): the true top
 // however many documents hold the word. Other searches rank at most SEARCH_CANDIDATES matches, so
 // that common words cost what 10,000 matches cost whatever the collection's size: such a search
 // matching up to that many documents gets its true top; above it, the page's top is the best of the
@@ -6,7 +6,7 @@
 // match; a CSV export ranks all. The rank table follows updates and deletes.
 import t from 'tap'
 import { prepareCreate } from '../src/documents/prepare-document.ts'
-import { SEARCH_CANDIDATES } from '../src/sql/compile-find.ts'
+import { SEARCH_CANDIDATES } from '../src/compiler/find/compile-find.ts'
 import { ENGINES, createTestApp } from './helpers/test-app.ts'
 
 const ADMIN = { admin: true, groups: [] }

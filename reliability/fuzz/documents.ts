@@ -44,7 +44,7 @@ function validDate (c: Choice): Json {
 }
 
 /** A value `spec` accepts. */
-export function validValue (c: Choice, spec: FieldSpec, ids: KnownIds, onPassword: (p: string) => void): Json {
+function validValue (c: Choice, spec: FieldSpec, ids: KnownIds, onPassword: (p: string) => void): Json {
   switch (spec.type) {
     case 'string': case 'password': return validString(c, spec, onPassword)
     case 'number': case 'integer': return validNumber(c, spec)
@@ -57,7 +57,7 @@ export function validValue (c: Choice, spec: FieldSpec, ids: KnownIds, onPasswor
 }
 
 /** A value `spec` refuses (JSON bodies are not coerced). Not null: it clears a field that is neither required nor a password (as in JXP). */
-export function wrongValue (c: Choice, spec: FieldSpec): Json {
+function wrongValue (c: Choice, spec: FieldSpec): Json {
   const wrongType: Record<FieldSpec['type'], Json[]> = {
     string: [5, true, [], obj([])], password: [5, false, [], obj([]), 'p'.repeat(73)], number: ['5', true, [], obj([])],
     integer: ['5', 1.5, true], boolean: ['true', 1, []], date: ['not a date', '2024-13-45T99:99:99Z', true, obj([])],

@@ -40,7 +40,7 @@ function isShed (reply: HttpReply): boolean {
   return reply.status === 503 && reply.headers['retry-after'] !== undefined && SHED_CODES.has(jsonOf(reply)?.code)
 }
 
-export function describe (req: FuzzRequest, reply: HttpReply): string {
+function describe (req: FuzzRequest, reply: HttpReply): string {
   const headers = Object.entries(req.headers ?? {}).filter(([k]) => k !== 'content-type').map(([k, v]) => `${k}: ${v.slice(0, 80)}`).join('; ')
   const body = req.body === undefined ? '' : ` body ${req.body.length > 1500 ? `${req.body.slice(0, 1500)}... (${req.body.length} chars)` : req.body}`
   const answer = reply.status ? `${reply.status} ${reply.body.slice(0, 300)}` : `no reply (${reply.error}) after ${Math.round(reply.ms)} ms`

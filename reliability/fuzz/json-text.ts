@@ -32,11 +32,3 @@ export function toJsonText (value: Json): string {
   return JSON.stringify(value) ?? 'null'
 }
 
-/** A plain value (objects as entries) from an ordinary JavaScript value. */
-export function fromPlain (value: unknown): Json {
-  if (Array.isArray(value)) return value.map(fromPlain)
-  if (value && typeof value === 'object' && !(value instanceof JsonObject) && !(value instanceof RawJson)) {
-    return obj(Object.entries(value).map(([k, v]) => [k, fromPlain(v)]))
-  }
-  return value as Json
-}

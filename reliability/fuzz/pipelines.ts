@@ -11,7 +11,7 @@ const ACCUMULATORS = ['$sum', '$avg', '$min', '$max', '$first', '$last', '$push'
 const OPERATORS = ['$add', '$subtract', '$multiply', '$divide', '$mod', '$round', '$abs', '$concat', '$substr', '$toLower', '$toUpper', '$size',
   '$cond', '$ifNull', '$in', '$arrayElemAt', '$year', '$dateToString', '$eq', '$gt', '$and', '$or', '$not', '$literal', '$toString', '$pow', '$exp', '$function']
 
-export function expression (c: Choice, model: Model, depth = 0): Json {
+function expression (c: Choice, model: Model, depth = 0): Json {
   return c.weighted<Json>([
     [4, () => `$${fieldPath(c, model)}`],
     [2, () => c.value()],

@@ -5,26 +5,22 @@
 import fc from 'fast-check'
 import { RawJson, deeplyNested, type Json } from './json-text.ts'
 
-export const INJECTIONS = [
+const INJECTIONS = [
   "' OR '1'='1", "'; DROP TABLE q_test; --", '"; SELECT pg_sleep(30); --', "') OR 1=1 --", '1; SELECT 1', '$1', '$$', "E'\\\\x00'",
   '::jsonb', '::text', '/*', '*/', '--', ';', '\\', '\\\\', '%', '%%', '_', '*', '?', '??', '@@', '@>', '<@', '#>>', '||', '->>',
   '{}', '[]', '{"$gt":""}', '{"$ne":null}', 'null', 'undefined', 'NaN', 'Infinity', '-0', 'true', '0x1F', '1e400', '9'.repeat(40),
   '$where', '$expr', '$function', '$accumulator', '$regex', '$ne', '$gt', '$in', '$or', '$and', '$not', '$elemMatch', '$$ROOT', '$', '$.',
   '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__', 'valueOf',
   '(', ')', '[', '[^', '(?<', '(?=', '\\1', '\\k<a>', '(a|b', '{1,2}', 'a{99999}', '[z-a]', '\\p{L}', '(?i)', '^$', '.*', '(a+)+b',
-  '../../../etc/passwd', '..\\..\\windows', 'file:///etc/passwd', '<script>alert(1)</script>', '${7*7}', '{{7*7}}', '%00', '%zz', '%C0%AE',
+  '../../../etc/passwd', '..\\..\\windows', 'file:///etc/passwd', '<script>alert(1)</script>', // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as plain text
+  '${7*7}', '{{7*7}}', '%00', '%zz', '%C0%AE',
   '\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83dy', '\u202e', '\ufeff', '\u200b', '😀', '👩‍👩‍👧', 'ǅ', 'İ', 'ß', 'ﬁ', '\r\n', '\n', '\t', ' ', ''
 ]
 
-export const HOSTILE_KEYS = [
-  '__proto__', 'constructor', 'prototype', '$where', '$set', '$gt', '$or', '$', '', ' ', '.', '..', 'a.b', 'a..b', '.a', 'a.', '0',
-  'x'.repeat(300), 'a\u0000b', '\ud800', '😀', "foo'--", 'foo"', 'yack.__proto__', 'yack.constructor.prototype', 'shmack.0', 'foo[bar]',
-  'toString', 'password', 'yack.password', 'doc', 't.doc', '_id.x', 'createdAt.x'
-]
 
-export const RAW_NUMBERS = ['1e400', '-1e400', '1e-400', '-0', '123456789012345678901234567890', '0.1e999999', '1E+308', '4.9e-324']
+const RAW_NUMBERS = ['1e400', '-1e400', '1e-400', '-0', '123456789012345678901234567890', '0.1e999999', '1E+308', '4.9e-324']
 
-export const NUMBERS = [0, -1, 1, 0.5, -0.5, 2 ** 31, -(2 ** 31), 2 ** 53, 2 ** 53 + 2, -(2 ** 63), 2 ** 64, 1.7976931348623157e308, -1.7976931348623157e308, 5e-324, 1e21, 1e-7]
+const NUMBERS = [0, -1, 1, 0.5, -0.5, 2 ** 31, -(2 ** 31), 2 ** 53, 2 ** 53 + 2, -(2 ** 63), 2 ** 64, 1.7976931348623157e308, -1.7976931348623157e308, 5e-324, 1e21, 1e-7]
 
 export interface Pools {
   strings: string[]

@@ -23,7 +23,7 @@ const json = (path: string, body: unknown, label: string): LabeledRequest =>
 const get = (path: string, label: string): LabeledRequest => ({ method: 'GET', path, label })
 
 /** The expensive requests, each with a label for the report. */
-export function expensiveRequests (): LabeledRequest[] {
+function expensiveRequests (): LabeledRequest[] {
   const names = Array.from({ length: 1000 }, (_, i) => `link-${i * 7}`)
   return [
     get('/api/link?filter[name]=$regex:(a%7B1,255%7D)%7B1,255%7D', 'nested-repetition-regex'),

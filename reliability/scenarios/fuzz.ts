@@ -6,7 +6,7 @@
 // with Retry-After, is counted apart and must stay under 1%), no crash, every
 // request answered, and the health probe answering.
 import { log } from '../../bench/report.ts'
-import { USER_MODEL } from '../../src/auth/user-model.ts'
+import { USER_MODEL } from '../../src/auth/users/user-model.ts'
 import { loadModels } from '../../src/models/load-models.ts'
 import { digestStore } from '../digest.ts'
 import { startHealthProbe, type ProbeSummary } from '../health-probe.ts'

@@ -1,6 +1,6 @@
 // Who is making a request, as the permission checks see it, and how they proved
 // it (`via`): the one home of the rules that depend on the kind of credential.
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import { QuireError } from '../errors.ts'
 
 /**

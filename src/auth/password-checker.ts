@@ -7,12 +7,12 @@
 // every process (credential-cache.ts).
 import { hash } from 'node:crypto'
 import bcrypt from 'bcrypt'
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { SystemStore } from '../permissions/system-access.ts'
 import { callerFromUser, type Caller } from './caller.ts'
-import { USER_MODEL } from './user-model.ts'
-import type { LoginThrottle } from './login-throttle.ts'
-import type { CredentialCache } from './credential-cache.ts'
+import { USER_MODEL } from './users/user-model.ts'
+import type { LoginThrottle } from './throttle/login-throttle.ts'
+import type { CredentialCache } from './credentials/credential-cache.ts'
 import { QuireError } from '../errors.ts'
 import { deriveKey } from './secrets.ts'
 

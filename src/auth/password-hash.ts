@@ -6,7 +6,7 @@ import bcrypt from 'bcrypt'
 import { QuireError } from '../errors.ts'
 
 /** The most bytes (UTF-8) of a password bcrypt reads. */
-export const MAX_PASSWORD_BYTES = 72
+const MAX_PASSWORD_BYTES = 72
 
 /** Throws VALIDATION_FAILED when a password is longer than bcrypt reads. */
 export function checkPasswordLength (value: string, field: string): void {

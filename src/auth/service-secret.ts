@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Engine } from '../engines/engine.ts'
+import type { Engine } from '../storage/engine.ts'
 import type { Config } from '../config.ts'
 import { systemStore, type SystemStore } from '../permissions/system-access.ts'
 import type { Model } from '../models/model-definition.ts'
@@ -19,7 +19,7 @@ import { deriveKey } from './secrets.ts'
 import { SECRET_FILE } from '../embedded/data-dir.ts'
 
 /** Settings of the service kept in its database, one document per name (`_id`). */
-export const SERVICE_MODEL: Model = { ...resolveModel({ name: '_service', fields: { value: { type: 'string' } }, perms: {} }), builtIn: true }
+const SERVICE_MODEL: Model = { ...resolveModel({ name: '_service', fields: { value: { type: 'string' } }, perms: {} }), builtIn: true }
 
 const FINGERPRINT = 'secret-fingerprint'
 const STORED_SECRET = 'secret'

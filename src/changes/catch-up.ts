@@ -3,7 +3,7 @@
 // once the previous one was written. Live changes meant for it wait in a buffer bounded
 // by the same size (when it fills, it is dropped: those changes are in the log). A client
 // that accepts nothing for `stallMs` is closed (SLOW_CONSUMER).
-import type { ChangeLog, StoredChange } from '../engines/change-log.ts'
+import type { ChangeLog, StoredChange } from '../storage/change-log.ts'
 import { feedEventOf } from './feed-event.ts'
 import { isOpen, userOfChange, type Delivery } from './deliver-changes.ts'
 import type { Subscription } from './subscription.ts'

@@ -3,11 +3,11 @@
 // subscribers allowed to see it, decided per change with each subscriber's current
 // caller (deliver-changes.ts). Subscribers that resume, or fall behind, read the log at
 // their own pace (catch-up.ts) and then go live again.
-import type { Engine } from '../engines/engine.ts'
-import type { StoredChange } from '../engines/change-log.ts'
+import type { Engine } from '../storage/engine.ts'
+import type { StoredChange } from '../storage/change-log.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import { QuireError } from '../errors.ts'
-import { outsideRequestScope } from '../engines/request-scope.ts'
+import { outsideRequestScope } from '../runtime/request-scope.ts'
 import { createDelivery, isOpen } from './deliver-changes.ts'
 import { bufferChanges, catchUp, type CatchUpOptions } from './catch-up.ts'
 import { createSubscription, startBehind, type SubscribeRequest, type Subscription } from './subscription.ts'

@@ -3,11 +3,11 @@
 // credentials changed, or when it was resolved too long ago) and queued on its sink. Live
 // delivery never queues past a subscriber's bound: a subscriber whose events do not fit
 // falls behind instead, and then reads the change log at its own pace.
-import type { Engine } from '../engines/engine.ts'
-import type { StoredChange } from '../engines/change-log.ts'
+import type { Engine } from '../storage/engine.ts'
+import type { StoredChange } from '../storage/change-log.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
-import { USER_MODEL } from '../auth/user-model.ts'
-import { CREDENTIAL_MODEL } from '../auth/credential-model.ts'
+import { USER_MODEL } from '../auth/users/user-model.ts'
+import { CREDENTIAL_MODEL } from '../auth/credentials/credential-model.ts'
 import { feedEventOf } from './feed-event.ts'
 import { matchChanges } from './match-changes.ts'
 import { refreshSubscription, type Subscription } from './subscription.ts'

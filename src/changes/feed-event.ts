@@ -1,13 +1,13 @@
 // What a subscriber receives of a change: the event name (create, update, delete),
 // the kind of change (op), who and when, and the document as a reader sees it
 // (hidden fields removed). Built once per change and shared by every subscriber.
-import type { ChangeOp, StoredChange } from '../engines/change-log.ts'
+import type { ChangeOp, StoredChange } from '../storage/change-log.ts'
 import type { Model } from '../models/model-definition.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 
-export type FeedEventName = 'create' | 'update' | 'delete'
+type FeedEventName = 'create' | 'update' | 'delete'
 
-export const EVENT_OF_OP: Record<ChangeOp, FeedEventName> = {
+const EVENT_OF_OP: Record<ChangeOp, FeedEventName> = {
   create: 'create', update: 'update', restore: 'update', soft_delete: 'delete', permanent_delete: 'delete'
 }
 

@@ -2,9 +2,9 @@
 // filter is evaluated once, by the engine itself (Engine.matchDocuments), against the
 // documents as they are after each change (a soft delete: as it was just before), cut down
 // to the fields the filters name: a filter reads nothing else, and the rest need not travel.
-import type { Engine } from '../engines/engine.ts'
-import type { StoredChange } from '../engines/change-log.ts'
-import type { Doc } from '../engines/engine.ts'
+import type { Engine } from '../storage/engine.ts'
+import type { StoredChange } from '../storage/change-log.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
 import { mayLearnOfUnknown } from '../permissions/authorize-feed.ts'

@@ -2,14 +2,14 @@
 // acts as, re-resolved from its credential whenever that may have changed (so a revoked
 // key or a logged-out token ends it) and turned into its current permission filter.
 import type { Caller } from '../auth/caller.ts'
-import type { StoredChange } from '../engines/change-log.ts'
+import type { StoredChange } from '../storage/change-log.ts'
 import type { Filter } from '../query/types.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import type { Authorized } from '../permissions/authorized.ts'
 import { authorizeFeed } from '../permissions/authorize-feed.ts'
 import { QuireError } from '../errors.ts'
-import type { FeedSink } from './feed-sink.ts'
+import type { FeedSink } from './transports/feed-sink.ts'
 
 /** The caller a subscriber came with, and how to ask again who its credential stands for now. */
 export interface CallerSource {

@@ -4,7 +4,7 @@
 import cluster from 'node:cluster'
 
 /** The environment variable Quire's primary gives its workers. */
-export const WORKER_MARK = 'QUIRE_CLUSTER_WORKER'
+const WORKER_MARK = 'QUIRE_CLUSTER_WORKER'
 
 /** The environment of a worker that Quire's primary forks. */
 export const WORKER_ENV = { [WORKER_MARK]: '1' }

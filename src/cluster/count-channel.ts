@@ -1,9 +1,9 @@
 // Count-cache news between the workers of a `quire serve` cluster: a worker that writes a model
 // tells the primary, which passes the model names on to every other worker, and they drop
-// those models' cached list counts (src/engines/count-cache.ts). Not awaited: the news is two
+// those models' cached list counts (src/storage/decorators/count-cache.ts). Not awaited: the news is two
 // local IPC hops behind the write, where it would otherwise wait for COUNT_CACHE_MS.
 import cluster, { type Worker } from 'node:cluster'
-import type { CountPeers } from '../engines/count-cache.ts'
+import type { CountPeers } from '../storage/decorators/count-cache.ts'
 
 const NEWS = 'quire:counts-changed'
 

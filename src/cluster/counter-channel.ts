@@ -3,7 +3,7 @@
 // from its one table, so every worker draws on the same budget. A round trip costs a few tens
 // of microseconds and only requests that are rate limited (logins, wrong passwords) pay it.
 import type { Worker } from 'node:cluster'
-import type { CounterTable, WindowCount, WindowCounters } from '../auth/window-counters.ts'
+import type { CounterTable, WindowCount, WindowCounters } from '../auth/throttle/window-counters.ts'
 
 const ASK = 'quire:counter'
 const ANSWER = 'quire:counted'

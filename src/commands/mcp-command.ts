@@ -3,7 +3,7 @@
 // environment (QUIRE_URL, QUIRE_API_KEY or QUIRE_TOKEN), so they stay out of client configs' args.
 import type { Command } from 'commander'
 
-export const DEFAULT_QUIRE_URL = 'http://127.0.0.1:3000'
+const DEFAULT_QUIRE_URL = 'http://127.0.0.1:3000'
 
 export function addMcpCommand (program: Command): void {
   program.command('mcp')

@@ -15,10 +15,10 @@ export function addTransferCommands (program: Command): void {
     .action(async (modelName: string, file: string, options: { skipInvalid?: boolean }) => {
       const config = loadConfig()
       const [{ default: cliProgress }, { openStorage }, { importDocuments }] = await Promise.all([
-        import('cli-progress'), import('../engines/open-storage.ts'), import('../transfer/import-documents.ts')
+        import('cli-progress'), import('../storage/open-storage.ts'), import('../transfer/import-documents.ts')
       ])
       await withDatabase(config, quiet, async () => {
-        const { engine, models } = await openStorage(config, quiet)
+        const { engine, models } = await openStorage(config, { log: quiet })
         const bar = new cliProgress.SingleBar({
           format: 'importing {bar} {percentage}% | {imported} documents | {rate} docs/s | {skipped} skipped',
           stream: process.stderr
@@ -50,10 +50,10 @@ export function addTransferCommands (program: Command): void {
   program.command('export <model>')
     .description('write every document of a model (soft-deleted ones too) to stdout as NDJSON')
     .action(async (modelName: string) => {
-      const [{ openStorage }, { exportDocuments }] = await Promise.all([import('../engines/open-storage.ts'), import('../transfer/export-documents.ts')])
+      const [{ openStorage }, { exportDocuments }] = await Promise.all([import('../storage/open-storage.ts'), import('../transfer/export-documents.ts')])
       const config = loadConfig()
       await withDatabase(config, quiet, async () => {
-        const { engine, models } = await openStorage(config, quiet)
+        const { engine, models } = await openStorage(config, { log: quiet })
         process.stdout.on('error', (err: NodeJS.ErrnoException) => { if (err.code === 'EPIPE') process.exit(0) })
         try {
           const count = await exportDocuments(engine, models.get(modelName), process.stdout, n => process.stderr.write(`\rexported ${n} documents`))

@@ -3,7 +3,7 @@
 // src/permissions, documents and updates validated); only when all are valid are
 // the passwords they set hashed (at most LIMITS.passwordsPerRequest), so a request
 // that fails costs no bcrypt work and writes nothing.
-import type { BulkOperation, BulkResult, Doc, UpdateTerms } from '../engines/engine.ts'
+import type { BulkOperation, BulkResult, Doc, UpdateTerms } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
 import { SYSTEM_FIELDS } from '../models/model-definition.ts'
@@ -18,7 +18,7 @@ import { isPlainObject } from '../validation/values.ts'
 import { reviveExtendedJson } from '../query/extended-json.ts'
 import { checkFieldValues, checkStoredDocument, hashPassword, hashPasswordFields, newSystemFields, shapeCreate, shapeReplacement } from './prepare-document.ts'
 import { QuireError } from '../errors.ts'
-import { refuseBulkUserWrites } from '../auth/user-rules.ts'
+import { refuseBulkUserWrites } from '../auth/users/user-rules.ts'
 import { checkPasswordLength } from '../auth/password-hash.ts'
 import { bulkUpdateBody, createBody } from './read-back.ts'
 import type { DocumentContext } from './document-context.ts'

@@ -2,7 +2,7 @@
 // exposes (src/models/model-code.ts), for a caller who holds the letter it declares;
 // an item call gets the document as far as the caller may read it. The result leaves
 // through the field policy: no object in it keeps a password field's name.
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { authorizeCall, authorizeCallItem } from '../permissions/authorize-call.ts'
 import { requireVisible } from '../permissions/authorize-discovery.ts'

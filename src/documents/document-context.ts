@@ -1,7 +1,7 @@
 // What the document operations need from the running service, per request.
 import type { Caller } from '../auth/caller.ts'
 import type { Config } from '../config.ts'
-import type { Engine } from '../engines/engine.ts'
+import type { Engine } from '../storage/engine.ts'
 import type { SystemStore } from '../permissions/system-access.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import type { QueryBuilder } from '../query/query-builder.ts'

@@ -3,7 +3,7 @@
 // hooks run once the write is stored, and an error they throw is logged: the write
 // is done and the reply says so. Errors model code throws with a 4xx status (as
 // JXP's restify errors carry) become that response; any other error is a 500.
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { ModelCodeContext, ModelHooks } from '../models/model-code.ts'
 import { SYSTEM_FIELDS } from '../models/model-definition.ts'

@@ -3,13 +3,13 @@
 // then passwords hashed (the prepare* functions, or hashPasswordFields once a
 // whole bulk request is valid: no bcrypt work is spent on a request that fails).
 import type { Model } from '../models/model-definition.ts'
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { Caller } from '../auth/caller.ts'
 import { compileValidators, describeErrors, type DocumentValidators } from '../models/document-schema.ts'
 import { normalizeDates } from '../models/normalize-dates.ts'
 import { newId, isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'
-import { applyUserRules, ownUserRecord } from '../auth/user-rules.ts'
+import { applyUserRules, ownUserRecord } from '../auth/users/user-rules.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 import { LIMITS } from '../validation/limits.ts'
 import { checkPasswordLength, hashPassword } from '../auth/password-hash.ts'

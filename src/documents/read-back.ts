@@ -5,7 +5,7 @@
 // jxp-helper's bulk_put sends whole documents as, the read-only system fields too). A non-admin's `_owner_id` stays as a condition: the
 // update applies only while the document's owner is the one sent (changing it is an admin's).
 import type { Caller } from '../auth/caller.ts'
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'

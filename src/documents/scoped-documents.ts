@@ -1,7 +1,7 @@
 // The documents API model code receives (hooks and methods, src/models/model-code.ts):
 // the operations of the HTTP routes, for the same caller with the same permissions,
 // on parsed values. There is no door that skips the permissions.
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { QueryParams } from '../query/parse-list-params.ts'
 import type { DeleteOptions } from '../permissions/authorize-delete.ts'
 import { countDocuments, listDocuments, readDocument } from './read-documents.ts'
@@ -9,7 +9,7 @@ import { createDocument, updateDocument } from './write-documents.ts'
 import { deleteDocument } from './delete-document.ts'
 import type { DocumentContext } from './document-context.ts'
 
-export interface ListPageResult { count: number, data: Doc[], [key: string]: unknown }
+interface ListPageResult { count: number, data: Doc[], [key: string]: unknown }
 
 export interface ScopedDocuments {
   /** A list page, as GET /api/{model}?params answers it. */

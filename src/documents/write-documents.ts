@@ -10,7 +10,7 @@ import { checkId } from './read-documents.ts'
 import { createBody, updateBody } from './read-back.ts'
 import { afterWrite, beforeCreate, beforeUpdate } from './model-hooks.ts'
 import { QuireError } from '../errors.ts'
-import { afterUserWrite, checkPasswordChange } from '../auth/user-rules.ts'
+import { afterUserWrite, checkPasswordChange } from '../auth/users/user-rules.ts'
 import type { DocumentContext } from './document-context.ts'
 
 export interface WriteResult { message: string, data?: string }

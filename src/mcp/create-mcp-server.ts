@@ -6,7 +6,7 @@ import { registerReadTools } from './read-tools.ts'
 import { registerWriteTools } from './write-tools.ts'
 import type { ToolLog } from './tool-result.ts'
 
-export const MCP_SERVER_INFO = { name: 'quire', version: '1.0.0' }
+const MCP_SERVER_INFO = { name: 'quire', version: '1.0.0' }
 
 export function createMcpServer (ctx: DocumentContext, log: ToolLog): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } })

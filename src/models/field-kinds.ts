@@ -7,7 +7,7 @@ const SYSTEM_KINDS: Record<string, FieldKind> = {
   _id: 'string', id: 'string', _deleted: 'boolean', _owner_id: 'string', createdAt: 'date', updatedAt: 'date', __v: 'integer'
 }
 
-/** Kinds whose values have one scalar SQL form: the ones a covering index can hold (src/sql/covering-columns.ts). */
+/** Kinds whose values have one scalar SQL form: the ones a covering index can hold (src/compiler/ddl/covering-columns.ts). */
 export const COVERABLE_KINDS: ReadonlySet<FieldKind> = new Set(['string', 'date', 'number', 'integer', 'boolean'])
 
 /**

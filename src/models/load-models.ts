@@ -74,7 +74,7 @@ export function resolveModel (file: ModelFile): Model {
 }
 
 /** Checks that every link points at a known model. */
-export function checkLinks (models: Map<string, Model>): void {
+function checkLinks (models: Map<string, Model>): void {
   for (const model of models.values()) {
     for (const link of model.links) {
       if (!models.has(link.target)) throw new Error(`model ${model.name}: link ${link.field} points at unknown model ${link.target}`)

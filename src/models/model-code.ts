@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { join, extname, basename } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Caller } from '../auth/caller.ts'
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { ScopedDocuments } from '../documents/scoped-documents.ts'
 import type { ModelRegistry } from './model-registry.ts'
 import { QuireError } from '../errors.ts'
@@ -39,7 +39,7 @@ export interface ModelHooks {
   afterDelete?: (doc: Doc, ctx: ModelCodeContext & { permanent: boolean }) => unknown
 }
 
-export interface MethodContext extends ModelCodeContext {
+interface MethodContext extends ModelCodeContext {
   /** The request body (POST), or {} (GET). */
   body: unknown
   /** The query string's parameters (credentials left out). */

@@ -24,7 +24,7 @@ export interface FieldSpec {
   description?: string
 }
 
-export const FieldSpecSchema = Type.Recursive(This => Type.Object({
+const FieldSpecSchema = Type.Recursive(This => Type.Object({
   type: FieldType,
   link: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$' })),
   items: Type.Optional(This),
@@ -40,7 +40,7 @@ export const FieldSpecSchema = Type.Recursive(This => Type.Object({
   description: Type.Optional(Type.String())
 }, { additionalProperties: false }), { $id: 'FieldSpec' })
 
-export const PermsSchema = Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }), Type.String({ pattern: '^[crud]*$' }))
+const PermsSchema = Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }), Type.String({ pattern: '^[crud]*$' }))
 
 export const ModelFileSchema = Type.Object({
   name: Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$' }),
@@ -64,7 +64,7 @@ export const ModelFileSchema = Type.Object({
 
 export type ModelFile = Static<typeof ModelFileSchema>
 
-/** A declared index; `include`: fields a covering index keeps with it (src/sql/covering-columns.ts). */
+/** A declared index; `include`: fields a covering index keeps with it (src/compiler/ddl/covering-columns.ts). */
 export interface ModelIndex { fields: string[], unique: boolean, include?: string[] }
 
 /** A loaded, checked model. */

@@ -2,7 +2,7 @@
 // password fields), the bodies it accepts (create and partial update) and the list parameters
 // of GET /api/{model} (filters, sort, fields, populate, paging, full-text search).
 import type { Model } from '../models/model-definition.ts'
-import { SYSTEM_FIELDS } from '../models/model-definition.ts'
+import type { SYSTEM_FIELDS } from '../models/model-definition.ts'
 import { documentSchema } from '../models/document-schema.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 

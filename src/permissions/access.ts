@@ -26,7 +26,7 @@ export function accessTo (model: Model, caller: Caller, letter: Letter): Access 
 }
 
 /** The error for a caller without access: 401 when anonymous, 403 when logged in. */
-export function deniedError (model: Model, caller: Caller, letter: Letter): QuireError {
+function deniedError (model: Model, caller: Caller, letter: Letter): QuireError {
   return caller.userId
     ? new QuireError('FORBIDDEN', `Not allowed to ${LETTER_NAMES[letter]} ${model.name} documents`)
     : new QuireError('AUTH_REQUIRED', `Log in to ${LETTER_NAMES[letter]} ${model.name} documents`)

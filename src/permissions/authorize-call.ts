@@ -3,7 +3,7 @@
 // the one document the method receives, as far as the caller may read it and (for
 // an update or delete method) may do that to it.
 import type { Caller } from '../auth/caller.ts'
-import type { FindQuery } from '../engines/engine.ts'
+import type { FindQuery } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { accessTo, requireAccess, type Letter } from './access.ts'
 import { authorized, type Authorized } from './authorized.ts'

@@ -4,7 +4,7 @@
 // (live ones, unless a permanent cascade removes them all) and, of those, the ones the
 // caller may not delete: a cascade never reaches documents the caller could not delete itself.
 import type { Caller } from '../auth/caller.ts'
-import type { DeletePlan, DeleteReferrer } from '../engines/engine.ts'
+import type { DeletePlan, DeleteReferrer } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import type { Filter } from '../query/types.ts'

@@ -3,7 +3,7 @@
 // rows the caller may read, and every model a $lookup reads (the source model
 // itself included) narrowed the same way: 403 for a model the caller may not read.
 import type { Caller } from '../auth/caller.ts'
-import type { PipelinePlan, PipelineSource } from '../engines/engine.ts'
+import type { PipelinePlan, PipelineSource } from '../storage/engine.ts'
 import { QuireError } from '../errors.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'

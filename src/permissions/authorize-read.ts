@@ -3,7 +3,7 @@
 // checked (no hidden field named), narrowed to the rows the caller may read, and
 // every populated link narrowed to what the caller may read of the linked model.
 import type { Caller } from '../auth/caller.ts'
-import type { FindQuery, PopulateSpec } from '../engines/engine.ts'
+import type { FindQuery, PopulateSpec } from '../storage/engine.ts'
 import { QuireError } from '../errors.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'

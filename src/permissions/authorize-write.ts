@@ -4,7 +4,7 @@
 // tells "exists but you may not change it" (403) from "not there for you" (404), and
 // how much of the written document the reply may show.
 import type { Caller } from '../auth/caller.ts'
-import type { Doc } from '../engines/engine.ts'
+import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
 import { checkFilter } from '../validation/check-filter.ts'

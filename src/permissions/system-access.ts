@@ -2,7 +2,7 @@
 // credentials, the setup mark): login, sessions, password resets, group changes.
 // These reads and writes act for no caller, so no permission narrows them; every
 // use is this one, explicit, greppable door.
-import type { Doc, Engine, FindQuery, PopulateSpec } from '../engines/engine.ts'
+import type { Doc, Engine, FindQuery, PopulateSpec } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
 import { authorized } from './authorized.ts'

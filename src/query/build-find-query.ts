@@ -1,6 +1,6 @@
 // Builds a list read's query for a caller: the page size (default and cap) and
 // the page, around the permissions module's authorization of the request.
-import type { FindQuery } from '../engines/engine.ts'
+import type { FindQuery } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { authorizeFind, type ReadContext } from '../permissions/authorize-read.ts'
 import type { Authorized } from '../permissions/authorized.ts'

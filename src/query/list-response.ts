@@ -16,7 +16,7 @@ export interface ListPage {
 }
 
 /** The same URL with `page` set to `page` (every other parameter kept, credentials left out). */
-export function pageUrl (url: string, page: number): string {
+function pageUrl (url: string, page: number): string {
   const [path, query = ''] = url.split(/\?(.*)/s)
   const params = new URLSearchParams(query)
   params.delete('apikey')

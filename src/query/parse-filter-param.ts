@@ -13,7 +13,7 @@ function badValue (field: string, value: string, expected: string): QuireError {
 }
 
 /** Converts URL text to the JS value a field of `kind` holds. */
-export function coerceValue (field: string, kind: FieldKind | undefined, text: string): unknown {
+function coerceValue (field: string, kind: FieldKind | undefined, text: string): unknown {
   switch (kind) {
     case 'number': case 'integer': {
       const n = Number(text)
@@ -38,7 +38,7 @@ function parseList (text: string): string[] {
   return inner === '' ? [] : inner.split(',').map(s => s.trim())
 }
 
-function parseRegex (field: string, text: string): { $regex: string, $options?: string } {
+function parseRegex (text: string): { $regex: string, $options?: string } {
   const match = REGEX_LITERAL.exec(text)
   if (!match) return { $regex: text }
   return match[2] ? { $regex: match[1], $options: match[2] } : { $regex: match[1] }
@@ -56,7 +56,7 @@ export function parseFilterValue (field: string, kind: FieldKind | undefined, ra
       if (text !== 'true' && text !== 'false') throw badValue(field, text, 'true or false')
       return { $exists: text === 'true' }
     case '$regex':
-      return parseRegex(field, text)
+      return parseRegex(text)
     default:
       return { [op]: coerceValue(field, kind, text) }
   }

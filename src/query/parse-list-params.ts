@@ -27,7 +27,7 @@ export interface ListParams {
   showDeleted: boolean
 }
 
-export const LIST_LIMITS = { sortTerms: 8, fields: 50, filterTerms: 50, textLength: 1000 }
+const LIST_LIMITS = { sortTerms: 8, fields: 50, filterTerms: 50, textLength: 1000 }
 
 /** Every parameter a list read knows (credentials are read by the auth plugin; `count` is always answered). */
 const KNOWN_PARAMS = ['limit', 'page', 'skip', 'sort', 'fields', 'filter', 'search', 'populate', 'autopopulate', 'showDeleted', 'count', 'apikey', 'jwt']

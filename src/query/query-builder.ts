@@ -2,7 +2,7 @@
 // engine accepts, authorized for the caller (src/permissions) with the paging
 // settings applied. The `queryBuilder` plugin decorates the instance with one.
 import type { Caller } from '../auth/caller.ts'
-import type { FindQuery } from '../engines/engine.ts'
+import type { FindQuery } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import { authorizeCount, authorizeFind } from '../permissions/authorize-read.ts'

@@ -1,7 +1,7 @@
 // `quire export`: writes every document of a model (soft-deleted ones and
 // password hashes included, so an import restores them) as NDJSON.
 import type { Writable } from 'node:stream'
-import type { Engine } from '../engines/engine.ts'
+import type { Engine } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 
 const EXPORT_BATCH = 5000

@@ -2,7 +2,7 @@
 // timestamps and owners (so a MongoDB collection moves in intact), validated
 // against the model's schema, in large batches, with progress reported.
 import { statSync } from 'node:fs'
-import type { Engine, Doc } from '../engines/engine.ts'
+import type { Engine, Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { normalizeDates, toIsoDate } from '../models/normalize-dates.ts'
 import { checkStoredDocument, hashPassword, newSystemFields } from '../documents/prepare-document.ts'
@@ -40,7 +40,7 @@ function systemFields (source: Doc): Doc {
 }
 
 /** One source document as stored: validated fields plus system fields. */
-export async function prepareImported (model: Model, source: unknown, bcryptRounds: number): Promise<Doc> {
+async function prepareImported (model: Model, source: unknown, bcryptRounds: number): Promise<Doc> {
   if (!source || typeof source !== 'object' || Array.isArray(source)) throw new QuireError('INVALID_BODY', 'not a JSON object')
   const doc = normalizeDates(model.fields, source as Doc)
   checkStoredDocument(model, doc)

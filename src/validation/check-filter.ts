@@ -7,7 +7,7 @@ import { QuireError } from '../errors.ts'
 import type { Filter } from '../query/types.ts'
 import { parseFieldPath } from './field-path.ts'
 import { LIMITS } from './limits.ts'
-import { checkRegex } from './check-regex.ts'
+import { checkRegex } from './regex/check-regex.ts'
 import { isOperatorObject, isPlainObject, toJsonValue, type JsonValue } from './values.ts'
 import { typeName } from './type-names.ts'
 

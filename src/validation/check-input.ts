@@ -4,8 +4,7 @@
 // turns into Infinity) and nesting deeper than any document or query needs.
 import { QuireError } from '../errors.ts'
 import { LIMITS } from './limits.ts'
-
-const UNSTORABLE_TEXT = /[\u0000]|\p{Cs}/u
+import { UNSTORABLE_TEXT } from './values.ts'
 
 function checkText (text: string, where: string): void {
   if (UNSTORABLE_TEXT.test(text)) throw new QuireError('BAD_REQUEST', `The ${where} holds text with NUL characters or unpaired surrogates, which cannot be stored`)

@@ -9,7 +9,7 @@ import { checkFilter } from './check-filter.ts'
 import { checkExpression, checkPipelinePath, type ExpressionScope } from './check-expression.ts'
 import { checkFieldName } from './field-path.ts'
 import { LIMITS } from './limits.ts'
-import { ACCUMULATORS, STAGES, VARIABLE_NAME, WRITE_STAGES } from './pipeline-operators.ts'
+import { ACCUMULATORS, type STAGES, VARIABLE_NAME, WRITE_STAGES } from './pipeline-operators.ts'
 import { isPlainObject } from './values.ts'
 
 export interface PipelineRules {

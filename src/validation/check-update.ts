@@ -7,7 +7,7 @@ import { parseFieldPath } from './field-path.ts'
 import { LIMITS } from './limits.ts'
 import { isPlainObject, toJsonValue } from './values.ts'
 
-export const UPDATE_OPERATORS = ['$set', '$unset', '$inc', '$push', '$pull', '$addToSet'] as const
+const UPDATE_OPERATORS = ['$set', '$unset', '$inc', '$push', '$pull', '$addToSet'] as const
 
 export type UpdateOperator = typeof UPDATE_OPERATORS[number]
 

@@ -3,7 +3,7 @@
 // differ only in that int and long need an integral value.
 import { QuireError } from '../errors.ts'
 
-export const TYPE_NAMES = ['double', 'number', 'decimal', 'int', 'long', 'string', 'object', 'array', 'bool', 'null', 'date'] as const
+const TYPE_NAMES = ['double', 'number', 'decimal', 'int', 'long', 'string', 'object', 'array', 'bool', 'null', 'date'] as const
 
 export type TypeName = typeof TYPE_NAMES[number]
 

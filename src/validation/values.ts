@@ -2,7 +2,7 @@
 // string, as Quire stores dates) and classifies them for the SQL compiler.
 import { QuireError } from '../errors.ts'
 
-export type JsonScalar = string | number | boolean | null
+type JsonScalar = string | number | boolean | null
 export type JsonValue = JsonScalar | JsonValue[] | { [key: string]: JsonValue }
 export type JsonType = 'string' | 'number' | 'boolean' | 'null' | 'array' | 'object'
 
@@ -42,9 +42,13 @@ export function toJsonValue (value: unknown): JsonValue {
   throw new QuireError('INVALID_QUERY', `Unsupported value in query: ${Object.prototype.toString.call(value)}`)
 }
 
-/** jsonb cannot hold NUL characters or unpaired surrogates. */
+/** What jsonb cannot hold: NUL characters and unpaired surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the character this looks for
+export const UNSTORABLE_TEXT = /[\u0000]|\p{Cs}/u
+
+/** Refuses text jsonb cannot hold (UNSTORABLE_TEXT) in a query. */
 export function checkText (text: string): string {
-  if (/[\u0000]|\p{Cs}/u.test(text)) throw new QuireError('INVALID_QUERY', 'Text with NUL characters or unpaired surrogates cannot be queried')
+  if (UNSTORABLE_TEXT.test(text)) throw new QuireError('INVALID_QUERY', 'Text with NUL characters or unpaired surrogates cannot be queried')
   return text
 }
 

@@ -3,14 +3,14 @@
 // statement), and the acting user's id reaches it from the write's own statement or
 // transaction, leaving the rows the statement returns unchanged.
 import t, { type Test } from 'tap'
-import type { SqlClient } from '../../src/sql/sql-client.ts'
-import { openPostgres } from '../../src/engines/postgres-client.ts'
-import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
-import { CHANGE_LOG_DDL, captureTriggerSql } from '../../src/sql/change-capture-ddl.ts'
-import { createTableSql } from '../../src/sql/schema-ddl.ts'
-import { withChangeActor } from '../../src/engines/sql-change-client.ts'
+import type { SqlClient } from '../../src/storage/sql/sql-client.ts'
+import { openPostgres } from '../../src/storage/postgres/postgres-client.ts'
+import { startPgCluster } from '../helpers/throwaway-cluster.ts'
+import { CHANGE_LOG_DDL, captureTriggerSql } from '../../src/compiler/ddl/change-capture-ddl.ts'
+import { createTableSql } from '../../src/compiler/ddl/schema-ddl.ts'
+import { withChangeActor } from '../../src/storage/sql/changes/sql-change-client.ts'
 import { resolveModel } from '../../src/models/load-models.ts'
-import { createSqlEngine } from '../../src/engines/sql-engine.ts'
+import { createSqlEngine } from '../../src/storage/sql/sql-engine.ts'
 import { holdOpen } from '../helpers/held-transaction.ts'
 
 const MODEL = resolveModel({ name: 'cap', fields: { n: { type: 'number' } } })

@@ -2,12 +2,12 @@
 // short statements, each within the statement timeout, and leaves exactly the retained entries.
 // In one statement, such a prune ran past the timeout every time, and the log never shrank.
 import t from 'tap'
-import { openPostgres } from '../../src/engines/postgres-client.ts'
-import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
+import { openPostgres } from '../../src/storage/postgres/postgres-client.ts'
+import { startPgCluster } from '../helpers/throwaway-cluster.ts'
 import { resolveModel } from '../../src/models/load-models.ts'
-import { createSqlEngine } from '../../src/engines/sql-engine.ts'
-import { createSqlChangeLog } from '../../src/engines/sql-change-log.ts'
-import { createChangeSequencer } from '../../src/engines/sql-change-sequencer.ts'
+import { createSqlEngine } from '../../src/storage/sql/sql-engine.ts'
+import { createSqlChangeLog } from '../../src/storage/sql/changes/sql-change-log.ts'
+import { createChangeSequencer } from '../../src/storage/sql/changes/sql-change-sequencer.ts'
 import { sequenceUntilDone } from '../helpers/sequence-until-done.ts'
 
 const MODEL = resolveModel({ name: 'imported', fields: { n: { type: 'number' } } })

@@ -4,12 +4,12 @@
 // The sequencer's floor (where it starts looking for unnumbered changes) never passes a change
 // whose transaction is still open, however many later ones it numbers meanwhile.
 import t from 'tap'
-import type { SqlClient } from '../../src/sql/sql-client.ts'
-import { openPostgres } from '../../src/engines/postgres-client.ts'
-import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
+import type { SqlClient } from '../../src/storage/sql/sql-client.ts'
+import { openPostgres } from '../../src/storage/postgres/postgres-client.ts'
+import { startPgCluster } from '../helpers/throwaway-cluster.ts'
 import { resolveModel } from '../../src/models/load-models.ts'
-import { createSqlEngine } from '../../src/engines/sql-engine.ts'
-import { UNNUMBERED, createChangeSequencer } from '../../src/engines/sql-change-sequencer.ts'
+import { createSqlEngine } from '../../src/storage/sql/sql-engine.ts'
+import { UNNUMBERED, createChangeSequencer } from '../../src/storage/sql/changes/sql-change-sequencer.ts'
 import { holdOpen } from '../helpers/held-transaction.ts'
 import { sequenceUntilDone } from '../helpers/sequence-until-done.ts'
 

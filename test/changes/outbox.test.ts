@@ -2,7 +2,7 @@
 // waits never passes the bound; passing it stops the outbox (dropping what it held) and
 // reports the overflow once; a failed write stops it too.
 import t from 'tap'
-import { createOutbox } from '../../src/changes/outbox.ts'
+import { createOutbox } from '../../src/changes/transports/outbox.ts'
 
 t.test('bounded, in order, overflow once', async t => {
   const written: string[] = []

@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap'
 import postgres from 'postgres'
 import { databaseUrl } from '../helpers/test-app.ts'
-import { isDatabaseUnavailable } from '../../src/engines/database-unavailable.ts'
+import { isDatabaseUnavailable } from '../../src/storage/database-unavailable.ts'
 
 /** Each query must settle well within this; a hang fails the test instead of stalling the run. */
 const TEST_TIMEOUT_MS = 30_000

@@ -7,9 +7,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { useEmbeddedServer } from '../../src/embedded/embedded-server.ts'
-import { translateSqlError } from '../../src/engines/sql-engine.ts'
+import { translateSqlError } from '../../src/storage/sql/sql-engine.ts'
 import { QuireError } from '../../src/errors.ts'
-import { SqlError } from '../../src/sql/sql-client.ts'
+import { SqlError } from '../../src/storage/sql/sql-client.ts'
 import { describeStartupFailure } from '../../src/startup-error.ts'
 
 t.test('a statement refused for a full disk is 503 UNAVAILABLE, out of disk space', async t => {

@@ -7,7 +7,7 @@ import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { useEmbeddedServer, embeddedServerRunning } from '../../src/embedded/embedded-server.ts'
-import { postgresTarget } from '../../src/engines/postgres-url.ts'
+import { postgresTarget } from '../../src/storage/postgres/postgres-url.ts'
 import { describeStartupFailure } from '../../src/startup-error.ts'
 
 /** A new directory the server's user can reach (as root, the server runs as `postgres`). */

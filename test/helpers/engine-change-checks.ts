@@ -1,10 +1,10 @@
 // The engine contract's checks of matchDocuments and the change log (Engine.changes),
-// run by test/engine-contract.test.ts on every engine after the other checks.
+// run by test/storage/engine-contract.test.ts on every engine after the other checks.
 import type { Test } from 'tap'
-import type { Doc } from '../../src/engines/engine.ts'
-import type { StoredChange } from '../../src/engines/change-log.ts'
+import type { Doc } from '../../src/storage/engine.ts'
+import type { StoredChange } from '../../src/storage/change-log.ts'
 import type { Filter } from '../../src/query/types.ts'
-import { CREDENTIAL_MODEL } from '../../src/auth/credential-model.ts'
+import { CREDENTIAL_MODEL } from '../../src/auth/credentials/credential-model.ts'
 import { newId } from '../../src/ids.ts'
 import type { UncheckedEngine } from './unchecked-engine.ts'
 import { ITEM, LIVE, makeDoc } from './engine-fixtures.ts'

@@ -1,6 +1,6 @@
 // Models and documents of the engine contract suite. The documents are made once, so
 // every engine stores the very same ones (same ids) and must give the same answers.
-import type { Doc, PopulateSpec } from '../../src/engines/engine.ts'
+import type { Doc, PopulateSpec } from '../../src/storage/engine.ts'
 import type { Model } from '../../src/models/model-definition.ts'
 import { parseModelFile } from '../../src/models/load-models.ts'
 import { newId } from '../../src/ids.ts'

@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs'
 import type { Test } from 'tap'
 import { MongoClient } from 'mongodb'
-import type { Engine } from '../../src/engines/engine.ts'
-import { openEngine } from '../../src/engines/open-engine.ts'
-import { startPgCluster } from '../../src/embedded/throwaway-cluster.ts'
+import type { Engine } from '../../src/storage/engine.ts'
+import { openEngine } from '../../src/storage/open-engine.ts'
+import { startPgCluster } from './throwaway-cluster.ts'
 import { FERRETDB_LIMITS, ferretdbBinary, startFerretDB, type FerretLimit } from './ferretdb.ts'
 
 export interface EngineTarget {
@@ -66,7 +66,7 @@ function mongoTarget (): EngineTarget | SkippedTarget {
 }
 
 /** The MongoDB engine on a FerretDB server of its own (SQLite in a throwaway directory), or why not. */
-export function ferretTarget (): EngineTarget | SkippedTarget {
+function ferretTarget (): EngineTarget | SkippedTarget {
   const title = 'FerretDB'
   const found = ferretdbBinary()
   if ('missing' in found) return { name: 'mongodb', title, skip: found.missing }

@@ -1,6 +1,6 @@
 // A write left uncommitted: a transaction that has run its statement and waits until the test
 // lets it commit (another process's open write, a bulk import still running).
-import type { SqlClient } from '../../src/sql/sql-client.ts'
+import type { SqlClient } from '../../src/storage/sql/sql-client.ts'
 
 export interface HeldTransaction {
   /** Commits the transaction and resolves once it has. */

@@ -7,7 +7,7 @@ import type { Config } from '../../src/config.ts'
 import { createTestApp, type EngineName, type TestApp } from './test-app.ts'
 import { TEST_SETTINGS, login } from './auth-helpers.ts'
 
-export interface JxpUser { id: string, apikey: string, auth: string }
+interface JxpUser { id: string, apikey: string, auth: string }
 
 export interface JxpServer extends TestApp {
   url: string

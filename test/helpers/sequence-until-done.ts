@@ -1,6 +1,6 @@
 // Numbers every committed change from a test, whoever else numbers in the same database.
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ChangeSequencer } from '../../src/engines/sql-change-sequencer.ts'
+import type { ChangeSequencer } from '../../src/storage/sql/changes/sql-change-sequencer.ts'
 
 /**
  * Runs `sequencer.sequenceAll()` until it returns 'done', and returns how many times it found

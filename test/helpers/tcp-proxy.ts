@@ -5,7 +5,7 @@
 // before they reach the server (a slow network), leaving open ones as they are.
 import { createServer, connect, type Server, type Socket } from 'node:net'
 
-export type ProxyMode = 'forward' | 'refuse' | 'blackhole'
+type ProxyMode = 'forward' | 'refuse' | 'blackhole'
 
 export interface TcpProxy {
   port: number

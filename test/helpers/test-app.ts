@@ -1,5 +1,5 @@
 // Builds Quire apps for HTTP scenario tests on a real PostgreSQL server (one throwaway
-// cluster per test file, src/embedded/throwaway-cluster.ts, and a fresh database per app).
+// cluster per test file, test/helpers/throwaway-cluster.ts, and a fresh database per app).
 // The suites that list WIDE_ENGINES run on the MongoDB engine too: on MongoDB when MONGODB_URL
 // is set, and on FerretDB v1 (one server per test file, test/helpers/ferretdb.ts) when it is built.
 import tap, { type Test } from 'tap'
@@ -9,9 +9,9 @@ import { MongoClient } from 'mongodb'
 import { FERRETDB_LIMITS, ferretdbBinary, startFerretDB, type FerretLimit, type FerretServer } from './ferretdb.ts'
 import { buildApp } from '../../app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
-import { startPgCluster, type PgCluster } from '../../src/embedded/throwaway-cluster.ts'
+import { startPgCluster, type PgCluster } from './throwaway-cluster.ts'
 import { prepareCreate } from '../../src/documents/prepare-document.ts'
-import { USER_MODEL } from '../../src/auth/user-model.ts'
+import { USER_MODEL } from '../../src/auth/users/user-model.ts'
 import { ANONYMOUS } from '../../src/auth/caller.ts'
 
 export type EngineName = 'postgres' | 'mongodb' | 'ferretdb'

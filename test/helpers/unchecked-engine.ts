@@ -2,7 +2,7 @@
 // engine's own semantics (the contract suite, plans, caches) build their filters and
 // queries themselves: this adapter marks them, so those suites speak plain filters.
 // Aggregations go through the real authorization, as an admin.
-import type { BulkOperation, DeletePlan, Engine, FindQuery } from '../../src/engines/engine.ts'
+import type { BulkOperation, DeletePlan, Engine, FindQuery } from '../../src/storage/engine.ts'
 import type { Model } from '../../src/models/model-definition.ts'
 import { ModelRegistry } from '../../src/models/model-registry.ts'
 import type { Filter } from '../../src/query/types.ts'

@@ -1,7 +1,7 @@
 // Times a page of 100 documents with and without populate (a single and a many link) on the
 // MongoDB engine, against the server of MONGODB_URL, or a FerretDB it starts (test/helpers/ferretdb.ts).
 // Run: npx tsx test/manual/populate-timing.ts   (docs/mongodb.md quotes its output)
-import { openEngine } from '../../src/engines/open-engine.ts'
+import { openEngine } from '../../src/storage/open-engine.ts'
 import { ITEM, MODELS, TAG, makeDoc, populateOf } from '../helpers/engine-fixtures.ts'
 import { ferretdbBinary, startFerretDB } from '../helpers/ferretdb.ts'
 import { authorized } from '../../src/permissions/authorized.ts'

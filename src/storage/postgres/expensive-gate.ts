@@ -1,0 +1,135 @@
+// Bounds how many expensive statements run at once, overall and per client address, so that
+// simple ones (reads and writes by id, auth lookups) always find a connection. A statement that
+// waits too long for a slot is answered 503; one whose client went away stops waiting.
+import { currentRequestScope } from '../../runtime/request-scope.ts'
+import { QuireError } from '../../errors.ts'
+
+export interface GateOptions {
+  /** Expensive statements running at once, in all. */
+  slots: number
+  /** Expensive statements running at once for one client address. */
+  perClient: number
+  /** The longest a statement waits for a slot before it is answered 503 UNAVAILABLE (Infinity: no limit). */
+  maxWaitMs: number
+  /** Statements that may wait at once; more are answered 503 at once. */
+  maxWaiting: number
+}
+
+export interface ExpensiveGate {
+  /** Runs `work` once a slot is free for the current request's client (or the service itself), waiting at most maxWaitMs (and `waitMs` when given). */
+  run: <T>(work: () => Promise<T>, waitMs?: number) => Promise<T>
+}
+
+interface Waiter { admit: () => void }
+
+/** The address the service's own work (start-up, CLI, no request) counts under. */
+const SERVICE = ''
+
+/**
+ * A statement is not started with less than this share of its time budget left after waiting for
+ * its turn: it would most likely be cut short (400 QUERY_TIMEOUT, as if the query were at fault).
+ * It is answered 503 busy instead.
+ */
+export const MIN_BUDGET_SHARE = 0.25
+
+/** The answer to a statement that waited its whole time for a slot. */
+export function busyError (): QuireError {
+  return new QuireError('UNAVAILABLE', 'The server is busy with other expensive queries: retry shortly')
+}
+
+class Slots implements ExpensiveGate {
+  private readonly running = new Map<string, number>()
+  /** When each client with running or waiting work was last let in: the next slot goes round robin. */
+  private readonly lastAdmitted = new Map<string, number>()
+  /**
+   * Each client's waiters, first come first served; a client is a key only while it has one, so
+   * the keys are in the order their oldest waiters came. A slot freed looks at each waiting client
+   * once, not at each waiter: a thousand statements of one address waiting cost it no more than one.
+   */
+  private readonly queues = new Map<string, Waiter[]>()
+  private waiting = 0
+  private total = 0
+  private admissions = 0
+
+  constructor (private readonly options: GateOptions) {}
+
+  async run<T> (work: () => Promise<T>, waitMs = this.options.maxWaitMs): Promise<T> {
+    const scope = currentRequestScope()
+    const client = scope?.client ?? SERVICE
+    if (scope?.signal.aborted) throw scope.signal.reason
+    // Waiters left while a slot is free are all held back by their own client's share.
+    if (this.canRun(client)) this.take(client)
+    else await this.wait(client, Math.min(waitMs, this.options.maxWaitMs), scope?.signal)
+    try { return await work() } finally { this.release(client) }
+  }
+
+  private runningFor (client: string): number {
+    return this.running.get(client) ?? 0
+  }
+
+  private canRun (client: string): boolean {
+    return this.total < this.options.slots && this.runningFor(client) < this.options.perClient
+  }
+
+  private take (client: string): void {
+    this.total++
+    this.running.set(client, this.runningFor(client) + 1)
+    this.lastAdmitted.set(client, ++this.admissions)
+  }
+
+  private release (client: string): void {
+    this.total--
+    const left = this.runningFor(client) - 1
+    if (left > 0) this.running.set(client, left)
+    else this.running.delete(client)
+    if (left === 0 && !this.queues.has(client)) this.lastAdmitted.delete(client)
+    this.admitNext()
+  }
+
+  /** The next waiter: the oldest of the client let in least recently of those that may run (ties: the oldest waiter). */
+  private admitNext (): void {
+    const turn = (client: string): number => this.lastAdmitted.get(client) ?? 0
+    let best: string | undefined
+    for (const client of this.queues.keys()) if (this.canRun(client) && (best === undefined || turn(client) < turn(best))) best = client
+    if (best === undefined) return
+    const waiter = this.leave(best, 0)
+    this.take(best)
+    waiter.admit()
+  }
+
+  /** Takes the waiter at `at` out of `client`'s queue. */
+  private leave (client: string, at: number): Waiter {
+    const queue = this.queues.get(client)!
+    const waiter = at === 0 ? queue.shift()! : queue.splice(at, 1)[0]
+    if (queue.length === 0) this.queues.delete(client)
+    this.waiting--
+    return waiter
+  }
+
+  private wait (client: string, waitMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.waiting >= this.options.maxWaiting) return Promise.reject(busyError())
+    return new Promise((resolve, reject) => {
+      const settle = (err?: unknown): void => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+        if (err === undefined) return resolve()
+        const at = this.queues.get(client)?.indexOf(waiter) ?? -1
+        if (at !== -1) this.leave(client, at)
+        reject(err)
+      }
+      const onAbort = (): void => settle(signal!.reason)
+      const waiter: Waiter = { admit: () => settle() }
+      // No timer without a limit: setTimeout would turn a delay past 2^31 - 1 ms into 1 ms.
+      const timer = Number.isFinite(waitMs) ? setTimeout(() => settle(busyError()), Math.max(0, waitMs)) : undefined
+      signal?.addEventListener('abort', onAbort, { once: true })
+      const queue = this.queues.get(client)
+      if (queue) queue.push(waiter)
+      else this.queues.set(client, [waiter])
+      this.waiting++
+    })
+  }
+}
+
+export function createExpensiveGate (options: GateOptions): ExpensiveGate {
+  return new Slots(options)
+}
