@@ -9,11 +9,13 @@ import type { CpuMeter } from './load.ts'
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100
 
 /** utime + stime of a process, in clock ticks (0 when it is gone). */
-function processTicks (pid: number): number {
+function processTicks(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
     return Number(fields[11]) + Number(fields[12])
-  } catch { return 0 }
+  } catch {
+    return 0
+  }
 }
 
 export interface DatabaseCpuMeter {
@@ -23,16 +25,20 @@ export interface DatabaseCpuMeter {
 }
 
 /** A meter of one database server process (FerretDB: one process serves every connection), or undefined where /proc cannot be read. */
-export function createProcessCpuMeter (pid: number): CpuMeter | undefined {
-  try { readFileSync(`/proc/${pid}/stat`) } catch { return undefined }
+export function createProcessCpuMeter(pid: number): CpuMeter | undefined {
+  try {
+    readFileSync(`/proc/${pid}/stat`)
+  } catch {
+    return undefined
+  }
   return async () => {
     const before = processTicks(pid)
-    return async () => (processTicks(pid) - before) * 1e6 / TICKS_PER_SECOND
+    return async () => ((processTicks(pid) - before) * 1e6) / TICKS_PER_SECOND
   }
 }
 
 /** One meter of several (undefined ones left out): the CPU of all of them. */
-export function sumOf (meters: Array<CpuMeter | undefined>): CpuMeter | undefined {
+export function sumOf(meters: Array<CpuMeter | undefined>): CpuMeter | undefined {
   const present = meters.filter((m): m is CpuMeter => m !== undefined)
   if (present.length === 0) return undefined
   return async () => {
@@ -42,11 +48,16 @@ export function sumOf (meters: Array<CpuMeter | undefined>): CpuMeter | undefine
 }
 
 /** A meter for the database at `url` (the embedded default's socket URL too), or undefined where /proc cannot be read. */
-export function createDatabaseCpuMeter (url: string): DatabaseCpuMeter | undefined {
-  try { readFileSync('/proc/self/stat') } catch { return undefined }
+export function createDatabaseCpuMeter(url: string): DatabaseCpuMeter | undefined {
+  try {
+    readFileSync('/proc/self/stat')
+  } catch {
+    return undefined
+  }
   const sql = connectSql(url, { max: 1 })
   const backendTicks = async (): Promise<Map<number, number>> => {
-    const rows = await sql`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`
+    const rows =
+      await sql`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`
     return new Map(rows.map(row => [row.pid as number, processTicks(row.pid as number)]))
   }
   return {
@@ -55,7 +66,7 @@ export function createDatabaseCpuMeter (url: string): DatabaseCpuMeter | undefin
       return async () => {
         let ticks = 0
         for (const [pid, now] of await backendTicks()) ticks += now - (before.get(pid) ?? 0)
-        return ticks * 1e6 / TICKS_PER_SECOND
+        return (ticks * 1e6) / TICKS_PER_SECOND
       }
     },
     close: () => sql.end({ timeout: 5 })

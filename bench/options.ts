@@ -8,7 +8,7 @@ import { intFrom } from '../src/config.ts'
  * its own (test/helpers/ferretdb.ts; asked for by name, since it needs FerretDB built).
  */
 export const ENGINE_NAMES = ['postgres', 'default', 'ferretdb'] as const
-export type EngineName = typeof ENGINE_NAMES[number]
+export type EngineName = (typeof ENGINE_NAMES)[number]
 /** The engines of a run that names none. */
 const DEFAULT_ENGINES: EngineName[] = ['postgres', 'default']
 
@@ -32,21 +32,25 @@ export interface BenchOptions {
   startupRuns: number
 }
 
-function list (raw: string | undefined): string[] | undefined {
+function list(raw: string | undefined): string[] | undefined {
   if (raw === undefined || raw.trim() === '') return undefined
-  return raw.split(',').map(s => s.trim()).filter(Boolean)
+  return raw
+    .split(',')
+    .map(s => s.trim())
+    .filter(Boolean)
 }
 
-function checkEngines (names: string[]): EngineName[] {
+function checkEngines(names: string[]): EngineName[] {
   const unknown = names.filter(n => !(ENGINE_NAMES as readonly string[]).includes(n))
-  if (unknown.length) throw new Error(`BENCH_ENGINES: unknown engine(s) ${unknown.join(', ')}; known: ${ENGINE_NAMES.join(', ')}`)
+  if (unknown.length)
+    throw new Error(`BENCH_ENGINES: unknown engine(s) ${unknown.join(', ')}; known: ${ENGINE_NAMES.join(', ')}`)
   return names as EngineName[]
 }
 
 /** The name in BENCH_SCENARIOS that asks for the start-up measurement (bench/startup.ts). */
 export const STARTUP = 'startup'
 
-export function readBenchOptions (env: NodeJS.ProcessEnv = process.env): BenchOptions {
+export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
   const scenarios = list(env.BENCH_SCENARIOS)
   return {
     duration: Math.max(1, intFrom(env, 'BENCH_DURATION', 10)),
@@ -68,9 +72,16 @@ export function readBenchOptions (env: NodeJS.ProcessEnv = process.env): BenchOp
  * run's figures that the next default run prints as `previous`. A run with FerretDB among its
  * engines is named after them too (`latest-postgres-ferretdb.json`, `latest-...-connections-postgres-ferretdb.json`).
  */
-export function resultsFileOf (options: Pick<BenchOptions, 'testDocs' | 'linkDocs' | 'connections' | 'engines'>): string {
+export function resultsFileOf(
+  options: Pick<BenchOptions, 'testDocs' | 'linkDocs' | 'connections' | 'engines'>
+): string {
   const defaults = readBenchOptions({})
   const engines = options.engines.includes('ferretdb') ? `-${options.engines.join('-')}` : ''
-  if (options.testDocs === defaults.testDocs && options.linkDocs === defaults.linkDocs && options.connections === defaults.connections) return `latest${engines}.json`
+  if (
+    options.testDocs === defaults.testDocs &&
+    options.linkDocs === defaults.linkDocs &&
+    options.connections === defaults.connections
+  )
+    return `latest${engines}.json`
   return `latest-${options.testDocs}-docs-${options.linkDocs}-links-${options.connections}-connections${engines}.json`
 }

@@ -15,7 +15,10 @@ import { makeDoc } from '../../helpers/engine-fixtures.ts'
 import { collectionName } from '../../../src/storage/mongodb/mongo-indexes.ts'
 import { bothForms, oneIdForm } from '../../../src/storage/mongodb/mongo-stored-forms.ts'
 
-const MODEL = parseModelFile(JSON.stringify({ name: 'pinned', fields: { label: { type: 'string' } } }), 'mongo-id-lookup')
+const MODEL = parseModelFile(
+  JSON.stringify({ name: 'pinned', fields: { label: { type: 'string' } } }),
+  'mongo-id-lookup'
+)
 
 const found = ferretdbBinary()
 if ('missing' in found) {
@@ -46,23 +49,56 @@ if ('missing' in found) {
 
     const byId = { _id: quireDoc._id as string, _deleted: false }
     const idInDatabase = async (filter: Document): Promise<boolean> => {
-      const plan = await client.db().command({ explain: { aggregate: collectionName(MODEL), pipeline: [{ $match: filter }], cursor: {} } })
+      const plan = await client
+        .db()
+        .command({ explain: { aggregate: collectionName(MODEL), pipeline: [{ $match: filter }], cursor: {} } })
       // FerretDB sends PostgreSQL what it can of a filter (`filterPushdown` says only that some of it went)
       // and checks the rest itself on every document read: the plan's Filter shows whether the id went.
       return JSON.stringify(plan.queryPlanner).includes("-> '_id'")
     }
     t.equal(await idInDatabase(oneIdForm(MODEL, byId, 'text')), true, 'the id as text runs in the database')
     t.equal(await idInDatabase(oneIdForm(MODEL, byId, 'objectId')), true, 'the id as an ObjectId too')
-    t.equal(await idInDatabase(bothForms(MODEL, byId)), false, 'both forms at once ($in) would read the whole collection')
-    t.equal(await idInDatabase(oneIdForm(MODEL, { $and: [byId, { label: { $exists: true } }] }, 'text')), true, 'an id inside $and is lifted to the top level')
+    t.equal(
+      await idInDatabase(bothForms(MODEL, byId)),
+      false,
+      'both forms at once ($in) would read the whole collection'
+    )
+    t.equal(
+      await idInDatabase(oneIdForm(MODEL, { $and: [byId, { label: { $exists: true } }] }, 'text')),
+      true,
+      'an id inside $and is lifted to the top level'
+    )
 
-    t.match(JSON.parse((await engine.findOne(MODEL, byId))!), { label: 'written by Quire' }, 'a document Quire wrote, by its text id')
+    t.match(
+      JSON.parse((await engine.findOne(MODEL, byId))!),
+      { label: 'written by Quire' },
+      'a document Quire wrote, by its text id'
+    )
     const jxp = { _id: jxpId.toHexString(), _deleted: false }
-    t.match(JSON.parse((await engine.findOne(MODEL, jxp))!), { _id: jxpId.toHexString(), label: 'written by Mongoose' }, 'a JXP app\'s document, by its ObjectId')
+    t.match(
+      JSON.parse((await engine.findOne(MODEL, jxp))!),
+      { _id: jxpId.toHexString(), label: 'written by Mongoose' },
+      "a JXP app's document, by its ObjectId"
+    )
     t.match(await engine.findRaw(MODEL, jxp), { label: 'written by Mongoose' }, 'findRaw too')
-    t.match(JSON.parse((await engine.updateOne(MODEL, jxp, { label: 'renamed' }))!), { label: 'renamed' }, 'an update by ObjectId')
-    t.equal(await engine.findOne(MODEL, { _id: new ObjectId().toHexString(), _deleted: false }), null, 'an unknown id: nothing, after both forms')
-    const page = await engine.find(MODEL, { filter: { _id: quireDoc._id, _deleted: false }, sort: [], limit: 10, skip: 0, count: true, populate: [] })
+    t.match(
+      JSON.parse((await engine.updateOne(MODEL, jxp, { label: 'renamed' }))!),
+      { label: 'renamed' },
+      'an update by ObjectId'
+    )
+    t.equal(
+      await engine.findOne(MODEL, { _id: new ObjectId().toHexString(), _deleted: false }),
+      null,
+      'an unknown id: nothing, after both forms'
+    )
+    const page = await engine.find(MODEL, {
+      filter: { _id: quireDoc._id, _deleted: false },
+      sort: [],
+      limit: 10,
+      skip: 0,
+      count: true,
+      populate: []
+    })
     t.equal(page.count, 1, 'a list pinned to the id counts it')
   })
 }
