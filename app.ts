@@ -38,7 +38,7 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger']
 }
 
-export async function buildApp ({ config, logger = false }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, logger = false }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: withRedactedUrls(logger),
     bodyLimit: config.bodyLimitBytes,
@@ -60,7 +60,14 @@ export async function buildApp ({ config, logger = false }: AppOptions): Promise
   })
   const maxConnections = config.maxConnections || automaticMaxConnections(openFilesLimit())
   if (maxConnections > 0) app.server.maxConnections = maxConnections
-  app.register(fp(async (instance) => { instance.decorate('config', config) }, { name: 'config' }))
+  app.register(
+    fp(
+      async instance => {
+        instance.decorate('config', config)
+      },
+      { name: 'config' }
+    )
+  )
   app.register(errors)
   app.register(websocket)
   app.register(underPressure)

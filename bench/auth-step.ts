@@ -25,27 +25,44 @@ const REQUESTS: Record<string, Record<string, string>> = {
 }
 
 /** The yardstick: identify the credential, then take the remembered caller. */
-async function bareDispatch (request: FastifyRequest): Promise<void> {
+async function bareDispatch(request: FastifyRequest): Promise<void> {
   if (presentedCredential(request.headers, request.query)) request.caller = remembered()
 }
 
-function asPromise (step: Authenticate): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  return async (request, reply) => await new Promise((resolve, reject) => { step(request, reply, err => err ? reject(err) : resolve()) })
+function asPromise(step: Authenticate): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return async (request, reply) =>
+    await new Promise((resolve, reject) => {
+      step(request, reply, err => (err ? reject(err) : resolve()))
+    })
 }
 
-async function nsPerCall (step: (request: FastifyRequest, reply: FastifyReply) => Promise<void>, headers: Record<string, string>): Promise<number> {
-  const reply = { raw: { statusCode: 200 }, code () { return this }, header () { return this } } as unknown as FastifyReply
+async function nsPerCall(
+  step: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+  headers: Record<string, string>
+): Promise<number> {
+  const reply = {
+    raw: { statusCode: 200 },
+    code() {
+      return this
+    },
+    header() {
+      return this
+    }
+  } as unknown as FastifyReply
   const started = process.hrtime.bigint()
-  for (let i = 0; i < CALLS; i++) await step({ headers, query: {}, ip: '127.0.0.1' } as unknown as FastifyRequest, reply)
+  for (let i = 0; i < CALLS; i++)
+    await step({ headers, query: {}, ip: '127.0.0.1' } as unknown as FastifyRequest, reply)
   return Number(process.hrtime.bigint() - started) / CALLS
 }
 
 const app = Fastify()
-const composed = asPromise(await createAuthenticator(app, {
-  passwords: { callerFor: found, remembered } as unknown as PasswordChecker,
-  sessions: { callerForToken: found, callerForApiKey: found, remembered } as unknown as SessionStore,
-  links: {} as LoginLinks
-}))
+const composed = asPromise(
+  await createAuthenticator(app, {
+    passwords: { callerFor: found, remembered } as unknown as PasswordChecker,
+    sessions: { callerForToken: found, callerForApiKey: found, remembered } as unknown as SessionStore,
+    links: {} as LoginLinks
+  })
+)
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 console.log(`ns per request, median of ${ROUNDS} rounds of ${CALLS.toLocaleString('en')} calls`)
 for (const [name, headers] of Object.entries(REQUESTS)) {
@@ -55,5 +72,7 @@ for (const [name, headers] of Object.entries(REQUESTS)) {
     bare.push(await nsPerCall(bareDispatch, headers))
     step.push(await nsPerCall(composed, headers))
   }
-  console.log(`${name.padEnd(10)} bare dispatch ${median(bare).toFixed(0).padStart(5)}   composed ${median(step).toFixed(0).padStart(5)}   added ${(median(step) - median(bare)).toFixed(0).padStart(5)}`)
+  console.log(
+    `${name.padEnd(10)} bare dispatch ${median(bare).toFixed(0).padStart(5)}   composed ${median(step).toFixed(0).padStart(5)}   added ${(median(step) - median(bare)).toFixed(0).padStart(5)}`
+  )
 }

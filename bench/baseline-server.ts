@@ -20,9 +20,22 @@ app.get<{ Params: { id: string } }>('/baseline/:id', async (request, reply) => {
 app.post<{ Body: Record<string, unknown> }>('/baseline', async (request, reply) => {
   const _id = newId()
   const now = new Date().toISOString()
-  const doc = JSON.stringify({ ...request.body, _id, id: _id, _deleted: false, _owner_id: null, createdAt: now, updatedAt: now, __v: 0 })
-  const rows = await sql`insert into q_baseline_create (_id, doc) values (${_id}, ${doc}::text::jsonb) returning doc::text as d`
-  return reply.code(200).type('application/json; charset=utf-8').send(`{"status":"ok","data":${rows[0].d as string}}`)
+  const doc = JSON.stringify({
+    ...request.body,
+    _id,
+    id: _id,
+    _deleted: false,
+    _owner_id: null,
+    createdAt: now,
+    updatedAt: now,
+    __v: 0
+  })
+  const rows =
+    await sql`insert into q_baseline_create (_id, doc) values (${_id}, ${doc}::text::jsonb) returning doc::text as d`
+  return reply
+    .code(200)
+    .type('application/json; charset=utf-8')
+    .send(`{"status":"ok","data":${rows[0].d as string}}`)
 })
 
 await app.listen({ host: '127.0.0.1', port: 0 })

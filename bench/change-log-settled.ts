@@ -18,18 +18,19 @@ const BACKLOG = `SELECT (SELECT count(*)::int FROM ${CHANGE_TABLE} c WHERE ${UNN
   greatest((SELECT head - pruned_through FROM ${CHANGE_STATE}) - $1::bigint, 0)::int AS unpruned`
 
 /** Waits until the server started on `url` has numbered the captured changes and pruned them to its retention. */
-export async function waitForChangeLog (url: string): Promise<void> {
+export async function waitForChangeLog(url: string): Promise<void> {
   const retention = loadConfig(process.env).changesRetentionEvents // the server children get the same environment
   const sql = connectSql(url, { max: 1 })
   try {
     const started = Date.now()
-    for (let logged = false; ;) {
+    for (let logged = false; ; ) {
       const [{ unnumbered, unpruned }] = await sql.unsafe(BACKLOG, [retention])
       if (unnumbered === 0 && unpruned === 0) return
       const backlog = `${unnumbered as number} captured changes to number and ${unpruned as number} beyond the retention to prune`
       if (!logged) log(`  waiting for the server: ${backlog}`)
       logged = true
-      if (Date.now() - started > SETTLE_TIMEOUT_MS) throw new Error(`the server left ${backlog} for ${SETTLE_TIMEOUT_MS / 1000} s`)
+      if (Date.now() - started > SETTLE_TIMEOUT_MS)
+        throw new Error(`the server left ${backlog} for ${SETTLE_TIMEOUT_MS / 1000} s`)
       await sleep(200)
     }
   } finally {

@@ -12,7 +12,7 @@ export interface ChildServer {
   /** CPU time (user + system, all threads) of the server process. */
   cpuMeter: CpuMeter
   /** Settles when the process exits, with its exit code or the signal that ended it. */
-  exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }>
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
   stop: () => Promise<void>
 }
 
@@ -24,15 +24,24 @@ const START_TIMEOUT_MS = 60_000
 const STOP_TIMEOUT_MS = 30_000
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 
-function waitForPort (child: ChildProcess, name: string): Promise<number> {
+function waitForPort(child: ChildProcess, name: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not report its port within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)
-    child.once('message', (msg: { port?: number }) => { clearTimeout(timer); resolve(Number(msg.port)) })
-    child.once('exit', code => { clearTimeout(timer); reject(new Error(`${name} exited with code ${code} before listening`)) })
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not report its port within ${START_TIMEOUT_MS / 1000} s`)),
+      START_TIMEOUT_MS
+    )
+    child.once('message', (msg: { port?: number }) => {
+      clearTimeout(timer)
+      resolve(Number(msg.port))
+    })
+    child.once('exit', code => {
+      clearTimeout(timer)
+      reject(new Error(`${name} exited with code ${code} before listening`))
+    })
   })
 }
 
-function askCpuMicros (child: ChildProcess): Promise<number> {
+function askCpuMicros(child: ChildProcess): Promise<number> {
   return new Promise((resolve, reject) => {
     const onMessage = (msg: { cpuMicros?: number }): void => {
       if (msg.cpuMicros === undefined) return
@@ -40,11 +49,16 @@ function askCpuMicros (child: ChildProcess): Promise<number> {
       resolve(msg.cpuMicros)
     }
     child.on('message', onMessage)
-    child.send({ type: 'cpu' }, err => { if (err) { child.off('message', onMessage); reject(err) } })
+    child.send({ type: 'cpu' }, err => {
+      if (err) {
+        child.off('message', onMessage)
+        reject(err)
+      }
+    })
   })
 }
 
-async function stopChild (child: ChildProcess): Promise<void> {
+async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise(resolve => child.once('exit', resolve))
   child.kill('SIGTERM')
@@ -58,19 +72,32 @@ async function stopChild (child: ChildProcess): Promise<void> {
  * undefined is removed: DATABASE_URL for the embedded default); it must listen on 127.0.0.1 and
  * send `{port}` over IPC. `nodeArgs` go before the script (e.g. --cpu-prof).
  */
-export async function startChildServer (name: string, script: string, env: Record<string, string | undefined>, nodeArgs: string[] = [], output: ServerOutput = 'inherit'): Promise<ChildServer> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', output === 'inherit' ? 'inherit' : 'pipe', output === 'inherit' ? 'inherit' : 'pipe', 'ipc']
-  })
-  if (output !== 'inherit') for (const stream of [child.stdout, child.stderr]) stream?.setEncoding('utf8').on('data', output)
-  const exited = new Promise<{ code: number | null, signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })))
+export async function startChildServer(
+  name: string,
+  script: string,
+  env: Record<string, string | undefined>,
+  nodeArgs: string[] = [],
+  output: ServerOutput = 'inherit'
+): Promise<ChildServer> {
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', output === 'inherit' ? 'inherit' : 'pipe', output === 'inherit' ? 'inherit' : 'pipe', 'ipc']
+    }
+  )
+  if (output !== 'inherit')
+    for (const stream of [child.stdout, child.stderr]) stream?.setEncoding('utf8').on('data', output)
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve =>
+    child.once('exit', (code, signal) => resolve({ code, signal }))
+  )
   try {
     const port = await waitForPort(child, name)
     const cpuMeter: CpuMeter = async () => {
       const before = await askCpuMicros(child)
-      return async () => await askCpuMicros(child) - before
+      return async () => (await askCpuMicros(child)) - before
     }
     return { name, pid: child.pid!, url: `http://127.0.0.1:${port}`, cpuMeter, exited, stop: () => stopChild(child) }
   } catch (err) {
@@ -80,7 +107,7 @@ export async function startChildServer (name: string, script: string, env: Recor
 }
 
 /** CPU time (user + system, all threads) this process has used, in microseconds. */
-export function ownCpuMicros (): number {
+export function ownCpuMicros(): number {
   const { user, system } = process.cpuUsage()
   return user + system
 }
@@ -89,18 +116,28 @@ export function ownCpuMicros (): number {
  * Reports the port to the parent, answers its CPU-time questions (this process's, or what
  * `cpuMicros` counts, e.g. a cluster's), and exits when told to or when the parent goes away.
  */
-export function serveUntilStopped (port: number, close: () => Promise<void>, cpuMicros: () => Promise<number> = async () => ownCpuMicros()): void {
+export function serveUntilStopped(
+  port: number,
+  close: () => Promise<void>,
+  cpuMicros: () => Promise<number> = async () => ownCpuMicros()
+): void {
   let closing = false
   const shutdown = (): void => {
     if (closing) return
     closing = true
-    close().then(() => process.exit(0), () => process.exit(1))
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1)
+    )
   }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, shutdown)
   process.on('disconnect', shutdown)
   process.on('message', (msg: { type?: string }) => {
     if (msg.type !== 'cpu') return
-    cpuMicros().then(micros => process.send?.({ cpuMicros: micros }), () => {})
+    cpuMicros().then(
+      micros => process.send?.({ cpuMicros: micros }),
+      () => {}
+    )
   })
   process.send?.({ port })
 }

@@ -9,11 +9,13 @@ import type { CpuMeter } from './load.ts'
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100
 
 /** utime + stime of a process, in clock ticks (0 when it is gone). */
-function processTicks (pid: number): number {
+function processTicks(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
     return Number(fields[11]) + Number(fields[12])
-  } catch { return 0 }
+  } catch {
+    return 0
+  }
 }
 
 export interface DatabaseCpuMeter {
@@ -23,11 +25,16 @@ export interface DatabaseCpuMeter {
 }
 
 /** A meter for the database at `url` (the embedded default's socket URL too), or undefined where /proc cannot be read. */
-export function createDatabaseCpuMeter (url: string): DatabaseCpuMeter | undefined {
-  try { readFileSync('/proc/self/stat') } catch { return undefined }
+export function createDatabaseCpuMeter(url: string): DatabaseCpuMeter | undefined {
+  try {
+    readFileSync('/proc/self/stat')
+  } catch {
+    return undefined
+  }
   const sql = connectSql(url, { max: 1 })
   const backendTicks = async (): Promise<Map<number, number>> => {
-    const rows = await sql`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`
+    const rows =
+      await sql`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`
     return new Map(rows.map(row => [row.pid as number, processTicks(row.pid as number)]))
   }
   return {
@@ -36,7 +43,7 @@ export function createDatabaseCpuMeter (url: string): DatabaseCpuMeter | undefin
       return async () => {
         let ticks = 0
         for (const [pid, now] of await backendTicks()) ticks += now - (before.get(pid) ?? 0)
-        return ticks * 1e6 / TICKS_PER_SECOND
+        return (ticks * 1e6) / TICKS_PER_SECOND
       }
     },
     close: () => sql.end({ timeout: 5 })

@@ -20,12 +20,14 @@ export interface EmbeddedDataDir {
 }
 
 /** A new DATA_DIR under a temporary directory that the server's user can reach. */
-export function newDataDir (prefix: string): EmbeddedDataDir {
+export function newDataDir(prefix: string): EmbeddedDataDir {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   chmodSync(dir, 0o755)
   const dataDir = join(dir, 'data')
   // Best effort against orphans when the run ends without its clean-up (an uncaught error).
-  const stopOnExit = (): void => { signalServer(dataDir) }
+  const stopOnExit = (): void => {
+    signalServer(dataDir)
+  }
   process.once('exit', stopOnExit)
   return {
     dataDir,
@@ -38,21 +40,24 @@ export function newDataDir (prefix: string): EmbeddedDataDir {
 }
 
 /** The pid of the server running on DATA_DIR, if one is. */
-export function serverPid (dataDir: string): number | undefined {
+export function serverPid(dataDir: string): number | undefined {
   return runningServer(clusterDirOf(dataDir))?.pid
 }
 
-function signalServer (dataDir: string): number | undefined {
+function signalServer(dataDir: string): number | undefined {
   const pid = serverPid(dataDir)
-  if (pid !== undefined) try { process.kill(pid, 'SIGINT') } catch {}
+  if (pid !== undefined)
+    try {
+      process.kill(pid, 'SIGINT')
+    } catch {}
   return pid
 }
 
 /** Fast shutdown of the server still running on DATA_DIR, if any; true when there was one. */
-export async function stopLeftServer (dataDir: string, log: (msg: string) => void): Promise<boolean> {
+export async function stopLeftServer(dataDir: string, log: (msg: string) => void): Promise<boolean> {
   const pid = signalServer(dataDir)
   if (pid === undefined) return false
   log(`the embedded PostgreSQL server (pid ${pid}) was still running on ${dataDir}: stopping it`)
-  if (!await waitUntilStopped(clusterDirOf(dataDir), 30_000)) log(`  it did not stop within 30 s (pid ${pid})`)
+  if (!(await waitUntilStopped(clusterDirOf(dataDir), 30_000))) log(`  it did not stop within 30 s (pid ${pid})`)
   return true
 }

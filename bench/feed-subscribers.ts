@@ -7,7 +7,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { log } from './report.ts'
 
-export interface SubscriberCounts { events: number, cpuMicros: number }
+export interface SubscriberCounts {
+  events: number
+  cpuMicros: number
+}
 
 export interface Subscribers {
   /** Events received by all subscribers so far, and the CPU time their process used (us). */
@@ -18,25 +21,40 @@ export interface Subscribers {
 const OPEN_TIMEOUT_MS = 60_000
 
 /** The child's next IPC message that has `key`. */
-function nextMessage<T> (child: ChildProcess, key: string): Promise<T> {
+function nextMessage<T>(child: ChildProcess, key: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { done(); reject(new Error(`the feed subscribers did not answer within ${OPEN_TIMEOUT_MS / 1000} s`)) }, OPEN_TIMEOUT_MS)
-    const onMessage = (msg: Record<string, unknown>): void => { if (key in msg || 'error' in msg) { done(); 'error' in msg ? reject(new Error(String(msg.error))) : resolve(msg[key] as T) } }
-    const onExit = (code: number | null): void => { done(); reject(new Error(`the feed subscribers' process exited with code ${code}`)) }
-    const done = (): void => { clearTimeout(timer); child.off('message', onMessage); child.off('exit', onExit) }
+    const timer = setTimeout(() => {
+      done()
+      reject(new Error(`the feed subscribers did not answer within ${OPEN_TIMEOUT_MS / 1000} s`))
+    }, OPEN_TIMEOUT_MS)
+    const onMessage = (msg: Record<string, unknown>): void => {
+      if (key in msg || 'error' in msg) {
+        done()
+        'error' in msg ? reject(new Error(String(msg.error))) : resolve(msg[key] as T)
+      }
+    }
+    const onExit = (code: number | null): void => {
+      done()
+      reject(new Error(`the feed subscribers' process exited with code ${code}`))
+    }
+    const done = (): void => {
+      clearTimeout(timer)
+      child.off('message', onMessage)
+      child.off('exit', onExit)
+    }
     child.on('message', onMessage)
     child.once('exit', onExit)
   })
 }
 
-async function stopChild (child: ChildProcess): Promise<void> {
+async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise(resolve => child.once('exit', resolve))
   child.kill('SIGTERM')
   await exited
 }
 
-export async function openSubscribers (baseUrl: string, apiKey: string, count: number): Promise<Subscribers> {
+export async function openSubscribers(baseUrl: string, apiKey: string, count: number): Promise<Subscribers> {
   const script = fileURLToPath(new URL('feed-subscriber-process.ts', import.meta.url))
   const child = spawn(process.execPath, ['--import', 'tsx', script, baseUrl, String(count)], {
     env: { ...process.env, BENCH_FEED_API_KEY: apiKey },

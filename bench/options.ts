@@ -4,7 +4,7 @@ import { intFrom } from '../src/config.ts'
 
 /** `postgres`: a throwaway PostgreSQL cluster over TCP (an external server); `default`: the embedded default (DATA_DIR, DATABASE_URL unset). */
 export const ENGINE_NAMES = ['postgres', 'default'] as const
-export type EngineName = typeof ENGINE_NAMES[number]
+export type EngineName = (typeof ENGINE_NAMES)[number]
 
 export interface BenchOptions {
   /** Seconds of load per scenario. */
@@ -26,21 +26,25 @@ export interface BenchOptions {
   startupRuns: number
 }
 
-function list (raw: string | undefined): string[] | undefined {
+function list(raw: string | undefined): string[] | undefined {
   if (raw === undefined || raw.trim() === '') return undefined
-  return raw.split(',').map(s => s.trim()).filter(Boolean)
+  return raw
+    .split(',')
+    .map(s => s.trim())
+    .filter(Boolean)
 }
 
-function checkEngines (names: string[]): EngineName[] {
+function checkEngines(names: string[]): EngineName[] {
   const unknown = names.filter(n => !(ENGINE_NAMES as readonly string[]).includes(n))
-  if (unknown.length) throw new Error(`BENCH_ENGINES: unknown engine(s) ${unknown.join(', ')}; known: ${ENGINE_NAMES.join(', ')}`)
+  if (unknown.length)
+    throw new Error(`BENCH_ENGINES: unknown engine(s) ${unknown.join(', ')}; known: ${ENGINE_NAMES.join(', ')}`)
   return names as EngineName[]
 }
 
 /** The name in BENCH_SCENARIOS that asks for the start-up measurement (bench/startup.ts). */
 export const STARTUP = 'startup'
 
-export function readBenchOptions (env: NodeJS.ProcessEnv = process.env): BenchOptions {
+export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
   const scenarios = list(env.BENCH_SCENARIOS)
   return {
     duration: Math.max(1, intFrom(env, 'BENCH_DURATION', 10)),
@@ -61,8 +65,13 @@ export function readBenchOptions (env: NodeJS.ProcessEnv = process.env): BenchOp
  * another size is compared with the last run of its own size, and does not replace the default
  * run's figures that the next default run prints as `previous`.
  */
-export function resultsFileOf (options: Pick<BenchOptions, 'testDocs' | 'linkDocs' | 'connections'>): string {
+export function resultsFileOf(options: Pick<BenchOptions, 'testDocs' | 'linkDocs' | 'connections'>): string {
   const defaults = readBenchOptions({})
-  if (options.testDocs === defaults.testDocs && options.linkDocs === defaults.linkDocs && options.connections === defaults.connections) return 'latest.json'
+  if (
+    options.testDocs === defaults.testDocs &&
+    options.linkDocs === defaults.linkDocs &&
+    options.connections === defaults.connections
+  )
+    return 'latest.json'
   return `latest-${options.testDocs}-docs-${options.linkDocs}-links-${options.connections}-connections.json`
 }

@@ -35,23 +35,25 @@ export interface ResultRow {
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url))
 
 /** Prints a line, prefixed with the seconds since the run started. */
-export function log (message: string): void {
+export function log(message: string): void {
   const [first, ...rest] = message.split('\n')
-  process.stdout.write(`${`[${(performance.now() / 1000).toFixed(0).padStart(3)} s]`} ${first}\n${rest.map(l => `${l}\n`).join('')}`)
+  process.stdout.write(
+    `${`[${(performance.now() / 1000).toFixed(0).padStart(3)} s]`} ${first}\n${rest.map(l => `${l}\n`).join('')}`
+  )
 }
 
 /** One line that rewrites itself on a terminal; otherwise a line at every quarter. */
-export function showProgress (label: string, done: number, total: number): void {
-  const percent = Math.floor(done * 100 / total)
+export function showProgress(label: string, done: number, total: number): void {
+  const percent = Math.floor((done * 100) / total)
   if (process.stdout.isTTY) {
     process.stdout.write(`\r${label} ${done}/${total} (${percent}%)${done === total ? '\n' : ''}`)
-  } else if (done === total || Math.floor((done - 1) * 4 / total) !== Math.floor(done * 4 / total)) {
+  } else if (done === total || Math.floor(((done - 1) * 4) / total) !== Math.floor((done * 4) / total)) {
     log(`${label} ${done}/${total} (${percent}%)`)
   }
 }
 
 /** Fills each row's ratio from its yardstick's row (the same for every engine); a baseline row is its own yardstick. */
-export function addRatios (rows: ResultRow[], yardstickOf: (scenario: string) => string): void {
+export function addRatios(rows: ResultRow[], yardstickOf: (scenario: string) => string): void {
   for (const row of rows) {
     const name = row.engine === 'baseline' ? row.scenario : yardstickOf(row.scenario)
     const baseline = rows.find(r => r.engine === 'baseline' && r.scenario === name && r.status === 'ok')?.reqPerSec
@@ -60,25 +62,29 @@ export function addRatios (rows: ResultRow[], yardstickOf: (scenario: string) =>
 }
 
 /** Fills each row's previousReqPerSec from the last run's results, when there are any. */
-export function addPrevious (rows: ResultRow[], file = 'latest.json'): void {
+export function addPrevious(rows: ResultRow[], file = 'latest.json'): void {
   let previous: ResultRow[]
   try {
     previous = (JSON.parse(readFileSync(`${RESULTS_DIR}${file}`, 'utf8')) as { rows?: ResultRow[] }).rows ?? []
-  } catch { return }
+  } catch {
+    return
+  }
   for (const row of rows) {
-    const before = previous.find(p => p.scenario === row.scenario && p.engine === row.engine && (p.status === 'ok' || p.status === 'errors'))
+    const before = previous.find(
+      p => p.scenario === row.scenario && p.engine === row.engine && (p.status === 'ok' || p.status === 'errors')
+    )
     if (before?.reqPerSec !== undefined) row.previousReqPerSec = before.reqPerSec
   }
 }
 
-function statusText (row: ResultRow): string {
+function statusText(row: ResultRow): string {
   if (row.status === 'ok') return 'ok'
   if (row.status === 'skipped') return `SKIPPED: ${row.note ?? ''}`
   if (row.status === 'failed') return `FAILED: ${row.note ?? ''}`
   return `ERRORS: ${row.non2xx ?? 0} non-2xx, ${row.errors ?? 0} errors, ${row.timeouts ?? 0} timeouts${row.note ? ` (${row.note})` : ''}`
 }
 
-function cells (row: ResultRow): string[] {
+function cells(row: ResultRow): string[] {
   const measured = row.status === 'ok' || row.status === 'errors'
   return [
     row.scenario,
@@ -93,17 +99,31 @@ function cells (row: ResultRow): string[] {
   ]
 }
 
-export function formatTable (rows: ResultRow[]): string {
-  const header = ['scenario', 'engine', 'req/s', 'previous', 'p99 ms', 'server CPU us/req', 'db CPU us/req', 'x baseline', 'status']
+export function formatTable(rows: ResultRow[]): string {
+  const header = [
+    'scenario',
+    'engine',
+    'req/s',
+    'previous',
+    'p99 ms',
+    'server CPU us/req',
+    'db CPU us/req',
+    'x baseline',
+    'status'
+  ]
   const body = rows.map(cells)
   const widths = header.map((h, i) => Math.max(h.length, ...body.map(r => r[i].length)))
   const numeric = [false, false, true, true, true, true, true, true, false]
-  const line = (r: string[]): string => r.map((c, i) => numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])).join(' | ').trimEnd()
+  const line = (r: string[]): string =>
+    r
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join(' | ')
+      .trimEnd()
   return [line(header), widths.map(w => '-'.repeat(w)).join('-|-'), ...body.map(line)].join('\n')
 }
 
 /** Whether `ratio` meets `goal`; not judged when one of the rows it comes from had errors. */
-function verdictOf (ratio: number, goal: number, rows: ResultRow[]): string {
+function verdictOf(ratio: number, goal: number, rows: ResultRow[]): string {
   if (rows.some(r => r.status !== 'ok')) return 'not judged (errors)'
   return ratio >= goal ? 'met' : 'NOT met'
 }
@@ -111,7 +131,7 @@ function verdictOf (ratio: number, goal: number, rows: ResultRow[]): string {
 /** The issue's goal: GET by id on PostgreSQL at least GOAL_RATIO of the baseline's req/s. */
 export const GOAL_RATIO = 0.8
 
-export function describeGoal (rows: ResultRow[]): string | undefined {
+export function describeGoal(rows: ResultRow[]): string | undefined {
   const row = rows.find(r => r.scenario === 'get-by-id' && r.engine === 'postgres')
   if (row?.ratio === undefined) return undefined
   const verdict = verdictOf(row.ratio, GOAL_RATIO, [row])
@@ -124,33 +144,41 @@ export const DEFAULT_GOAL = 0.9
 const judgedOnDefault = (scenario: string): boolean => scenario === 'get-by-id' || scenario.startsWith('list')
 
 /** One line: each get-by-id and list row of the default against the same scenario on PostgreSQL, in the same run. */
-export function describeDefaultAgainstPostgres (rows: ResultRow[]): string[] {
-  const judged = rows.filter(r => r.engine === 'default' && judgedOnDefault(r.scenario) && r.reqPerSec !== undefined).flatMap(own => {
-    const pg = rows.find(r => r.engine === 'postgres' && r.scenario === own.scenario && r.reqPerSec !== undefined)
-    if (!pg) return []
-    const ratio = own.reqPerSec! / pg.reqPerSec!
-    return [`${own.scenario} ${ratio.toFixed(2)} (${verdictOf(ratio, DEFAULT_GOAL, [own, pg])})`]
-  })
-  return judged.length === 0 ? [] : [`default against postgres, req/s (target >= ${DEFAULT_GOAL}): ${judged.join(', ')}`]
+export function describeDefaultAgainstPostgres(rows: ResultRow[]): string[] {
+  const judged = rows
+    .filter(r => r.engine === 'default' && judgedOnDefault(r.scenario) && r.reqPerSec !== undefined)
+    .flatMap(own => {
+      const pg = rows.find(r => r.engine === 'postgres' && r.scenario === own.scenario && r.reqPerSec !== undefined)
+      if (!pg) return []
+      const ratio = own.reqPerSec! / pg.reqPerSec!
+      return [`${own.scenario} ${ratio.toFixed(2)} (${verdictOf(ratio, DEFAULT_GOAL, [own, pg])})`]
+    })
+  return judged.length === 0
+    ? []
+    : [`default against postgres, req/s (target >= ${DEFAULT_GOAL}): ${judged.join(', ')}`]
 }
 
 /** The issue's feed goal: writes with 100 subscribers at least FEED_COST_GOAL of the writes without. */
 export const FEED_COST_GOAL = 0.9
 
 /** Per engine: create-watched's req/s against create's, and the events delivered per second. */
-export function describeFeedCost (rows: ResultRow[]): string[] {
-  return rows.filter(r => r.scenario === 'create-watched' && r.reqPerSec !== undefined).flatMap(watched => {
-    const plain = rows.find(r => r.scenario === 'create' && r.engine === watched.engine && r.reqPerSec !== undefined)
-    if (!plain) return []
-    const ratio = watched.reqPerSec! / plain.reqPerSec!
-    const verdict = verdictOf(ratio, FEED_COST_GOAL, [watched, plain])
-    return [`feed on ${watched.engine}: writes with subscribers at ${ratio.toFixed(2)} of writes without (target >= ${FEED_COST_GOAL}): ${verdict}; ` +
-      `${watched.eventsPerSec?.toFixed(0) ?? '-'} events/s delivered`]
-  })
+export function describeFeedCost(rows: ResultRow[]): string[] {
+  return rows
+    .filter(r => r.scenario === 'create-watched' && r.reqPerSec !== undefined)
+    .flatMap(watched => {
+      const plain = rows.find(r => r.scenario === 'create' && r.engine === watched.engine && r.reqPerSec !== undefined)
+      if (!plain) return []
+      const ratio = watched.reqPerSec! / plain.reqPerSec!
+      const verdict = verdictOf(ratio, FEED_COST_GOAL, [watched, plain])
+      return [
+        `feed on ${watched.engine}: writes with subscribers at ${ratio.toFixed(2)} of writes without (target >= ${FEED_COST_GOAL}): ${verdict}; ` +
+          `${watched.eventsPerSec?.toFixed(0) ?? '-'} events/s delivered`
+      ]
+    })
 }
 
 /** Writes the run to bench/results/<file> (latest.json: the benchmark's) and returns the path. */
-export function writeResults (run: Record<string, unknown>, file = 'latest.json'): string {
+export function writeResults(run: Record<string, unknown>, file = 'latest.json'): string {
   mkdirSync(RESULTS_DIR, { recursive: true })
   const path = `${RESULTS_DIR}${file}`
   writeFileSync(path, `${JSON.stringify(run, null, 2)}\n`)
@@ -159,33 +187,46 @@ export function writeResults (run: Record<string, unknown>, file = 'latest.json'
 
 /** The issue's goal for credentials: an authenticated read at least AUTH_GOAL of an anonymous one. */
 export const AUTH_GOAL = 0.9
-const AUTHENTICATED_READS: Array<[scenario: string, label: string]> = [['get-basic-auth', 'Basic'], ['get-api-key', 'API key'], ['get-bearer', 'bearer']]
+const AUTHENTICATED_READS: Array<[scenario: string, label: string]> = [
+  ['get-basic-auth', 'Basic'],
+  ['get-api-key', 'API key'],
+  ['get-bearer', 'bearer']
+]
 
 /**
  * One line per engine that ran an anonymous and an authenticated read: each credential's req/s
  * against the anonymous read's, measured just before them (get-anonymous), else get-by-id's.
  */
-export function describeAuthCost (rows: ResultRow[]): string[] {
-  const measured = (scenario: string, engine: string): ResultRow | undefined => rows.find(r => r.scenario === scenario && r.engine === engine && r.reqPerSec !== undefined)
+export function describeAuthCost(rows: ResultRow[]): string[] {
+  const measured = (scenario: string, engine: string): ResultRow | undefined =>
+    rows.find(r => r.scenario === scenario && r.engine === engine && r.reqPerSec !== undefined)
   const engines = [...new Set(rows.map(r => r.engine))]
-  return engines.flatMap(engine => measured(ANONYMOUS_READS, engine) ?? measured('get-by-id', engine) ?? []).flatMap(anonymous => {
-    const judged = AUTHENTICATED_READS.flatMap(([scenario, label]) => {
-      const read = measured(scenario, anonymous.engine)
-      if (!read) return []
-      const ratio = read.reqPerSec! / anonymous.reqPerSec!
-      return [`${label} ${ratio.toFixed(2)} (${verdictOf(ratio, AUTH_GOAL, [read, anonymous])})`]
+  return engines
+    .flatMap(engine => measured(ANONYMOUS_READS, engine) ?? measured('get-by-id', engine) ?? [])
+    .flatMap(anonymous => {
+      const judged = AUTHENTICATED_READS.flatMap(([scenario, label]) => {
+        const read = measured(scenario, anonymous.engine)
+        if (!read) return []
+        const ratio = read.reqPerSec! / anonymous.reqPerSec!
+        return [`${label} ${ratio.toFixed(2)} (${verdictOf(ratio, AUTH_GOAL, [read, anonymous])})`]
+      })
+      if (judged.length === 0) return []
+      return [
+        `authenticated reads on ${anonymous.engine} against anonymous ${anonymous.scenario} (${anonymous.reqPerSec!.toFixed(0)} req/s; target >= ${AUTH_GOAL}): ${judged.join(', ')}`
+      ]
     })
-    if (judged.length === 0) return []
-    return [`authenticated reads on ${anonymous.engine} against anonymous ${anonymous.scenario} (${anonymous.reqPerSec!.toFixed(0)} req/s; target >= ${AUTH_GOAL}): ${judged.join(', ')}`]
-  })
 }
 
 /** One line per engine that ran get-by-id with 1 and with 2 workers: throughput of each and the scaling. */
-export function describeScaling (rows: ResultRow[]): string[] {
-  return rows.filter(r => r.scenario === 'get-by-id-2-workers' && r.reqPerSec !== undefined).flatMap(two => {
-    const one = rows.find(r => r.scenario === 'get-by-id' && r.engine === two.engine && r.reqPerSec !== undefined)
-    if (!one) return []
-    return [`workers on ${two.engine}: get-by-id ${one.reqPerSec!.toFixed(0)} req/s with 1 worker, ${two.reqPerSec!.toFixed(0)} req/s with 2: ` +
-      `x${(two.reqPerSec! / one.reqPerSec!).toFixed(2)}${one.status === 'ok' && two.status === 'ok' ? '' : ' (with errors)'}`]
-  })
+export function describeScaling(rows: ResultRow[]): string[] {
+  return rows
+    .filter(r => r.scenario === 'get-by-id-2-workers' && r.reqPerSec !== undefined)
+    .flatMap(two => {
+      const one = rows.find(r => r.scenario === 'get-by-id' && r.engine === two.engine && r.reqPerSec !== undefined)
+      if (!one) return []
+      return [
+        `workers on ${two.engine}: get-by-id ${one.reqPerSec!.toFixed(0)} req/s with 1 worker, ${two.reqPerSec!.toFixed(0)} req/s with 2: ` +
+          `x${(two.reqPerSec! / one.reqPerSec!).toFixed(2)}${one.status === 'ok' && two.status === 'ok' ? '' : ' (with errors)'}`
+      ]
+    })
 }

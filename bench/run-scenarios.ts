@@ -16,9 +16,9 @@ export interface BenchTarget {
 }
 
 /** The context scenarios build their requests from; the bench user logs in once, on first use (API key and token). */
-export function createScenarioContext (baseUrl: string, testIds: string[]): ScenarioContext {
-  let credentials: Promise<{ apikey: string, token: string }> | undefined
-  const login = async (): Promise<{ apikey: string, token: string }> => {
+export function createScenarioContext(baseUrl: string, testIds: string[]): ScenarioContext {
+  let credentials: Promise<{ apikey: string; token: string }> | undefined
+  const login = async (): Promise<{ apikey: string; token: string }> => {
     const res = await fetch(`${baseUrl}/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -26,8 +26,9 @@ export function createScenarioContext (baseUrl: string, testIds: string[]): Scen
       signal: AbortSignal.timeout(10_000)
     })
     if (res.status === 404) throw new SkipScenario('POST /login is not available')
-    const body = await res.json() as { apikey?: string, token?: string }
-    if (!res.ok || !body.apikey || !body.token) throw new Error(`POST /login answered ${res.status} ${JSON.stringify(body).slice(0, 120)}`)
+    const body = (await res.json()) as { apikey?: string; token?: string }
+    if (!res.ok || !body.apikey || !body.token)
+      throw new Error(`POST /login answered ${res.status} ${JSON.stringify(body).slice(0, 120)}`)
     return { apikey: body.apikey, token: body.token }
   }
   return {
@@ -39,20 +40,28 @@ export function createScenarioContext (baseUrl: string, testIds: string[]): Scen
   }
 }
 
-async function runScenario (scenario: Scenario, engine: string, ctx: ScenarioContext, meters: CpuMeters, settings: LoadSettings): Promise<ResultRow> {
+async function runScenario(
+  scenario: Scenario,
+  engine: string,
+  ctx: ScenarioContext,
+  meters: CpuMeters,
+  settings: LoadSettings
+): Promise<ResultRow> {
   const row: ResultRow = { scenario: scenario.name, engine, status: 'ok' }
   try {
     const spec = await scenario.build(ctx)
     const problem = await checkFirstRequest(ctx.baseUrl, spec)
     if (problem) return { ...row, status: 'failed', note: problem }
-    if (!scenario.subscribers) return { ...row, ...await runLoad(ctx.baseUrl, spec, settings, meters) }
+    if (!scenario.subscribers) return { ...row, ...(await runLoad(ctx.baseUrl, spec, settings, meters)) }
     const subscribers = await openSubscribers(ctx.baseUrl, await ctx.apiKey(), scenario.subscribers)
     try {
       const [before, started] = [await subscribers.counts(), performance.now()]
       const load = await runLoad(ctx.baseUrl, spec, settings, meters)
       const after = await subscribers.counts()
       const seconds = (performance.now() - started) / 1000
-      log(`  the subscribers' process used ${((after.cpuMicros - before.cpuMicros) / 1e6).toFixed(1)} s of CPU in ${seconds.toFixed(1)} s`)
+      log(
+        `  the subscribers' process used ${((after.cpuMicros - before.cpuMicros) / 1e6).toFixed(1)} s of CPU in ${seconds.toFixed(1)} s`
+      )
       return { ...row, ...load, eventsPerSec: (after.events - before.events) / seconds }
     } finally {
       await subscribers.close()
@@ -62,12 +71,17 @@ async function runScenario (scenario: Scenario, engine: string, ctx: ScenarioCon
   }
 }
 
-function describeRow (row: ResultRow): string {
+function describeRow(row: ResultRow): string {
   if (row.status === 'skipped' || row.status === 'failed') return `${row.status}: ${row.note}`
-  const errors = row.status === 'errors' ? `  !! ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts ${row.note ?? ''}` : ''
+  const errors =
+    row.status === 'errors'
+      ? `  !! ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts ${row.note ?? ''}`
+      : ''
   const events = row.eventsPerSec === undefined ? '' : `, ${row.eventsPerSec.toFixed(0)} events/s delivered`
-  return `${row.reqPerSec?.toFixed(0)} req/s${events}, p99 ${row.p99Ms?.toFixed(1)} ms, server CPU ${row.serverCpuMicros?.toFixed(0)} us/req` +
+  return (
+    `${row.reqPerSec?.toFixed(0)} req/s${events}, p99 ${row.p99Ms?.toFixed(1)} ms, server CPU ${row.serverCpuMicros?.toFixed(0)} us/req` +
     `${row.databaseCpuMicros === undefined ? '' : `, db CPU ${row.databaseCpuMicros.toFixed(0)} us/req`}${errors}`
+  )
 }
 
 /**
@@ -90,7 +104,7 @@ const MIN_TURNS = 3
  * A group's order in its turn (counted from 0), rotated one place each turn, so that no member
  * always runs in the same place (after the same one, or first after the scenarios before it).
  */
-function inTurnOrder<T> (step: T[], turn: number): T[] {
+function inTurnOrder<T>(step: T[], turn: number): T[] {
   const shift = turn % step.length
   return [...step.slice(shift), ...step.slice(0, shift)]
 }
@@ -99,8 +113,10 @@ function inTurnOrder<T> (step: T[], turn: number): T[] {
  * The scenarios in the order they run, as steps: one scenario, or a group of INTERLEAVED ones
  * (at least two of it selected, where the first of them stands), run in turns (MIN_TURNS at least, in rotated order: inTurnOrder).
  */
-function stepsOf (scenarios: Scenario[]): Scenario[][] {
-  const groups = INTERLEAVED.map(names => scenarios.filter(s => names.includes(s.name))).filter(group => group.length > 1)
+function stepsOf(scenarios: Scenario[]): Scenario[][] {
+  const groups = INTERLEAVED.map(names => scenarios.filter(s => names.includes(s.name))).filter(
+    group => group.length > 1
+  )
   return scenarios.flatMap(s => {
     const group = groups.find(g => g.includes(s))
     return group === undefined ? [[s]] : group[0] === s ? [group] : []
@@ -108,9 +124,9 @@ function stepsOf (scenarios: Scenario[]): Scenario[][] {
 }
 
 /** The middle of `values` (the mean of the two middle ones for an even count); undefined when one is missing. */
-function median (values: Array<number | undefined>): number | undefined {
+function median(values: Array<number | undefined>): number | undefined {
   if (values.some(v => v === undefined)) return undefined
-  const sorted = [...values as number[]].sort((a, b) => a - b)
+  const sorted = [...(values as number[])].sort((a, b) => a - b)
   const middle = Math.floor(sorted.length / 2)
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
@@ -120,7 +136,7 @@ function median (values: Array<number | undefined>): number | undefined {
  * the machine was busy with something else counts no more than one in which it was idle), the worst
  * p99, every request and error, and the status.
  */
-function mergeTurns (turns: ResultRow[]): ResultRow {
+function mergeTurns(turns: ResultRow[]): ResultRow {
   const measured = turns.filter(t => t.requests !== undefined)
   const unmeasured = turns.find(t => t.status === 'failed' || t.status === 'skipped')
   if (unmeasured || measured.length === 0) return unmeasured ?? turns[0]
@@ -134,7 +150,9 @@ function mergeTurns (turns: ResultRow[]): ResultRow {
     p99Ms: Math.max(...measured.map(t => t.p99Ms ?? 0)),
     serverCpuMicros: median(measured.map(t => t.serverCpuMicros)),
     databaseCpuMicros: median(measured.map(t => t.databaseCpuMicros)),
-    ...(measured.some(t => t.eventsPerSec !== undefined) && { eventsPerSec: median(measured.map(t => t.eventsPerSec)) }),
+    ...(measured.some(t => t.eventsPerSec !== undefined) && {
+      eventsPerSec: median(measured.map(t => t.eventsPerSec))
+    }),
     requests: sum(t => t.requests),
     non2xx: sum(t => t.non2xx),
     errors: sum(t => t.errors),
@@ -143,10 +161,18 @@ function mergeTurns (turns: ResultRow[]): ResultRow {
   }
 }
 
-interface Running { target: BenchTarget, server: ChildServer, fresh: boolean, ctx: ScenarioContext }
+interface Running {
+  target: BenchTarget
+  server: ChildServer
+  fresh: boolean
+  ctx: ScenarioContext
+}
 
 /** One scenario on one server: what a step runs in turns. */
-interface Member { scenario: Scenario, target: BenchTarget }
+interface Member {
+  scenario: Scenario
+  target: BenchTarget
+}
 
 /**
  * Runs `scenarios` one after another, each on every server started from `targets` (the engines:
@@ -160,7 +186,13 @@ interface Member { scenario: Scenario, target: BenchTarget }
  * end) may still be queued in a server, so after a step with errors on a server that server is
  * restarted: the next step must not inherit that backlog.
  */
-export async function runScenarios (scenarios: Scenario[], targets: BenchTarget[], testIds: string[], settings: LoadSettings, baseline?: BenchTarget): Promise<ResultRow[]> {
+export async function runScenarios(
+  scenarios: Scenario[],
+  targets: BenchTarget[],
+  testIds: string[],
+  settings: LoadSettings,
+  baseline?: BenchTarget
+): Promise<ResultRow[]> {
   const rows: ResultRow[] = []
   const start = async (of: BenchTarget): Promise<Running> => {
     const server = await of.start()
@@ -171,7 +203,11 @@ export async function runScenarios (scenarios: Scenario[], targets: BenchTarget[
     for (const target of targets) running.set(target, await start(target))
     for (const step of stepsOf(scenarios)) {
       const aside = step.some(s => s.target === 'baseline') && baseline ? await start(baseline) : undefined
-      const members: Member[] = step.flatMap(scenario => scenario.target === 'baseline' && aside ? [{ scenario, target: aside.target }] : targets.map(target => ({ scenario, target })))
+      const members: Member[] = step.flatMap(scenario =>
+        scenario.target === 'baseline' && aside
+          ? [{ scenario, target: aside.target }]
+          : targets.map(target => ({ scenario, target }))
+      )
       const turns = members.length > 1 ? Math.max(MIN_TURNS, step.length) : 1
       const duration = Math.ceil(settings.duration / turns)
       const measured = new Map<Member, ResultRow[]>(members.map(m => [m, []]))
@@ -181,11 +217,25 @@ export async function runScenarios (scenarios: Scenario[], targets: BenchTarget[
             const { scenario } = member
             const on = member.target === aside?.target ? aside : running.get(member.target)!
             const label = `${on.target.name.padEnd(8)} ${scenario.name.padEnd(15)}`
-            const own = { ...settings, duration, warmup: Math.max(settings.warmup, turn === 1 ? scenario.minWarmup ?? 0 : 0, on.fresh ? FRESH_SERVER_WARMUP_SECONDS : 0) }
+            const own = {
+              ...settings,
+              duration,
+              warmup: Math.max(
+                settings.warmup,
+                turn === 1 ? (scenario.minWarmup ?? 0) : 0,
+                on.fresh ? FRESH_SERVER_WARMUP_SECONDS : 0
+              )
+            }
             on.fresh = false
             const of = turns > 1 ? ` (turn ${turn} of ${turns})` : ''
             log(`> ${label} running${of} (${own.warmup} s warm-up + ${own.duration} s, ${own.connections} connections)`)
-            const row = await runScenario(scenario, on.target.name, on.ctx, { server: on.server.cpuMeter, database: on.target.databaseCpu }, own)
+            const row = await runScenario(
+              scenario,
+              on.target.name,
+              on.ctx,
+              { server: on.server.cpuMeter, database: on.target.databaseCpu },
+              own
+            )
             log(`  ${label} ${describeRow(row)}${of}`)
             measured.get(member)!.push(row)
           }
@@ -194,7 +244,9 @@ export async function runScenarios (scenarios: Scenario[], targets: BenchTarget[
         await aside?.server.stop()
       }
       const merged = members.map(m => mergeTurns(measured.get(m)!))
-      if (turns > 1) for (const row of merged) log(`  ${row.engine.padEnd(8)} ${row.scenario.padEnd(15)} ${describeRow(row)} (${turns} turns)`)
+      if (turns > 1)
+        for (const row of merged)
+          log(`  ${row.engine.padEnd(8)} ${row.scenario.padEnd(15)} ${describeRow(row)} (${turns} turns)`)
       rows.push(...merged)
       for (const target of targets) {
         if (!merged.some(row => row.status === 'errors' && row.engine === target.name)) continue

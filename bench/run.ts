@@ -19,7 +19,19 @@ import { seedDatabase, MODELS_DIR } from './seed-database.ts'
 import { copyTestTable } from './baseline-table.ts'
 import { BASELINE_INSERTS, selectScenarios, yardstickOf, type Scenario } from './scenarios.ts'
 import { runScenarios, type BenchTarget } from './run-scenarios.ts'
-import { addPrevious, addRatios, describeAuthCost, describeDefaultAgainstPostgres, describeFeedCost, describeGoal, describeScaling, formatTable, log, writeResults, type ResultRow } from './report.ts'
+import {
+  addPrevious,
+  addRatios,
+  describeAuthCost,
+  describeDefaultAgainstPostgres,
+  describeFeedCost,
+  describeGoal,
+  describeScaling,
+  formatTable,
+  log,
+  writeResults,
+  type ResultRow
+} from './report.ts'
 import { measureStartup, type StartupResult } from './startup.ts'
 import { waitForChangeLog } from './change-log-settled.ts'
 import { newDataDir } from './embedded-store.ts'
@@ -33,14 +45,14 @@ interface Database {
 }
 
 /** A CPU meter of the store's backends, closed at the end. */
-function meterOf (store: Store): CpuMeter | undefined {
+function meterOf(store: Store): CpuMeter | undefined {
   const meter = createDatabaseCpuMeter(store.url)
   if (meter) onCleanup(() => meter.close())
   return meter?.meter
 }
 
 /** Starts the throwaway cluster (the external PostgreSQL, over TCP), creates the bench database and seeds it. */
-async function preparePostgres (data: SeedData): Promise<Database> {
+async function preparePostgres(data: SeedData): Promise<Database> {
   log('starting a throwaway PostgreSQL cluster (the external PostgreSQL, over TCP)')
   const cluster = await startPgCluster()
   onCleanup(() => cluster.stop())
@@ -61,7 +73,7 @@ async function preparePostgres (data: SeedData): Promise<Database> {
  * cluster stays up throughout). At the end the bench closes them and lets go, which stops the
  * server; embedded-store.ts checks that none is left running.
  */
-async function prepareDefault (data: SeedData): Promise<Database> {
+async function prepareDefault(data: SeedData): Promise<Database> {
   const dir = newDataDir('quire-bench-default-')
   onCleanup(() => dir.remove(log))
   const store = embeddedStore(dir.dataDir)
@@ -76,15 +88,27 @@ async function prepareDefault (data: SeedData): Promise<Database> {
   return { store, cpuMeter }
 }
 
-interface ServerPlan { name: string, script: string, database: Database, scenarios: Scenario[], env?: Record<string, string>, settle?: () => Promise<void> }
+interface ServerPlan {
+  name: string
+  script: string
+  database: Database
+  scenarios: Scenario[]
+  env?: Record<string, string>
+  settle?: () => Promise<void>
+}
 
 /** How to start a plan's server (and start it again) in a child process; its rows are named after the plan. */
-function targetOf (plan: ServerPlan, options: BenchOptions): BenchTarget {
+function targetOf(plan: ServerPlan, options: BenchOptions): BenchTarget {
   // One profile per thread (the main thread is the one with the most samples), in a directory per server.
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, plan.name)}`] : []
   const start = async (): Promise<ChildServer> => {
     log(`starting the ${plan.name} server`)
-    const server = await startChildServer(plan.name, plan.script, { ...envOf(plan.database.store), ...plan.env }, nodeArgs)
+    const server = await startChildServer(
+      plan.name,
+      plan.script,
+      { ...envOf(plan.database.store), ...plan.env },
+      nodeArgs
+    )
     onCleanup(() => server.stop())
     await plan.settle?.()
     return server
@@ -92,8 +116,7 @@ function targetOf (plan: ServerPlan, options: BenchOptions): BenchTarget {
   return { name: plan.name, start, databaseCpu: plan.database.cpuMeter }
 }
 
-
-async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
+async function benchAll(options: BenchOptions): Promise<ResultRow[]> {
   const scenarios = options.scenarios?.length === 0 ? [] : selectScenarios(options.scenarios)
   if (scenarios.length === 0) return []
   const baseline = scenarios.filter(s => s.target === 'baseline')
@@ -106,15 +129,22 @@ async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
   const pg = baseline.length || options.engines.includes('postgres') ? await preparePostgres(data) : undefined
   if (pg && baseline.some(s => s.name === BASELINE_INSERTS)) await copyTestTable(pg.store.url, data.test.length)
   const databases = new Map<string, Database>()
-  for (const engine of quire.length ? options.engines : []) databases.set(engine, engine === 'postgres' ? pg! : await prepareDefault(data))
+  for (const engine of quire.length ? options.engines : [])
+    databases.set(engine, engine === 'postgres' ? pg! : await prepareDefault(data))
   // The bare insert takes turns with the engines' creates (INTERLEAVED) when they run.
   const pairedInserts = baseline.find(s => s.name === BASELINE_INSERTS && quire.some(q => q.name === 'create'))
-  const baselinePlan: ServerPlan | undefined = pg && { name: 'baseline', script: './baseline-server.ts', database: pg, scenarios: baseline.filter(s => s !== pairedInserts) }
-  if (baselinePlan?.scenarios.length) rows.push(...await runScenarios(baselinePlan.scenarios, [targetOf(baselinePlan, options)], testIds, options))
+  const baselinePlan: ServerPlan | undefined = pg && {
+    name: 'baseline',
+    script: './baseline-server.ts',
+    database: pg,
+    scenarios: baseline.filter(s => s !== pairedInserts)
+  }
+  if (baselinePlan?.scenarios.length)
+    rows.push(...(await runScenarios(baselinePlan.scenarios, [targetOf(baselinePlan, options)], testIds, options)))
   if (!quire.length) return rows
   const own = scenarios.filter(s => s.target === 'quire' || s === pairedInserts)
   const aside = baselinePlan && targetOf(baselinePlan, options)
-  for (const group of groupByWorkers(own)) rows.push(...await benchGroup(databases, group, testIds, options, aside))
+  for (const group of groupByWorkers(own)) rows.push(...(await benchGroup(databases, group, testIds, options, aside)))
   return rows
 }
 
@@ -123,7 +153,7 @@ async function benchAll (options: BenchOptions): Promise<ResultRow[]> {
  * several workers run where they are listed, before the writes grow the collection and the
  * change log that a newly started server would first catch up with.
  */
-function groupByWorkers (scenarios: Scenario[]): Scenario[][] {
+function groupByWorkers(scenarios: Scenario[]): Scenario[][] {
   const groups: Scenario[][] = []
   for (const scenario of scenarios) {
     const last = groups.at(-1)
@@ -134,28 +164,43 @@ function groupByWorkers (scenarios: Scenario[]): Scenario[][] {
 }
 
 /** One server per engine (WORKERS as the group says), side by side, for a group of scenarios, each run on every engine in turns. */
-async function benchGroup (databases: Map<string, Database>, scenarios: Scenario[], testIds: string[], options: BenchOptions, baseline?: BenchTarget): Promise<ResultRow[]> {
+async function benchGroup(
+  databases: Map<string, Database>,
+  scenarios: Scenario[],
+  testIds: string[],
+  options: BenchOptions,
+  baseline?: BenchTarget
+): Promise<ResultRow[]> {
   const workers = scenarios[0].workers ?? 1
-  const targets = [...databases].map(([engine, database]) => targetOf({
-    name: engine,
-    script: './serve.ts',
-    database,
-    scenarios,
-    env: workers > 1 ? { WORKERS: String(workers) } : {},
-    settle: () => waitForChangeLog(database.store.url)
-  }, options))
+  const targets = [...databases].map(([engine, database]) =>
+    targetOf(
+      {
+        name: engine,
+        script: './serve.ts',
+        database,
+        scenarios,
+        env: workers > 1 ? { WORKERS: String(workers) } : {},
+        settle: () => waitForChangeLog(database.store.url)
+      },
+      options
+    )
+  )
   return await runScenarios(scenarios, targets, testIds, options, baseline)
 }
 
-async function main (): Promise<void> {
+async function main(): Promise<void> {
   const started = Date.now()
   const options = readBenchOptions()
   cleanupOnSignals()
   const loadAtStart = loadavg()[0]
-  log(`load average at start: ${loadAtStart.toFixed(2)} on ${cpus().length} cores${loadAtStart > 0.5 ? ' (other work is running: numbers will be noisy)' : ''}`)
+  log(
+    `load average at start: ${loadAtStart.toFixed(2)} on ${cpus().length} cores${loadAtStart > 0.5 ? ' (other work is running: numbers will be noisy)' : ''}`
+  )
   let startup: StartupResult | undefined
   if (options.startupRuns) {
-    log(`measuring start-up on the embedded default: ${options.startupRuns} x (a start on a new data directory, then a restart on it), with npm start and with quire serve`)
+    log(
+      `measuring start-up on the embedded default: ${options.startupRuns} x (a start on a new data directory, then a restart on it), with npm start and with quire serve`
+    )
     startup = await measureStartup(options.startupRuns)
   }
   const rows = await benchAll(options)
@@ -167,17 +212,27 @@ async function main (): Promise<void> {
   if (rows.length) log(`results:\n${formatTable(rows)}\n`)
   const goal = describeGoal(rows)
   if (goal) log(goal)
-  for (const line of [...describeDefaultAgainstPostgres(rows), ...describeAuthCost(rows), ...describeFeedCost(rows), ...describeScaling(rows)]) log(line)
-  const path = writeResults({
-    finishedAt: new Date().toISOString(),
-    runtimeSeconds: Math.round(seconds),
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadAverageAtStart: loadAtStart },
-    options,
-    startup,
-    rows
-  }, resultsFile)
+  for (const line of [
+    ...describeDefaultAgainstPostgres(rows),
+    ...describeAuthCost(rows),
+    ...describeFeedCost(rows),
+    ...describeScaling(rows)
+  ])
+    log(line)
+  const path = writeResults(
+    {
+      finishedAt: new Date().toISOString(),
+      runtimeSeconds: Math.round(seconds),
+      machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadAverageAtStart: loadAtStart },
+      options,
+      startup,
+      rows
+    },
+    resultsFile
+  )
   log(`total ${seconds.toFixed(0)} s; results in ${path}`)
-  if (rows.some(r => r.status === 'errors' || r.status === 'failed')) log('some scenarios had errors: see the status column')
+  if (rows.some(r => r.status === 'errors' || r.status === 'failed'))
+    log('some scenarios had errors: see the status column')
   if (startup?.problems.length) log(`start-up problems: ${startup.problems.join('; ')}`)
 }
 

@@ -71,21 +71,37 @@ const NEW_DOCUMENT = {
 }
 
 /** POST /api/test as the bench user: the write scenarios' request. */
-const createSpec = (ctx: ScenarioContext): LoadSpec => ({ method: 'POST', paths: ['/api/test'], headers: { authorization: ctx.basicAuth }, body: JSON.stringify(NEW_DOCUMENT) })
+const createSpec = (ctx: ScenarioContext): LoadSpec => ({
+  method: 'POST',
+  paths: ['/api/test'],
+  headers: { authorization: ctx.basicAuth },
+  body: JSON.stringify(NEW_DOCUMENT)
+})
 
-function expectBigCount (body: string): string | undefined {
-  return (JSON.parse(body) as { count?: number }).count === -1 ? undefined : 'expected count -1 (collection above the exact-count limit)'
+function expectBigCount(body: string): string | undefined {
+  return (JSON.parse(body) as { count?: number }).count === -1
+    ? undefined
+    : 'expected count -1 (collection above the exact-count limit)'
 }
 
 export const SCENARIOS: Scenario[] = [
   { name: 'baseline', target: 'baseline', build: ctx => getEach(ctx.testIds.map(id => `/baseline/${id}`)) },
   { name: 'get-by-id', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`)) },
   // The same reads as get-by-id, served by two worker processes: the scaling over one.
-  { name: 'get-by-id-2-workers', target: 'quire', workers: 2, build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`)) },
+  {
+    name: 'get-by-id-2-workers',
+    target: 'quire',
+    workers: 2,
+    build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`))
+  },
   { name: 'list', target: 'quire', build: () => getEach(['/api/test?limit=10']) },
   // An array field without an index of its own; 1 in SHMACK_NUMBERS documents holds "3".
   { name: 'list-shmack', target: 'quire', build: () => getEach(['/api/test?filter[shmack]=3&limit=10']) },
-  { name: 'list-filtered', target: 'quire', build: () => getEach(range(FOO_VALUES, i => `/api/test?filter[foo]=foo-${i}&limit=10`)) },
+  {
+    name: 'list-filtered',
+    target: 'quire',
+    build: () => getEach(range(FOO_VALUES, i => `/api/test?filter[foo]=foo-${i}&limit=10`))
+  },
   { name: 'search', target: 'quire', build: () => getEach(range(TOPICS, i => `/api/test?search=topic${i}&limit=10`)) },
   { name: 'populate', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}?populate=link`)) },
   { name: 'list-big', target: 'quire', build: () => ({ ...getEach(['/api/link?limit=10']), expect: expectBigCount }) },
@@ -93,16 +109,50 @@ export const SCENARIOS: Scenario[] = [
   // it: reads measured later in a run are slower whatever they carry (the server has served the
   // lists and searches above since), so an anonymous read measured at the start would charge that to credentials.
   { name: ANONYMOUS_READS, target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`)) },
-  { name: 'get-basic-auth', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`), { authorization: ctx.basicAuth }) },
-  { name: 'get-api-key', target: 'quire', build: async ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`), { apikey: await ctx.apiKey() }) },
-  { name: 'get-bearer', target: 'quire', build: async ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`), { authorization: `Bearer ${await ctx.token()}` }) },
+  {
+    name: 'get-basic-auth',
+    target: 'quire',
+    build: ctx =>
+      getEach(
+        ctx.testIds.map(id => `/api/test/${id}`),
+        { authorization: ctx.basicAuth }
+      )
+  },
+  {
+    name: 'get-api-key',
+    target: 'quire',
+    build: async ctx =>
+      getEach(
+        ctx.testIds.map(id => `/api/test/${id}`),
+        { apikey: await ctx.apiKey() }
+      )
+  },
+  {
+    name: 'get-bearer',
+    target: 'quire',
+    build: async ctx =>
+      getEach(
+        ctx.testIds.map(id => `/api/test/${id}`),
+        { authorization: `Bearer ${await ctx.token()}` }
+      )
+  },
   {
     name: 'aggregate',
     target: 'quire',
-    build: ctx => ({ method: 'POST', paths: ['/aggregate/test'], headers: { authorization: ctx.basicAuth }, body: JSON.stringify(AGGREGATE_PIPELINE) })
+    build: ctx => ({
+      method: 'POST',
+      paths: ['/aggregate/test'],
+      headers: { authorization: ctx.basicAuth },
+      body: JSON.stringify(AGGREGATE_PIPELINE)
+    })
   },
   // Last: `create` grows the test collection that the scenarios above read (`baseline-create` writes a table of its own).
-  { name: BASELINE_INSERTS, target: 'baseline', minWarmup: WRITE_WARMUP_SECONDS, build: () => ({ method: 'POST', paths: ['/baseline'], body: JSON.stringify(NEW_DOCUMENT) }) },
+  {
+    name: BASELINE_INSERTS,
+    target: 'baseline',
+    minWarmup: WRITE_WARMUP_SECONDS,
+    build: () => ({ method: 'POST', paths: ['/baseline'], body: JSON.stringify(NEW_DOCUMENT) })
+  },
   {
     name: 'create',
     target: 'quire',
@@ -125,14 +175,17 @@ export const SCENARIOS: Scenario[] = [
 ]
 
 /** The baseline scenario a scenario's ratio is taken against. */
-export function yardstickOf (scenario: string): string {
+export function yardstickOf(scenario: string): string {
   return SCENARIOS.find(s => s.name === scenario)?.yardstick ?? 'baseline'
 }
 
 /** The scenarios named in `names` (all when undefined); an unknown name is an error. */
-export function selectScenarios (names: string[] | undefined): Scenario[] {
+export function selectScenarios(names: string[] | undefined): Scenario[] {
   if (!names) return SCENARIOS
   const unknown = names.filter(n => !SCENARIOS.some(s => s.name === n))
-  if (unknown.length) throw new Error(`BENCH_SCENARIOS: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map(s => s.name).join(', ')}`)
+  if (unknown.length)
+    throw new Error(
+      `BENCH_SCENARIOS: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map(s => s.name).join(', ')}`
+    )
   return SCENARIOS.filter(s => names.includes(s.name))
 }

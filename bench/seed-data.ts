@@ -14,9 +14,11 @@ export const SHMACK_NUMBERS = 20
 /** Distinct search topics in `fulltext` (each matches testDocs / TOPICS documents). */
 export const TOPICS = 50
 
-const WORDS = ('lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore ' +
+const WORDS = (
+  'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore ' +
   'et dolore magna aliqua enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo ' +
-  'consequat duis aute irure in reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint').split(' ')
+  'consequat duis aute irure in reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint'
+).split(' ')
 
 export interface SeedData {
   user: Doc
@@ -27,7 +29,7 @@ export interface SeedData {
 }
 
 /** A small deterministic pseudo-random generator (mulberry32), so every run seeds the same text. */
-export function createRandom (seed: number): () => number {
+export function createRandom(seed: number): () => number {
   let state = seed
   return () => {
     state = (state + 0x6d2b79f5) | 0
@@ -37,11 +39,11 @@ export function createRandom (seed: number): () => number {
   }
 }
 
-function sentence (random: () => number, words: number): string {
+function sentence(random: () => number, words: number): string {
   return Array.from({ length: words }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ')
 }
 
-function testBody (i: number, random: () => number, linkIds: string[]): Doc {
+function testBody(i: number, random: () => number, linkIds: string[]): Doc {
   const pick = (): string => linkIds[Math.floor(random() * linkIds.length)]
   return {
     foo: `foo-${i % FOO_VALUES}`,
@@ -55,16 +57,26 @@ function testBody (i: number, random: () => number, linkIds: string[]): Doc {
   }
 }
 
-async function createAll (model: Model, count: number, caller: Caller, body: (i: number) => Doc): Promise<Doc[]> {
+async function createAll(model: Model, count: number, caller: Caller, body: (i: number) => Doc): Promise<Doc[]> {
   const docs: Doc[] = []
-  for (let i = 0; i < count; i++) docs.push(await prepareCreate({ model, body: body(i), caller, form: false, bcryptRounds: 4 }))
+  for (let i = 0; i < count; i++)
+    docs.push(await prepareCreate({ model, body: body(i), caller, form: false, bcryptRounds: 4 }))
   return docs
 }
 
 /** The bench user (a plain user, not an admin), `linkDocs` small link documents and `testDocs` ~1 KB test documents. */
-export async function generateSeedData (models: { test: Model, link: Model }, counts: { testDocs: number, linkDocs: number }): Promise<SeedData> {
+export async function generateSeedData(
+  models: { test: Model; link: Model },
+  counts: { testDocs: number; linkDocs: number }
+): Promise<SeedData> {
   const admin: Caller = { admin: true, groups: [] }
-  const user = await prepareCreate({ model: USER_MODEL, body: { ...BENCH_USER }, caller: admin, form: false, bcryptRounds: 4 })
+  const user = await prepareCreate({
+    model: USER_MODEL,
+    body: { ...BENCH_USER },
+    caller: admin,
+    form: false,
+    bcryptRounds: 4
+  })
   const owner: Caller = { userId: user._id as string, admin: false, groups: [] }
   const random = createRandom(42)
   const link = await createAll(models.link, counts.linkDocs, owner, i => ({ name: `link-${i}`, val: i }))

@@ -17,7 +17,7 @@ import { envOf, withStore, type Store } from './store.ts'
 const BATCH = 2000
 export const MODELS_DIR = fileURLToPath(new URL('../models', import.meta.url))
 
-async function insertBatches (engine: Engine, model: Model, docs: Doc[], label: string): Promise<void> {
+async function insertBatches(engine: Engine, model: Model, docs: Doc[], label: string): Promise<void> {
   for (let start = 0; start < docs.length; start += BATCH) {
     await engine.insertMany(model, docs.slice(start, start + BATCH))
     showProgress(label, Math.min(start + BATCH, docs.length), docs.length)
@@ -31,16 +31,21 @@ async function insertBatches (engine: Engine, model: Model, docs: Doc[], label: 
  * competing with them for the CPU, nor index-only scans (the aggregation's covering index) that
  * visit the table for every row until the visibility map is set.
  */
-async function vacuumSeeded (url: string, label: string): Promise<void> {
+async function vacuumSeeded(url: string, label: string): Promise<void> {
   const sql = connectSql(url, { max: 1 })
   try {
-    const tables = await sql.unsafe("SELECT relname AS name FROM pg_stat_user_tables WHERE schemaname = 'public' ORDER BY pg_total_relation_size(relid) DESC")
-    log(`${label}: vacuuming the ${tables.length} seeded tables, largest first (what autovacuum does within minutes of a load)`)
+    const tables = await sql.unsafe(
+      "SELECT relname AS name FROM pg_stat_user_tables WHERE schemaname = 'public' ORDER BY pg_total_relation_size(relid) DESC"
+    )
+    log(
+      `${label}: vacuuming the ${tables.length} seeded tables, largest first (what autovacuum does within minutes of a load)`
+    )
     for (const [i, { name }] of tables.entries()) {
       const started = Date.now()
       await sql.unsafe(`VACUUM (ANALYZE) ${quoteIdent(String(name))}`)
       const seconds = (Date.now() - started) / 1000
-      if (seconds >= 1 || i === tables.length - 1) log(`  vacuumed ${String(name)} in ${seconds.toFixed(1)} s (${i + 1}/${tables.length})`)
+      if (seconds >= 1 || i === tables.length - 1)
+        log(`  vacuumed ${String(name)} in ${seconds.toFixed(1)} s (${i + 1}/${tables.length})`)
     }
   } finally {
     await sql.end()
@@ -54,18 +59,26 @@ export interface SeedOptions {
 }
 
 /** Creates the models' tables in `store` and loads `data`; its progress lines are labelled `seeding <engine>`. */
-export async function seedDatabase (store: Store, data: SeedData, { modelsDir = MODELS_DIR, vacuum = false }: SeedOptions = {}): Promise<void> {
+export async function seedDatabase(
+  store: Store,
+  data: SeedData,
+  { modelsDir = MODELS_DIR, vacuum = false }: SeedOptions = {}
+): Promise<void> {
   const label = `seeding ${store.engine}`
-  await withStore(store, msg => log(`  ${msg}`), async () => {
-    const config = loadConfig({ ...envOf(store), MODELS_DIR: modelsDir, STATEMENT_TIMEOUT_MS: '60000' })
-    const { engine, models } = await openStorage(config, { log: () => {} })
-    try {
-      for (const user of [data.user, ...data.moreUsers ?? []]) await engine.insert(USER_MODEL, user)
-      await insertBatches(engine, models.get('link'), data.link, `${label}: link`)
-      await insertBatches(engine, models.get('test'), data.test, `${label}: test`)
-    } finally {
-      await engine.close()
+  await withStore(
+    store,
+    msg => log(`  ${msg}`),
+    async () => {
+      const config = loadConfig({ ...envOf(store), MODELS_DIR: modelsDir, STATEMENT_TIMEOUT_MS: '60000' })
+      const { engine, models } = await openStorage(config, { log: () => {} })
+      try {
+        for (const user of [data.user, ...(data.moreUsers ?? [])]) await engine.insert(USER_MODEL, user)
+        await insertBatches(engine, models.get('link'), data.link, `${label}: link`)
+        await insertBatches(engine, models.get('test'), data.test, `${label}: test`)
+      } finally {
+        await engine.close()
+      }
+      if (vacuum) await vacuumSeeded(store.url, label)
     }
-    if (vacuum) await vacuumSeeded(store.url, label)
-  })
+  )
 }

@@ -12,26 +12,48 @@ import { serveUntilStopped } from './child-server.ts'
 import { serveAsPrimary } from './cluster-primary.ts'
 
 const built = (path: string): string => new URL(`../dist/${path}`, import.meta.url).href
-const { buildApp } = await import(built('app.js')) as typeof import('../app.ts')
-const { loadConfig } = await import(built('src/config.js')) as typeof import('../src/config.ts')
-const { attachDatabase } = await import(built('src/embedded/attach-database.js')) as typeof import('../src/embedded/attach-database.ts')
+const { buildApp } = (await import(built('app.js'))) as typeof import('../app.ts')
+const { loadConfig } = (await import(built('src/config.js'))) as typeof import('../src/config.ts')
+const { attachDatabase } = (await import(
+  built('src/embedded/attach-database.js')
+)) as typeof import('../src/embedded/attach-database.ts')
 
 const config = loadConfig(process.env)
-const say = (msg: string): void => { process.stdout.write(`[serve ${process.pid}] ${msg}\n`) }
+const say = (msg: string): void => {
+  process.stdout.write(`[serve ${process.pid}] ${msg}\n`)
+}
 if (config.workers > 1 && cluster.isPrimary) {
   const database = await attachDatabase(config, say)
-  const { answerCounterQuestions } = await import(built('src/cluster/counter-channel.js')) as typeof import('../src/cluster/counter-channel.ts')
-  const { createCounterTable } = await import(built('src/auth/throttle/window-counters.js')) as typeof import('../src/auth/throttle/window-counters.ts')
-  const { WORKER_ENV } = await import(built('src/cluster/cluster-role.js')) as typeof import('../src/cluster/cluster-role.ts')
-  const { relayCountChanges } = await import(built('src/cluster/count-channel.js')) as typeof import('../src/cluster/count-channel.ts')
+  const { answerCounterQuestions } = (await import(
+    built('src/cluster/counter-channel.js')
+  )) as typeof import('../src/cluster/counter-channel.ts')
+  const { createCounterTable } = (await import(
+    built('src/auth/throttle/window-counters.js')
+  )) as typeof import('../src/auth/throttle/window-counters.ts')
+  const { WORKER_ENV } = (await import(
+    built('src/cluster/cluster-role.js')
+  )) as typeof import('../src/cluster/cluster-role.ts')
+  const { relayCountChanges } = (await import(
+    built('src/cluster/count-channel.js')
+  )) as typeof import('../src/cluster/count-channel.ts')
   const table = createCounterTable(Date.now)
-  await serveAsPrimary(config.workers, WORKER_ENV, worker => { answerCounterQuestions(worker, table); relayCountChanges(worker) }, database.release)
+  await serveAsPrimary(
+    config.workers,
+    WORKER_ENV,
+    worker => {
+      answerCounterQuestions(worker, table)
+      relayCountChanges(worker)
+    },
+    database.release
+  )
 } else if (cluster.isPrimary) {
   const database = await attachDatabase(config, say)
-  const app = await buildApp({ config, logger: process.env.LOG_LEVEL ? { level: config.logLevel } : false }).catch(async (err: unknown) => {
-    await database.release()
-    throw err
-  })
+  const app = await buildApp({ config, logger: process.env.LOG_LEVEL ? { level: config.logLevel } : false }).catch(
+    async (err: unknown) => {
+      await database.release()
+      throw err
+    }
+  )
   await app.listen({ host: '127.0.0.1', port: 0 })
   serveUntilStopped((app.server.address() as { port: number }).port, async () => {
     await app.close()

@@ -4,7 +4,14 @@
 import postgres from 'postgres'
 import { postgresTarget } from '../src/storage/postgres/postgres-url.ts'
 
-export function connectSql (url: string, options: postgres.Options<Record<string, postgres.PostgresType>> = {}): postgres.Sql {
+export function connectSql(
+  url: string,
+  options: postgres.Options<Record<string, postgres.PostgresType>> = {}
+): postgres.Sql {
   const target = postgresTarget(url)
-  return postgres(target.url, { onnotice: () => {}, ...options, ...(target.host !== undefined && { host: target.host }) })
+  return postgres(target.url, {
+    onnotice: () => {},
+    ...options,
+    ...(target.host !== undefined && { host: target.host })
+  })
 }

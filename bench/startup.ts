@@ -22,12 +22,15 @@ const SERVER_GONE_MS = 5000
 export const STARTUP_GOALS = { fresh: 2000, restart: 1000 }
 
 /** The commands timed: the first is the one the goals are judged on. */
-const COMMANDS: Array<{ name: string, file: string, args: string[] }> = [
+const COMMANDS: Array<{ name: string; file: string; args: string[] }> = [
   { name: 'npm start', file: 'npm', args: ['start', '--silent'] },
   { name: 'quire serve', file: process.execPath, args: ['bin/quire.js', 'serve'] }
 ]
 
-export interface StartupTimes { freshMs: number[], restartMs: number[] }
+export interface StartupTimes {
+  freshMs: number[]
+  restartMs: number[]
+}
 export interface StartupResult {
   /** Per command (`npm start`, `quire serve`). */
   commands: Record<string, StartupTimes>
@@ -37,14 +40,16 @@ export interface StartupResult {
   problems: string[]
 }
 
-async function answers (url: string): Promise<boolean> {
+async function answers(url: string): Promise<boolean> {
   try {
     return (await fetch(url, { signal: AbortSignal.timeout(1000) })).ok
-  } catch { return false }
+  } catch {
+    return false
+  }
 }
 
 /** Stops the command and everything under it (its own process group) with SIGTERM, and waits for it to exit. */
-async function stop (child: ChildProcess): Promise<void> {
+async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise(resolve => child.once('exit', resolve))
   process.kill(-child.pid!, 'SIGTERM')
@@ -57,12 +62,16 @@ async function stop (child: ChildProcess): Promise<void> {
  * "Before the database" is Node's start, npm's if any, and the command line's loading, up to the
  * moment Quire turned to its embedded server (the first step's end less its duration).
  */
-function embeddedSteps (output: string, spawnedAt: number): string {
+function embeddedSteps(output: string, spawnedAt: number): string {
   const steps: string[] = []
   let first: number | undefined
   for (const line of output.split('\n')) {
-    let entry: { msg?: unknown, time?: unknown }
-    try { entry = JSON.parse(line) as { msg?: unknown, time?: unknown } } catch { continue }
+    let entry: { msg?: unknown; time?: unknown }
+    try {
+      entry = JSON.parse(line) as { msg?: unknown; time?: unknown }
+    } catch {
+      continue
+    }
     const msg = String(entry.msg ?? '')
     const at = typeof entry.time === 'number' ? entry.time - spawnedAt : undefined
     const created = /^created a PostgreSQL .* \((\d+) ms\)$/.exec(msg)
@@ -79,22 +88,45 @@ function embeddedSteps (output: string, spawnedAt: number): string {
 }
 
 /** Milliseconds from spawning `command` to the first 200 of /health, and what Quire said of its embedded server; the server is stopped gracefully afterwards. */
-async function timeOneStart (command: typeof COMMANDS[number], dataDir: string): Promise<{ ms: number, steps: string }> {
+async function timeOneStart(
+  command: (typeof COMMANDS)[number],
+  dataDir: string
+): Promise<{ ms: number; steps: string }> {
   const port = await freePort()
-  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_FORMAT: 'json' }
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json'
+  }
   delete env.DATABASE_URL
   delete env.WORKERS
   const started = performance.now()
   const spawnedAt = Date.now()
-  const child = spawn(command.file, command.args, { cwd: repoRoot, detached: true, env, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(command.file, command.args, {
+    cwd: repoRoot,
+    detached: true,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
   let output = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk
+  })
   try {
     let exited = false
-    child.once('exit', () => { exited = true })
-    while (!await answers(`http://127.0.0.1:${port}/health`)) {
-      if (exited) throw new Error(`${command.name} exited with code ${child.exitCode} before answering (is the build made? npm run build)`)
-      if (performance.now() - started > GIVE_UP_MS) throw new Error(`${command.name}: no answer within ${GIVE_UP_MS / 1000} s`)
+    child.once('exit', () => {
+      exited = true
+    })
+    while (!(await answers(`http://127.0.0.1:${port}/health`))) {
+      if (exited)
+        throw new Error(
+          `${command.name} exited with code ${child.exitCode} before answering (is the build made? npm run build)`
+        )
+      if (performance.now() - started > GIVE_UP_MS)
+        throw new Error(`${command.name}: no answer within ${GIVE_UP_MS / 1000} s`)
       await new Promise(resolve => setTimeout(resolve, 10))
     }
     const ms = performance.now() - started
@@ -105,7 +137,7 @@ async function timeOneStart (command: typeof COMMANDS[number], dataDir: string):
 }
 
 /** After a graceful shutdown the embedded server must be gone (Quire, its last client, stops it); a problem otherwise. */
-async function checkServerStopped (dataDir: string, after: string): Promise<string | undefined> {
+async function checkServerStopped(dataDir: string, after: string): Promise<string | undefined> {
   const deadline = performance.now() + SERVER_GONE_MS
   while (serverPid(dataDir) !== undefined) {
     if (performance.now() > deadline) {
@@ -121,28 +153,40 @@ async function checkServerStopped (dataDir: string, after: string): Promise<stri
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
-function describe (label: string, values: number[], goal: number): string {
+function describe(label: string, values: number[], goal: number): string {
   const verdict = median(values) < goal ? 'met' : 'NOT met'
   return `start-up, ${label}: median ${(median(values) / 1000).toFixed(2)} s (${values.map(v => (v / 1000).toFixed(2)).join(', ')}); goal < ${goal / 1000} s: ${verdict}`
 }
 
 /** `runs` pairs, per command, of a start on a new data directory and a restart on it; prints and returns the times. */
-export async function measureStartup (runs: number): Promise<StartupResult> {
-  const result: StartupResult = { commands: Object.fromEntries(COMMANDS.map(c => [c.name, { freshMs: [], restartMs: [] }])), lines: [], problems: [] }
+export async function measureStartup(runs: number): Promise<StartupResult> {
+  const result: StartupResult = {
+    commands: Object.fromEntries(COMMANDS.map(c => [c.name, { freshMs: [], restartMs: [] }])),
+    lines: [],
+    problems: []
+  }
   for (let i = 0; i < runs; i++) {
     for (const command of COMMANDS) {
       const dir = newDataDir('quire-bench-startup-')
       const times = result.commands[command.name]
       try {
-        for (const [kind, into] of [['a new data directory', times.freshMs], ['a restart', times.restartMs]] as const) {
+        for (const [kind, into] of [
+          ['a new data directory', times.freshMs],
+          ['a restart', times.restartMs]
+        ] as const) {
           const { ms, steps } = await timeOneStart(command, dir.dataDir)
           into.push(ms)
           const problem = await checkServerStopped(dir.dataDir, command.name)
           if (problem) result.problems.push(problem)
-          log(`  ${command.name} on ${kind}: first answer after ${(ms / 1000).toFixed(2)} s (${i + 1}/${runs}; ${steps || 'nothing said of the embedded server'})${problem ? ' (server left running)' : ''}`)
+          log(
+            `  ${command.name} on ${kind}: first answer after ${(ms / 1000).toFixed(2)} s (${i + 1}/${runs}; ${steps || 'nothing said of the embedded server'})${problem ? ' (server left running)' : ''}`
+          )
         }
       } finally {
-        await dir.remove(msg => { result.problems.push(msg); log(`  ${msg}`) })
+        await dir.remove(msg => {
+          result.problems.push(msg)
+          log(`  ${msg}`)
+        })
       }
     }
   }

@@ -20,18 +20,29 @@ export interface Store {
 export const externalStore = (url: string): Store => ({ engine: 'postgres', url })
 
 /** The embedded default's store in `dataDir`. */
-export const embeddedStore = (dataDir: string): Store => ({ engine: 'default', url: embeddedDatabaseUrl(dataDir), dataDir })
+export const embeddedStore = (dataDir: string): Store => ({
+  engine: 'default',
+  url: embeddedDatabaseUrl(dataDir),
+  dataDir
+})
 
 /**
  * The environment a server or command on the store gets: DATABASE_URL, or DATA_DIR with
  * DATABASE_URL removed (an undefined value is left out of a child's environment), so that a
  * DATABASE_URL in the caller's environment cannot redirect the default elsewhere.
  */
-export function envOf (store: Store): Record<string, string | undefined> {
-  return store.dataDir === undefined ? { DATABASE_URL: store.url } : { DATA_DIR: store.dataDir, DATABASE_URL: undefined }
+export function envOf(store: Store): Record<string, string | undefined> {
+  return store.dataDir === undefined
+    ? { DATABASE_URL: store.url }
+    : { DATA_DIR: store.dataDir, DATABASE_URL: undefined }
 }
 
 /** Runs `work` with the store's database reachable (the default's server started or shared, and let go of afterwards). */
-export async function withStore<T> (store: Store, log: (msg: string) => void, work: () => Promise<T>, env: Record<string, string> = {}): Promise<T> {
+export async function withStore<T>(
+  store: Store,
+  log: (msg: string) => void,
+  work: () => Promise<T>,
+  env: Record<string, string> = {}
+): Promise<T> {
   return await withDatabase(loadConfig({ ...env, ...envOf(store) }), log, work)
 }

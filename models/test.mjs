@@ -5,10 +5,10 @@
 // The shape is described in the README ("Model code").
 
 export const hooks = {
-  beforeCreate (doc, ctx) {
+  beforeCreate(doc, ctx) {
     if (doc.bar === 'Throw an error') ctx.refuse(418, "I'm a teapot")
   },
-  beforeUpdate (changes, ctx) {
+  beforeUpdate(changes, ctx) {
     if (changes.bar === 'Throw an error') ctx.refuse(418, "I'm a teapot")
   }
 }

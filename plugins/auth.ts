@@ -50,9 +50,11 @@ export interface AuthService {
 /** Credentials remembered at most (the oldest goes first). */
 const CREDENTIAL_CACHE_ENTRIES = 10_000
 
-async function clearOnCredentialWrites (app: FastifyInstance, cache: CredentialCache): Promise<void> {
+async function clearOnCredentialWrites(app: FastifyInstance, cache: CredentialCache): Promise<void> {
   if (app.db.kind !== 'postgres' || app.config.credentialCacheMs <= 0) {
-    app.credentialWrites.announce = async () => { cache.clear() }
+    app.credentialWrites.announce = async () => {
+      cache.clear()
+    }
     return
   }
   const connection = openNoticeConnection(app.config.databaseUrl, app.config.statementTimeoutMs)
@@ -67,23 +69,38 @@ async function clearOnCredentialWrites (app: FastifyInstance, cache: CredentialC
   })
 }
 
-async function authPlugin (app: FastifyInstance): Promise<void> {
+async function authPlugin(app: FastifyInstance): Promise<void> {
   const { config } = app
   await app.db.syncModels([CREDENTIAL_MODEL])
   const warn = (msg: string): void => app.log.warn(msg)
-  const secret = await resolveServiceSecret(app.db, { explicit: config.secret, dataDir: secretDataDir(config), log: warn })
+  const secret = await resolveServiceSecret(app.db, {
+    explicit: config.secret,
+    dataDir: secretDataDir(config),
+    log: warn
+  })
   await app.register(fastifyJwt, { secret: deriveKey(secret, 'jwt').toString('base64url') })
   const clock = systemClock()
   const codec: JwtCodec = {
     sign: (payload, ttlSeconds) => app.jwt.sign(payload, { expiresIn: ttlSeconds, clockTimestamp: clock.now() }),
-    verify: (token) => app.jwt.verify(token, { clockTimestamp: clock.now() })
+    verify: token => app.jwt.verify(token, { clockTimestamp: clock.now() })
   }
   const throttle = createLoginThrottle(config.loginRateLimit, clock)
-  const cache = createCredentialCache({ maxEntries: CREDENTIAL_CACHE_ENTRIES, maxAgeMs: config.credentialCacheMs, now: () => clock.now() })
+  const cache = createCredentialCache({
+    maxEntries: CREDENTIAL_CACHE_ENTRIES,
+    maxAgeMs: config.credentialCacheMs,
+    now: () => clock.now()
+  })
   await clearOnCredentialWrites(app, cache)
   const passwords = createPasswordChecker({ engine: app.system, secret, throttle, cache })
   const apiKeys = createApiKeys(app.system, secret, warn)
-  const sessions = createSessionStore({ engine: app.system, clock, apiKeys, cache, tokenTtlSeconds: config.tokenTtlSeconds, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds })
+  const sessions = createSessionStore({
+    engine: app.system,
+    clock,
+    apiKeys,
+    cache,
+    tokenTtlSeconds: config.tokenTtlSeconds,
+    refreshTokenTtlSeconds: config.refreshTokenTtlSeconds
+  })
   const links = createLoginLinks(app.system, codec, secret, config.jwtTtlSeconds)
   const mailer = createRecoveryMailer(config, warn)
 
@@ -97,7 +114,9 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     if (request.routeOptions.config?.authenticate === false) done()
     else authenticate(request, reply, done)
   })
-  app.addHook('onClose', async () => { mailer.close() })
+  app.addHook('onClose', async () => {
+    mailer.close()
+  })
 }
 
 export default fp(authPlugin, { name: 'auth', dependencies: ['db'] })

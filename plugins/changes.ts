@@ -15,7 +15,7 @@ declare module 'fastify' {
 
 const PRUNE_EVERY_MS = 60_000
 
-async function changesPlugin (app: FastifyInstance): Promise<void> {
+async function changesPlugin(app: FastifyInstance): Promise<void> {
   const { config } = app
   const hub = createChangeHub({
     engine: app.db,
@@ -36,12 +36,17 @@ async function changesPlugin (app: FastifyInstance): Promise<void> {
   let pruning: Promise<void> = Promise.resolve()
   const prune = (): void => {
     pruning = app.db.changes.prune(retention).then(
-      n => { if (n > 0) app.log.info(`change log: ${n} changes older than the retention window pruned`) },
-      err => app.log.warn(`change log: pruning failed: ${(err as Error).message}`))
+      n => {
+        if (n > 0) app.log.info(`change log: ${n} changes older than the retention window pruned`)
+      },
+      err => app.log.warn(`change log: pruning failed: ${(err as Error).message}`)
+    )
   }
   const timer = setInterval(prune, PRUNE_EVERY_MS)
   timer.unref()
-  app.addHook('onReady', async () => { prune() })
+  app.addHook('onReady', async () => {
+    prune()
+  })
   app.addHook('preClose', async () => {
     clearInterval(timer)
     await hub.close()

@@ -6,7 +6,7 @@ import fp from 'fastify-plugin'
 import cors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
 
-async function corsPlugin (app: FastifyInstance): Promise<void> {
+async function corsPlugin(app: FastifyInstance): Promise<void> {
   const origins = app.config.corsOrigins
   if (origins.length === 0) return
   await app.register(cors, {

@@ -40,33 +40,49 @@ type Of<K extends Presented['kind']> = Extract<Presented, { kind: K }>
  * or a credential the credential cache remembers (synchronously: no promise on the path almost
  * every request takes); otherwise `check` authenticates it.
  */
-function strategyFor<K extends Presented['kind']> (kind: K, remembered: (credential: Of<K>) => Caller | undefined, check: (credential: Of<K>, request: FastifyRequest, reply: FastifyReply, done: Done) => void): Strategy {
+function strategyFor<K extends Presented['kind']>(
+  kind: K,
+  remembered: (credential: Of<K>) => Caller | undefined,
+  check: (credential: Of<K>, request: FastifyRequest, reply: FastifyReply, done: Done) => void
+): Strategy {
   return (request, reply, done) => {
     const credential = request.credential
-    if (credential?.kind !== kind) { done(); return }
+    if (credential?.kind !== kind) {
+      done()
+      return
+    }
     const known = remembered(credential as Of<K>)
-    if (known !== undefined) { request.caller = known; done(); return }
+    if (known !== undefined) {
+      request.caller = known
+      done()
+      return
+    }
     check(credential as Of<K>, request, reply, done)
   }
 }
 
 /** A check that resolves the caller asynchronously. */
-function resolvedBy<K extends Presented['kind']> (find: (credential: Of<K>) => Promise<Caller>) {
+function resolvedBy<K extends Presented['kind']>(find: (credential: Of<K>) => Promise<Caller>) {
   return (credential: Of<K>, request: FastifyRequest, _reply: FastifyReply, done: Done): void => {
-    find(credential).then(caller => { request.caller = caller; done() }, done)
+    find(credential).then(caller => {
+      request.caller = caller
+      done()
+    }, done)
   }
 }
 
 const NOTHING_REMEMBERED = (): undefined => undefined
 
 /** @fastify/basic-auth reports a malformed header as its own 401 error: answer it like every other failure. */
-function malformedBasic (err: Error | undefined): Error | undefined {
+function malformedBasic(err: Error | undefined): Error | undefined {
   const code = (err as { code?: string } | undefined)?.code
-  return code === 'FST_BASIC_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER' ? new QuireError('AUTH_FAILED', 'Authentication failed', undefined, 'Malformed Basic credentials') : err
+  return code === 'FST_BASIC_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER'
+    ? new QuireError('AUTH_FAILED', 'Authentication failed', undefined, 'Malformed Basic credentials')
+    : err
 }
 
 /** Registers @fastify/auth and @fastify/basic-auth on `app` and returns the authentication step they compose. */
-export async function createAuthenticator (app: FastifyInstance, checks: CredentialChecks): Promise<Authenticate> {
+export async function createAuthenticator(app: FastifyInstance, checks: CredentialChecks): Promise<Authenticate> {
   await app.register(fastifyAuth)
   await app.register(fastifyBasicAuth, {
     strictCredentials: false,
@@ -76,15 +92,38 @@ export async function createAuthenticator (app: FastifyInstance, checks: Credent
     }
   })
   const identify: Strategy = (request, _reply, done) => {
-    try { request.credential = presentedCredential(request.headers, request.query) } catch (err) { done(err as Error); return }
+    try {
+      request.credential = presentedCredential(request.headers, request.query)
+    } catch (err) {
+      done(err as Error)
+      return
+    }
     done()
   }
   const parseAndCheck = app.basicAuth as (request: FastifyRequest, reply: FastifyReply, done: Done) => void
-  const basic = strategyFor('basic', ({ encoded }) => checks.passwords.remembered(encoded), (_credential, request, reply, done) => {
-    parseAndCheck(request, reply, err => { done(malformedBasic(err)) })
-  })
-  const bearer = strategyFor('bearer', ({ token }) => checks.sessions.remembered('token', token), resolvedBy(async ({ token }) => await checks.sessions.callerForToken(token)))
-  const apikey = strategyFor('apikey', ({ key }) => checks.sessions.remembered('apikey', key), resolvedBy(async ({ key }) => await checks.sessions.callerForApiKey(key)))
-  const jwt = strategyFor('jwt', NOTHING_REMEMBERED, resolvedBy(async (credential) => callerFromUser(await checks.links.resolve(credential.jwt, 'login'), 'jwt')))
+  const basic = strategyFor(
+    'basic',
+    ({ encoded }) => checks.passwords.remembered(encoded),
+    (_credential, request, reply, done) => {
+      parseAndCheck(request, reply, err => {
+        done(malformedBasic(err))
+      })
+    }
+  )
+  const bearer = strategyFor(
+    'bearer',
+    ({ token }) => checks.sessions.remembered('token', token),
+    resolvedBy(async ({ token }) => await checks.sessions.callerForToken(token))
+  )
+  const apikey = strategyFor(
+    'apikey',
+    ({ key }) => checks.sessions.remembered('apikey', key),
+    resolvedBy(async ({ key }) => await checks.sessions.callerForApiKey(key))
+  )
+  const jwt = strategyFor(
+    'jwt',
+    NOTHING_REMEMBERED,
+    resolvedBy(async credential => callerFromUser(await checks.links.resolve(credential.jwt, 'login'), 'jwt'))
+  )
   return app.auth([identify, basic, bearer, apikey, jwt], { relation: 'and' }) as unknown as Authenticate
 }

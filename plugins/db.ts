@@ -11,9 +11,11 @@ import { countPeersInCluster } from '../src/cluster/count-channel.ts'
 import { isQuireWorker } from '../src/cluster/cluster-role.ts'
 
 /** What a write to users or credentials must set off (the auth plugin empties credential caches). */
-export interface CredentialWrites { announce: () => Promise<void> }
+export interface CredentialWrites {
+  announce: () => Promise<void>
+}
 
-async function dbPlugin (app: FastifyInstance): Promise<void> {
+async function dbPlugin(app: FastifyInstance): Promise<void> {
   const credentialWrites: CredentialWrites = { announce: async () => {} }
   const { engine: db, models } = await openStorage(app.config, {
     log: msg => app.log.info(msg),
@@ -21,12 +23,19 @@ async function dbPlugin (app: FastifyInstance): Promise<void> {
     countPeers: isQuireWorker() ? countPeersInCluster() : undefined,
     watch: { models: [USER_MODEL.name, CREDENTIAL_MODEL.name], onWrite: () => credentialWrites.announce() }
   })
-  app.log.info(`storage: ${db.kind}; models: ${models.all().map(m => m.name).join(', ')}`)
+  app.log.info(
+    `storage: ${db.kind}; models: ${models
+      .all()
+      .map(m => m.name)
+      .join(', ')}`
+  )
   app.decorate('credentialWrites', credentialWrites)
   app.decorate('db', db)
   app.decorate('system', systemStore(db))
   app.decorate('models', models)
-  app.addHook('onClose', async () => { await db.close() })
+  app.addHook('onClose', async () => {
+    await db.close()
+  })
 }
 
 export default fp(dbPlugin, { name: 'db', dependencies: ['config', 'metrics'] })

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { cachedEstimates, type DocumentContext } from '../src/documents/document-context.ts'
 import { scopedDocuments } from '../src/documents/scoped-documents.ts'
 
-async function documentsPlugin (app: FastifyInstance): Promise<void> {
+async function documentsPlugin(app: FastifyInstance): Promise<void> {
   const estimateCount = cachedEstimates(app.db, app.models)
   app.decorate('documentContext', (request: FastifyRequest): DocumentContext => {
     const ctx: DocumentContext = {
@@ -17,7 +17,9 @@ async function documentsPlugin (app: FastifyInstance): Promise<void> {
       queryBuilder: app.queryBuilder,
       estimateCount,
       code: app.modelCode,
-      get documents () { return scopedDocuments(ctx) },
+      get documents() {
+        return scopedDocuments(ctx)
+      },
       log: request.log
     }
     return ctx

@@ -5,7 +5,11 @@
 // window counters (src/auth/throttle/window-counters.ts): with WORKERS > 1 the cluster primary keeps
 // them, so N workers do not give a client N times the budget.
 import fp from 'fastify-plugin'
-import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor, type RateLimitOptions } from '@fastify/rate-limit'
+import rateLimit, {
+  type FastifyRateLimitStore,
+  type FastifyRateLimitStoreCtor,
+  type RateLimitOptions
+} from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import { QuireError } from '../src/errors.ts'
 import { countersFor, type WindowCounters } from '../src/auth/throttle/window-counters.ts'
@@ -31,37 +35,48 @@ declare module 'fastify' {
   }
 }
 
-type RouteLimit = { routeInfo?: { method?: string | string[], url?: string } }
+type RouteLimit = { routeInfo?: { method?: string | string[]; url?: string } }
 
 /** A @fastify/rate-limit store on window counters; each route's child counts under its own name. */
-function counterStore (counters: WindowCounters, name = ''): FastifyRateLimitStore {
+function counterStore(counters: WindowCounters, name = ''): FastifyRateLimitStore {
   return {
     incr: (key, callback, timeWindow) => {
-      counters.add(`endpoint ${name}\n${key}`, timeWindow, 1)
-        .then(({ count, ttl }) => callback(null, { current: count, ttl }), (err: Error) => callback(err))
+      counters.add(`endpoint ${name}\n${key}`, timeWindow, 1).then(
+        ({ count, ttl }) => callback(null, { current: count, ttl }),
+        (err: Error) => callback(err)
+      )
     },
-    child: (options) => {
+    child: options => {
       const route = (options as RouteLimit).routeInfo
       return counterStore(counters, `${String(route?.method)} ${route?.url ?? ''}`)
     }
   }
 }
 
-async function endpointLimitsPlugin (app: FastifyInstance): Promise<void> {
+async function endpointLimitsPlugin(app: FastifyInstance): Promise<void> {
   const store = counterStore(countersFor(Date.now))
   await app.register(rateLimit, {
     global: false,
     // The plugin calls `new store(options)`: a constructor that returns an object gives that object.
-    store: function CounterStore () { return store } as unknown as FastifyRateLimitStoreCtor,
+    store: function CounterStore() {
+      return store
+    } as unknown as FastifyRateLimitStoreCtor,
     timeWindow: 60_000,
     keyGenerator: request => clientAddress(request.ip),
     errorResponseBuilder: (request, context) => {
       const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000))
-      return new QuireError('RATE_LIMITED', `Too many requests to ${request.routeOptions.url ?? 'this endpoint'} from your address: try again in ${retryAfter} s`, { retryAfter })
+      return new QuireError(
+        'RATE_LIMITED',
+        `Too many requests to ${request.routeOptions.url ?? 'this endpoint'} from your address: try again in ${retryAfter} s`,
+        { retryAfter }
+      )
     }
   })
   const perMinute = app.config.loginRateLimit
-  app.decorate('endpointLimit', (endpoint: LimitedEndpoint) => perMinute > 0 && { max: perMinute * ENDPOINT_LIMITS[endpoint], timeWindow: 60_000 })
+  app.decorate(
+    'endpointLimit',
+    (endpoint: LimitedEndpoint) => perMinute > 0 && { max: perMinute * ENDPOINT_LIMITS[endpoint], timeWindow: 60_000 }
+  )
 }
 
 export default fp(endpointLimitsPlugin, { name: 'endpoint-limits', dependencies: ['config', 'errors'] })

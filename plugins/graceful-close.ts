@@ -7,12 +7,14 @@ import type { FastifyInstance } from 'fastify'
 
 const SWEEP_MS = 50
 
-async function gracefulClosePlugin (app: FastifyInstance): Promise<void> {
+async function gracefulClosePlugin(app: FastifyInstance): Promise<void> {
   let sweep: NodeJS.Timeout | undefined
   app.addHook('preClose', async () => {
     sweep = setInterval(() => app.server.closeIdleConnections(), SWEEP_MS).unref()
   })
-  app.addHook('onClose', async () => { clearInterval(sweep) })
+  app.addHook('onClose', async () => {
+    clearInterval(sweep)
+  })
 }
 
 export default fp(gracefulClosePlugin, { name: 'graceful-close' })

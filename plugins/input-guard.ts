@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { checkInput } from '../src/validation/check-input.ts'
 
-async function inputGuardPlugin (app: FastifyInstance): Promise<void> {
+async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
   // Callback hooks (no promise per request); Fastify answers what checkInput throws.
   app.addHook('onRequest', (request, _reply, done) => {
     checkInput(request.query, 'query string')

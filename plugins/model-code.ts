@@ -4,9 +4,11 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { loadModelCode } from '../src/models/model-code.ts'
 
-async function modelCodePlugin (app: FastifyInstance): Promise<void> {
+async function modelCodePlugin(app: FastifyInstance): Promise<void> {
   const code = await loadModelCode(app.config.modelsDir, app.models)
-  const withCode = app.models.all().filter(model => code.methodNames(model.name).length > 0 || Object.keys(code.hooksOf(model.name)).length > 0)
+  const withCode = app.models
+    .all()
+    .filter(model => code.methodNames(model.name).length > 0 || Object.keys(code.hooksOf(model.name)).length > 0)
   if (withCode.length) app.log.info(`model code: ${withCode.map(model => model.name).join(', ')}`)
   app.decorate('modelCode', code)
 }

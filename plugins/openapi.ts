@@ -11,43 +11,68 @@ import { ErrorResponse } from '../schemas/common.ts'
 import { expandModelPaths, type OpenApiDocument } from '../src/openapi/model-paths.ts'
 import { packageVersion } from '../src/package-root.ts'
 
-const DESCRIPTION = 'A REST API over named collections of JSON documents ("models"), with users, login, tokens, ' +
+const DESCRIPTION =
+  'A REST API over named collections of JSON documents ("models"), with users, login, tokens, ' +
   'API keys and per-model permissions. Each model has its own paths below. Errors are ' +
   '`{"status":"fail"|"error","code","message","details"?}` with a stable code. `PATCH` is answered 405 ' +
   '(use `PUT`, a partial update); `OPTIONS` 204 with `Allow`.'
 
 const SECURITY_SCHEMES = {
-  basic: { type: 'http', scheme: 'basic', description: 'email and password (verified credentials are cached: no bcrypt per request)' },
-  bearer: { type: 'http', scheme: 'bearer', description: 'a token from POST /login (24 h); POST /refresh takes the refresh token this way' },
-  apikey: { type: 'apiKey', in: 'header', name: 'apikey', description: 'the permanent API key from POST /login (also X-API-Key, or ?apikey=)' },
-  jwt: { type: 'apiKey', in: 'query', name: 'jwt', description: 'a login link\'s JWT (POST /login/getjwt)' }
+  basic: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'email and password (verified credentials are cached: no bcrypt per request)'
+  },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'a token from POST /login (24 h); POST /refresh takes the refresh token this way'
+  },
+  apikey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'apikey',
+    description: 'the permanent API key from POST /login (also X-API-Key, or ?apikey=)'
+  },
+  jwt: { type: 'apiKey', in: 'query', name: 'jwt', description: "a login link's JWT (POST /login/getjwt)" }
 }
 
-const errorAnswer = (description: string): Record<string, unknown> => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } })
+const errorAnswer = (description: string): Record<string, unknown> => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
+})
 
 /** Every operation may fail with the catalogue's envelope. */
-function withErrorAnswers (document: OpenApiDocument): OpenApiDocument {
+function withErrorAnswers(document: OpenApiDocument): OpenApiDocument {
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item)) {
-      operation.responses = { ...operation.responses, '4XX': { $ref: '#/components/responses/Failure' }, '5XX': { $ref: '#/components/responses/Error' } }
+      operation.responses = {
+        ...operation.responses,
+        '4XX': { $ref: '#/components/responses/Failure' },
+        '5XX': { $ref: '#/components/responses/Error' }
+      }
     }
   }
   return document
 }
 
-type RouteSchema = Record<string, unknown> & { tags?: string[], querystring?: { properties?: unknown } }
+type RouteSchema = Record<string, unknown> & { tags?: string[]; querystring?: { properties?: unknown } }
 
 /**
  * A route's schema as documented: tagged by its first path segment unless it says otherwise; an
  * open-ended query string (filter[...]: a record, no named properties) left to the per-model
  * parameters, since OpenAPI cannot describe it as a list of parameters.
  */
-function documentedSchema (schema: RouteSchema | undefined, url: string): RouteSchema {
+function documentedSchema(schema: RouteSchema | undefined, url: string): RouteSchema {
   const { querystring, ...rest } = schema ?? {}
-  return { ...rest, ...(querystring?.properties ? { querystring } : {}), tags: schema?.tags ?? [url.split('/')[1] || 'root'] }
+  return {
+    ...rest,
+    ...(querystring?.properties ? { querystring } : {}),
+    tags: schema?.tags ?? [url.split('/')[1] || 'root']
+  }
 }
 
-async function openApiPlugin (app: FastifyInstance): Promise<void> {
+async function openApiPlugin(app: FastifyInstance): Promise<void> {
   if (!app.config.apiDocsEnabled) return
   await app.register(swagger, {
     openapi: {
@@ -56,17 +81,27 @@ async function openApiPlugin (app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: SECURITY_SCHEMES,
         schemas: { Error: ErrorResponse },
-        responses: { Failure: errorAnswer('the request was refused (4xx): see code and message'), Error: errorAnswer('the server or the database failed (5xx)') }
+        responses: {
+          Failure: errorAnswer('the request was refused (4xx): see code and message'),
+          Error: errorAnswer('the server or the database failed (5xx)')
+        }
       },
       // Anonymous calls are allowed where a model's perms say `all`.
       security: [{}, { basic: [] }, { bearer: [] }, { apikey: [] }, { jwt: [] }]
     } as Record<string, unknown>,
     transform: ({ schema, url }) => ({ schema: documentedSchema(schema as RouteSchema, url) as typeof schema, url }),
-    transformObject: (generated) => 'openapiObject' in generated
-      ? expandModelPaths(withErrorAnswers(generated.openapiObject as OpenApiDocument), app.models.all()) as typeof generated.openapiObject
-      : generated.swaggerObject
+    transformObject: generated =>
+      'openapiObject' in generated
+        ? (expandModelPaths(
+            withErrorAnswers(generated.openapiObject as OpenApiDocument),
+            app.models.all()
+          ) as typeof generated.openapiObject)
+        : generated.swaggerObject
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { layout: 'BaseLayout', docExpansion: 'list', tryItOutEnabled: true, displayRequestDuration: true } })
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { layout: 'BaseLayout', docExpansion: 'list', tryItOutEnabled: true, displayRequestDuration: true }
+  })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 }
 

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createQueryBuilder } from '../src/query/query-builder.ts'
 
-async function queryBuilderPlugin (app: FastifyInstance): Promise<void> {
+async function queryBuilderPlugin(app: FastifyInstance): Promise<void> {
   app.decorate('queryBuilder', createQueryBuilder(app.models, app.config))
 }
 

@@ -6,9 +6,16 @@ import { ANONYMOUS, type Caller } from '../src/auth/caller.ts'
 
 type Authenticate = (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void
 
-export function reauthenticate (authenticate: Authenticate, request: FastifyRequest, reply: FastifyReply): Promise<Caller> {
+export function reauthenticate(
+  authenticate: Authenticate,
+  request: FastifyRequest,
+  reply: FastifyReply
+): Promise<Caller> {
   return new Promise((resolve, reject) => {
     request.caller = ANONYMOUS
-    authenticate(request, reply, err => { if (err) reject(err); else resolve(request.caller) })
+    authenticate(request, reply, err => {
+      if (err) reject(err)
+      else resolve(request.caller)
+    })
   })
 }

@@ -10,14 +10,21 @@ import qs from 'qs'
 import type { FastifyInstance } from 'fastify'
 import { QuireError } from '../src/errors.ts'
 
-const FORM_LIMITS = { depth: 8, strictDepth: true, parameterLimit: 1000, arrayLimit: 1000, throwOnLimitExceeded: true, allowPrototypes: false }
+const FORM_LIMITS = {
+  depth: 8,
+  strictDepth: true,
+  parameterLimit: 1000,
+  arrayLimit: 1000,
+  throwOnLimitExceeded: true,
+  allowPrototypes: false
+}
 
 /**
  * A key segment qs would drop without a word (`query[__proto__][foo]=x` read as an empty query,
  * which matched every document): Object.prototype's own names, which qs skips when prototypes
  * are not allowed.
  */
-function droppedName (text: string): string | undefined {
+function droppedName(text: string): string | undefined {
   for (const key of new URLSearchParams(text).keys()) {
     const found = key.split(/[[\]]/).find(segment => Object.hasOwn(Object.prototype, segment))
     if (found !== undefined) return found
@@ -25,9 +32,10 @@ function droppedName (text: string): string | undefined {
   return undefined
 }
 
-function parseForm (text: string): Record<string, unknown> {
+function parseForm(text: string): Record<string, unknown> {
   const dropped = droppedName(text)
-  if (dropped !== undefined) throw new QuireError('INVALID_BODY', `A form field cannot be named ${dropped.slice(0, 64)}`)
+  if (dropped !== undefined)
+    throw new QuireError('INVALID_BODY', `A form field cannot be named ${dropped.slice(0, 64)}`)
   try {
     return qs.parse(text, FORM_LIMITS)
   } catch (err) {
@@ -35,7 +43,7 @@ function parseForm (text: string): Record<string, unknown> {
   }
 }
 
-async function requestBodiesPlugin (app: FastifyInstance): Promise<void> {
+async function requestBodiesPlugin(app: FastifyInstance): Promise<void> {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

@@ -11,7 +11,7 @@ import { clientAddress } from '../src/runtime/client-address.ts'
 const clientClosed = (): QuireError => new QuireError('CLIENT_CLOSED')
 
 /** The signal of the request `response` answers, made now. */
-function signalOf (response: ServerResponse): AbortSignal {
+function signalOf(response: ServerResponse): AbortSignal {
   if (response.destroyed) return response.writableEnded ? NEVER_ABORTED : AbortSignal.abort(clientClosed())
   const controller = new AbortController()
   // Not request.signal: Fastify aborts it as soon as a request body has been read (its 'close').
@@ -21,7 +21,7 @@ function signalOf (response: ServerResponse): AbortSignal {
   return controller.signal
 }
 
-async function requestScopePlugin (app: FastifyInstance): Promise<void> {
+async function requestScopePlugin(app: FastifyInstance): Promise<void> {
   // A property of the request rather than a WeakMap entry: a WeakMap with an entry for every
   // request in flight is work for every garbage collection.
   app.decorateRequest('requestScope', null)
@@ -29,7 +29,9 @@ async function requestScopePlugin (app: FastifyInstance): Promise<void> {
     const response = reply.raw
     let signal: AbortSignal | undefined
     const scope: RequestScope = {
-      get signal () { return (signal ??= signalOf(response)) },
+      get signal() {
+        return (signal ??= signalOf(response))
+      },
       client: clientAddress(request.ip),
       startedAt: performance.now(),
       answering: () => response.headersSent

@@ -10,15 +10,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 
 /** The headers helmet's middleware sets, collected from a stand-in response. */
-export function helmetHeaders (): Record<string, string> {
+export function helmetHeaders(): Record<string, string> {
   const headers: Record<string, string> = {}
-  const response = { setHeader: (name: string, value: unknown) => { headers[name.toLowerCase()] = String(value) }, removeHeader: () => {} }
+  const response = {
+    setHeader: (name: string, value: unknown) => {
+      headers[name.toLowerCase()] = String(value)
+    },
+    removeHeader: () => {}
+  }
   const setHeaders = helmet({ contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } })
-  setHeaders({} as IncomingMessage, response as unknown as ServerResponse, err => { if (err) throw err })
+  setHeaders({} as IncomingMessage, response as unknown as ServerResponse, err => {
+    if (err) throw err
+  })
   return headers
 }
 
-async function securityHeadersPlugin (app: FastifyInstance): Promise<void> {
+async function securityHeadersPlugin(app: FastifyInstance): Promise<void> {
   const headers = helmetHeaders()
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers)

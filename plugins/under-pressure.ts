@@ -12,10 +12,12 @@ const SAMPLE_INTERVAL_MS = 100
 const START_GRACE_MS = 3 * SAMPLE_INTERVAL_MS
 const RETRY_AFTER_SECONDS = 2
 
-async function underPressurePlugin (app: FastifyInstance): Promise<void> {
+async function underPressurePlugin(app: FastifyInstance): Promise<void> {
   if (app.config.maxEventLoopDelayMs === 0) return
   let readyAt = Infinity
-  app.addHook('onReady', async () => { readyAt = performance.now() })
+  app.addHook('onReady', async () => {
+    readyAt = performance.now()
+  })
   await app.register(underPressure, {
     maxEventLoopDelay: app.config.maxEventLoopDelayMs,
     sampleInterval: SAMPLE_INTERVAL_MS,

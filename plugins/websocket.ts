@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 /** The largest message a client may send (a subscription with its filter fits easily). */
 export const MAX_MESSAGE_BYTES = 65_536
 
-async function websocketPlugin (app: FastifyInstance): Promise<void> {
+async function websocketPlugin(app: FastifyInstance): Promise<void> {
   await app.register(fastifyWebsocket, { options: { maxPayload: MAX_MESSAGE_BYTES } })
 }
 

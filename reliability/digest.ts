@@ -25,23 +25,32 @@ const BOOKKEEPING: Record<string, string[]> = { [CHANGE_STATE]: ['head', 'floor'
 const BOOKKEEPING_TABLES = new Set([CHANGE_POSITIONS])
 
 /** Each row of `table` as text, without its bookkeeping columns. */
-function rowText (table: string): string {
+function rowText(table: string): string {
   const left = BOOKKEEPING[table]
   return left === undefined ? 'r::text' : `(to_jsonb(r) - ARRAY[${left.map(quoteLiteral).join(', ')}])::text`
 }
 
-export async function digestStore (store: Store): Promise<StoreDigest> {
-  return await withStore(store, () => {}, async () => await digest(openPostgres(store.url, 120_000)))
+export async function digestStore(store: Store): Promise<StoreDigest> {
+  return await withStore(
+    store,
+    () => {},
+    async () => await digest(openPostgres(store.url, 120_000))
+  )
 }
 
-async function digest (client: SqlClient): Promise<StoreDigest> {
+async function digest(client: SqlClient): Promise<StoreDigest> {
   try {
-    const tables = (await client.query("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1"))
-      .filter(row => !BOOKKEEPING_TABLES.has(String(row.t)))
+    const tables = (
+      await client.query(
+        "SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1"
+      )
+    ).filter(row => !BOOKKEEPING_TABLES.has(String(row.t)))
     const hash = createHash('sha256')
     const counts: Record<string, number> = {}
     for (const { t } of tables as Array<{ t: string }>) {
-      const [row] = await client.query(`SELECT count(*) AS n, md5(coalesce(string_agg(x, E'\\n' ORDER BY x), '')) AS d FROM (SELECT ${rowText(t)} AS x FROM ${quoteIdent(t)} r) s`)
+      const [row] = await client.query(
+        `SELECT count(*) AS n, md5(coalesce(string_agg(x, E'\\n' ORDER BY x), '')) AS d FROM (SELECT ${rowText(t)} AS x FROM ${quoteIdent(t)} r) s`
+      )
       counts[t] = Number(row.n)
       hash.update(`${t}:${row.n}:${row.d}\n`)
     }

@@ -2,9 +2,17 @@
 // without a 200 within the timeout is a miss.
 import type { HttpClient } from './http-client.ts'
 
-export interface ProbeSummary { probes: number, misses: number, maxMs: number }
+export interface ProbeSummary {
+  probes: number
+  misses: number
+  maxMs: number
+}
 
-export function startHealthProbe (client: HttpClient, intervalMs = 250, timeoutMs = 2000): { stop: () => Promise<ProbeSummary> } {
+export function startHealthProbe(
+  client: HttpClient,
+  intervalMs = 250,
+  timeoutMs = 2000
+): { stop: () => Promise<ProbeSummary> } {
   const summary: ProbeSummary = { probes: 0, misses: 0, maxMs: 0 }
   let running = true
   const loop = (async () => {
@@ -16,5 +24,11 @@ export function startHealthProbe (client: HttpClient, intervalMs = 250, timeoutM
       await new Promise(resolve => setTimeout(resolve, Math.max(0, intervalMs - reply.ms)))
     }
   })()
-  return { stop: async () => { running = false; await loop; return summary } }
+  return {
+    stop: async () => {
+      running = false
+      await loop
+      return summary
+    }
+  }
 }

@@ -4,10 +4,10 @@
 import { intFrom } from '../src/config.ts'
 
 export const SCENARIO_NAMES = ['restart', 'kill', 'fuzz', 'expensive', 'soak', 'secrets'] as const
-export type ScenarioName = typeof SCENARIO_NAMES[number]
+export type ScenarioName = (typeof SCENARIO_NAMES)[number]
 /** `postgres`: the throwaway cluster over TCP (an external server); `default`: the embedded default (DATA_DIR, DATABASE_URL unset). */
 export const ENGINE_NAMES = ['postgres', 'default'] as const
-export type EngineName = typeof ENGINE_NAMES[number]
+export type EngineName = (typeof ENGINE_NAMES)[number]
 
 export interface ReliabilityOptions {
   quick: boolean
@@ -36,17 +36,25 @@ export interface ReliabilityOptions {
   serverLogDir?: string
 }
 
-function list<T extends string> (name: string, raw: string | undefined, known: readonly T[], fallback: readonly T[]): T[] {
+function list<T extends string>(
+  name: string,
+  raw: string | undefined,
+  known: readonly T[],
+  fallback: readonly T[]
+): T[] {
   if (raw === undefined || raw.trim() === '') return [...fallback]
-  const names = raw.split(',').map(s => s.trim()).filter(Boolean)
+  const names = raw
+    .split(',')
+    .map(s => s.trim())
+    .filter(Boolean)
   const unknown = names.filter(n => !(known as readonly string[]).includes(n))
   if (unknown.length) throw new Error(`${name}: unknown ${unknown.join(', ')}; known: ${known.join(', ')}`)
   return names as T[]
 }
 
-export function readOptions (env: NodeJS.ProcessEnv = process.env): ReliabilityOptions {
+export function readOptions(env: NodeJS.ProcessEnv = process.env): ReliabilityOptions {
   const quick = env.RELIABILITY_QUICK === '1'
-  const pick = (full: number, short: number): number => quick ? short : full
+  const pick = (full: number, short: number): number => (quick ? short : full)
   return {
     quick,
     scenarios: list('RELIABILITY_SCENARIOS', env.RELIABILITY_SCENARIOS, SCENARIO_NAMES, SCENARIO_NAMES),

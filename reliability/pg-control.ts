@@ -31,14 +31,15 @@ export interface SuiteCluster extends DatabaseControl {
  * any `quire` command starts it (useEmbeddedServer: detached, on the same socket). Quire does not
  * start a server that stopped under it again itself: it answers 503 until one is back.
  */
-export function embeddedControl (dataDir: string, log: (msg: string) => void): DatabaseControl {
+export function embeddedControl(dataDir: string, log: (msg: string) => void): DatabaseControl {
   const cluster = clusterDirOf(dataDir)
   return {
     stopServer: async () => {
       const pid = serverPid(dataDir)
       if (pid === undefined) throw new Error(`no embedded PostgreSQL server runs on ${dataDir}`)
       process.kill(pid, 'SIGINT')
-      if (!await waitUntilStopped(cluster, 20_000)) throw new Error('the embedded PostgreSQL server did not stop within 20 s')
+      if (!(await waitUntilStopped(cluster, 20_000)))
+        throw new Error('the embedded PostgreSQL server did not stop within 20 s')
     },
     startServer: async () => {
       await useEmbeddedServer(dataDir, msg => log(`  ${msg}`)) // not let go of: the Quire server on it stops it when it stops
@@ -46,7 +47,7 @@ export function embeddedControl (dataDir: string, log: (msg: string) => void): D
   }
 }
 
-async function waitUntil (ready: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+async function waitUntil(ready: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (await ready()) return
@@ -55,18 +56,27 @@ async function waitUntil (ready: () => Promise<boolean>, what: string, timeoutMs
   throw new Error(`${what} within ${timeoutMs / 1000} s`)
 }
 
-async function accepts (url: string): Promise<boolean> {
+async function accepts(url: string): Promise<boolean> {
   const sql = postgres(url, { max: 1, connect_timeout: 1, onnotice: () => {} })
-  try { await sql`select 1`; return true } catch { return false } finally { await sql.end({ timeout: 1 }) }
+  try {
+    await sql`select 1`
+    return true
+  } catch {
+    return false
+  } finally {
+    await sql.end({ timeout: 1 })
+  }
 }
 
 /** The arguments postgres ran with, from postmaster.opts ("/path/postgres" "-D" "dir" ...). */
-function postmasterArgs (dataDir: string): { bin: string, args: string[] } {
-  const [bin, ...args] = [...readFileSync(join(dataDir, 'postmaster.opts'), 'utf8').matchAll(/"([^"]*)"|(\S+)/g)].map(m => m[1] ?? m[2])
+function postmasterArgs(dataDir: string): { bin: string; args: string[] } {
+  const [bin, ...args] = [...readFileSync(join(dataDir, 'postmaster.opts'), 'utf8').matchAll(/"([^"]*)"|(\S+)/g)].map(
+    m => m[1] ?? m[2]
+  )
   return { bin, args }
 }
 
-export async function startSuiteCluster (): Promise<SuiteCluster> {
+export async function startSuiteCluster(): Promise<SuiteCluster> {
   const cluster = await startPgCluster()
   const admin = postgres(cluster.url, { max: 1, onnotice: () => {} })
   const [{ data_directory: dataDir }] = await admin<Array<{ data_directory: string }>>`show data_directory`
@@ -82,15 +92,26 @@ export async function startSuiteCluster (): Promise<SuiteCluster> {
   }
 
   return {
-    createDatabase: async (name) => {
+    createDatabase: async name => {
       const sql = postgres(cluster.url, { max: 1, onnotice: () => {} })
-      try { await sql.unsafe(`CREATE DATABASE ${name}`) } finally { await sql.end() }
+      try {
+        await sql.unsafe(`CREATE DATABASE ${name}`)
+      } finally {
+        await sql.end()
+      }
       return cluster.url.replace(/\/postgres$/, `/${name}`)
     },
     stopServer: async () => {
       const pid = postmasterPid()
       process.kill(pid, 'SIGINT')
-      await waitUntil(async () => { try { process.kill(pid, 0); return false } catch { return true } }, 'PostgreSQL did not stop')
+      await waitUntil(async () => {
+        try {
+          process.kill(pid, 0)
+          return false
+        } catch {
+          return true
+        }
+      }, 'PostgreSQL did not stop')
     },
     startServer: async () => {
       const { bin, args } = postmasterArgs(dataDir)

@@ -22,22 +22,44 @@ export interface ScenarioResult {
 }
 
 /** A result from its checks: it passes when every check does. */
-export function resultOf (scenario: string, engine: string, started: number, checks: Check[], figures: ScenarioResult['figures'], failures: string[] = []): ScenarioResult {
-  return { scenario, engine, pass: checks.every(c => c.ok), seconds: Math.round((Date.now() - started) / 1000), figures, checks, failures: failures.slice(0, 50) }
+export function resultOf(
+  scenario: string,
+  engine: string,
+  started: number,
+  checks: Check[],
+  figures: ScenarioResult['figures'],
+  failures: string[] = []
+): ScenarioResult {
+  return {
+    scenario,
+    engine,
+    pass: checks.every(c => c.ok),
+    seconds: Math.round((Date.now() - started) / 1000),
+    figures,
+    checks,
+    failures: failures.slice(0, 50)
+  }
 }
 
 /** A result for a scenario that could not run to its end. */
-export function brokenResult (scenario: string, engine: string, started: number, err: unknown): ScenarioResult {
+export function brokenResult(scenario: string, engine: string, started: number, err: unknown): ScenarioResult {
   const message = (err as Error)?.stack ?? String(err)
-  return resultOf(scenario, engine, started, [{ name: 'ran to the end', ok: false, value: message.split('\n')[0] }], {}, [message])
+  return resultOf(
+    scenario,
+    engine,
+    started,
+    [{ name: 'ran to the end', ok: false, value: message.split('\n')[0] }],
+    {},
+    [message]
+  )
 }
 
-export function check (name: string, ok: boolean, value: string | number): Check {
+export function check(name: string, ok: boolean, value: string | number): Check {
   return { name, ok, value: String(value) }
 }
 
 /** "PASS fuzz      postgres  5xx 0, crashes 0, ... (54 s)"; failing checks are marked with "!". */
-export function formatResult (r: ScenarioResult): string {
+export function formatResult(r: ScenarioResult): string {
   const checks = r.checks.map(c => `${c.ok ? '' : '!'}${c.name} ${c.value}`).join(', ')
   return `${r.pass ? 'PASS' : 'FAIL'} ${r.scenario.padEnd(9)} ${r.engine.padEnd(8)} ${checks} (${r.seconds} s)`
 }

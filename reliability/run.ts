@@ -19,7 +19,7 @@ import { judgeSecrets } from './scenarios/secrets.ts'
 type Runner = (suite: Suite, engine: EngineName) => Promise<ScenarioResult>
 
 /** Each scenario and the engines it runs on (every engine; soak: RELIABILITY_SOAK_ENGINES, both by default); secrets judges the whole run, so it comes last. */
-const PLAN: Array<{ name: ScenarioName, engines: (o: ReliabilityOptions) => EngineName[], run: Runner }> = [
+const PLAN: Array<{ name: ScenarioName; engines: (o: ReliabilityOptions) => EngineName[]; run: Runner }> = [
   { name: 'restart', engines: o => o.engines, run: runRestart },
   { name: 'kill', engines: o => o.engines, run: runKill },
   { name: 'fuzz', engines: o => o.engines, run: runFuzz },
@@ -27,7 +27,7 @@ const PLAN: Array<{ name: ScenarioName, engines: (o: ReliabilityOptions) => Engi
   { name: 'soak', engines: o => o.soakEngines.filter(e => o.engines.includes(e)), run: runSoak }
 ]
 
-async function runPlan (suite: Suite): Promise<ScenarioResult[]> {
+async function runPlan(suite: Suite): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = []
   for (const step of PLAN) {
     if (!suite.options.scenarios.includes(step.name)) continue
@@ -35,7 +35,11 @@ async function runPlan (suite: Suite): Promise<ScenarioResult[]> {
       log(`${step.name} on ${engine}: starting`)
       const started = Date.now()
       let result: ScenarioResult
-      try { result = await step.run(suite, engine) } catch (err) { result = brokenResult(step.name, engine, started, err) }
+      try {
+        result = await step.run(suite, engine)
+      } catch (err) {
+        result = brokenResult(step.name, engine, started, err)
+      }
       results.push(result)
       log(formatResult(result))
     }
@@ -45,46 +49,65 @@ async function runPlan (suite: Suite): Promise<ScenarioResult[]> {
 }
 
 /** Ends the run, cleaning up, if it is still going after `minutes` (a stuck scenario must not keep it alive). */
-function stopAfter (minutes: number): void {
+function stopAfter(minutes: number): void {
   setTimeout(() => {
-    process.stderr.write(`reliability suite: still running after ${minutes} minutes (RELIABILITY_MAX_MINUTES): stopping\n`)
+    process.stderr.write(
+      `reliability suite: still running after ${minutes} minutes (RELIABILITY_MAX_MINUTES): stopping\n`
+    )
     runCleanup().finally(() => process.exit(2))
   }, minutes * 60_000).unref()
 }
 
-async function main (): Promise<boolean> {
+async function main(): Promise<boolean> {
   const started = Date.now()
   const options = readOptions()
   cleanupOnSignals()
   stopAfter(options.maxMinutes)
   const load = loadavg()[0]
-  log(`reliability suite${options.quick ? ' (RELIABILITY_QUICK: shortened)' : ''}: seed ${options.seed}, engines ${options.engines.join(', ')}, ` +
-    `load average ${load.toFixed(2)} on ${cpus().length} cores`)
+  log(
+    `reliability suite${options.quick ? ' (RELIABILITY_QUICK: shortened)' : ''}: seed ${options.seed}, engines ${options.engines.join(', ')}, ` +
+      `load average ${load.toFixed(2)} on ${cpus().length} cores`
+  )
   const suite = await createSuite(options)
   const results = await runPlan(suite)
   const seconds = Math.round((Date.now() - started) / 1000)
   log(`summary (${seconds} s):\n${results.map(formatResult).join('\n')}`)
-  const serverErrors = [...suite.serverErrorExamples.entries()].map(([key, example]) => `${suite.serverErrors.get(key)}x ${example}`)
+  const serverErrors = [...suite.serverErrorExamples.entries()].map(
+    ([key, example]) => `${suite.serverErrors.get(key)}x ${example}`
+  )
   if (serverErrors.length) log(`errors the servers logged:\n${serverErrors.map(e => `  ${e}`).join('\n')}`)
-  const path = writeResults({
-    finishedAt: new Date().toISOString(),
-    runtimeSeconds: seconds,
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: load },
-    command: 'npm run reliability',
-    options,
-    pass: results.every(r => r.pass),
-    results,
-    serverErrors
-  }, 'reliability.json')
+  const path = writeResults(
+    {
+      finishedAt: new Date().toISOString(),
+      runtimeSeconds: seconds,
+      machine: {
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model,
+        memoryGb: Math.round(totalmem() / 2 ** 30),
+        node: process.version,
+        loadAverageAtStart: load
+      },
+      command: 'npm run reliability',
+      options,
+      pass: results.every(r => r.pass),
+      results,
+      serverErrors
+    },
+    'reliability.json'
+  )
   const failed = results.filter(r => !r.pass)
-  log(failed.length ? `FAIL: ${failed.length} of ${results.length} results failed; details in ${path}` : `PASS: all ${results.length} results passed; details in ${path}`)
+  log(
+    failed.length
+      ? `FAIL: ${failed.length} of ${results.length} results failed; details in ${path}`
+      : `PASS: all ${results.length} results passed; details in ${path}`
+  )
   for (const r of failed) for (const f of r.failures) log(`  ${r.scenario}/${r.engine}: ${f}`)
   return failed.length === 0
 }
 
 let exitCode = 1
 try {
-  exitCode = await main() ? 0 : 1
+  exitCode = (await main()) ? 0 : 1
 } catch (err) {
   process.stderr.write(`reliability suite failed: ${(err as Error).stack ?? String(err)}\n`)
 } finally {

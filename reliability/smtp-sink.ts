@@ -3,7 +3,10 @@
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 
-export interface Mail { to: string[], data: string }
+export interface Mail {
+  to: string[]
+  data: string
+}
 
 export interface SmtpSink {
   port: number
@@ -12,15 +15,17 @@ export interface SmtpSink {
 }
 
 /** `keep`: how many mails to hold (older ones are dropped). */
-export async function startSmtpSink (keep = Infinity): Promise<SmtpSink> {
+export async function startSmtpSink(keep = Infinity): Promise<SmtpSink> {
   const mails: Mail[] = []
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
     authOptional: true,
     logger: false,
-    onData (stream, session, done) {
+    onData(stream, session, done) {
       let data = ''
-      stream.on('data', (chunk: Buffer) => { data += chunk.toString('utf8') })
+      stream.on('data', (chunk: Buffer) => {
+        data += chunk.toString('utf8')
+      })
       stream.on('end', () => {
         mails.push({ to: session.envelope.rcptTo.map(r => r.address), data })
         if (mails.length > keep) mails.shift()

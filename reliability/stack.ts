@@ -29,8 +29,16 @@ import { startSmtpSink } from './smtp-sink.ts'
 /** How many seeded documents of each model the fuzz may change and delete (the first ones). */
 const FUZZ_SHARE = 300
 
-export interface Account { email: string, password: string }
-export interface Session { token: string, refresh_token: string, apikey: string, user_id: string }
+export interface Account {
+  email: string
+  password: string
+}
+export interface Session {
+  token: string
+  refresh_token: string
+  apikey: string
+  user_id: string
+}
 
 export interface QuireServer extends ChildServer {
   /** A keep-alive client whose replies the secret scanner reads. */
@@ -63,22 +71,27 @@ export interface Suite {
   /** One request (method and URL) per error message above. */
   serverErrorExamples: Map<string, string>
   /** Ids of seeded test and link documents that no scenario changes, and those the fuzz may change or delete. */
-  seeded: () => Promise<{ testIds: string[], linkIds: string[], fuzzTestIds: string[], fuzzLinkIds: string[] }>
+  seeded: () => Promise<{ testIds: string[]; linkIds: string[]; fuzzTestIds: string[]; fuzzLinkIds: string[] }>
 }
 
 /** The sample models plus the suite's own, in one temporary directory. */
-function assembleModels (): string {
+function assembleModels(): string {
   const dir = mkdtempSync(join(tmpdir(), 'quire-rel-models-'))
   onCleanup(() => rmSync(dir, { recursive: true, force: true }))
   const own = fileURLToPath(new URL('./models/', import.meta.url))
   for (const source of [MODELS_DIR, own]) {
-    for (const file of readdirSync(source).filter(f => f.endsWith('.json'))) copyFileSync(join(source, file), join(dir, file))
+    for (const file of readdirSync(source).filter(f => f.endsWith('.json')))
+      copyFileSync(join(source, file), join(dir, file))
   }
   return dir
 }
 
 /** Every chunk to the sink (and to `copy`); `lines` gets whole lines. */
-function teeOutput (sink: (chunk: string) => void, lines: (line: string) => void, copy?: (chunk: string) => void): (chunk: string) => void {
+function teeOutput(
+  sink: (chunk: string) => void,
+  lines: (line: string) => void,
+  copy?: (chunk: string) => void
+): (chunk: string) => void {
   let partial = ''
   return chunk => {
     sink(chunk)
@@ -89,7 +102,7 @@ function teeOutput (sink: (chunk: string) => void, lines: (line: string) => void
   }
 }
 
-export async function createSuite (options: ReliabilityOptions): Promise<Suite> {
+export async function createSuite(options: ReliabilityOptions): Promise<Suite> {
   const scanner = createSecretScanner()
   const secret = randomBytes(32).toString('hex')
   const admin = { email: 'admin@reliability.test', password: `admin-${randomBytes(9).toString('base64url')}` }
@@ -114,7 +127,7 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
     }
     if (!line.includes('"level":50') && !line.includes('"level":60')) return
     try {
-      const entry = JSON.parse(line) as { msg?: string, reqId?: string, err?: { type?: string, message?: string } }
+      const entry = JSON.parse(line) as { msg?: string; reqId?: string; err?: { type?: string; message?: string } }
       const key = `${entry.msg ?? ''}: ${entry.err?.type ?? ''} ${(entry.err?.message ?? '').slice(0, 160)}`
       serverErrors.set(key, (serverErrors.get(key) ?? 0) + 1)
       const example = `${key} (e.g. ${recentRequests.get(entry.reqId ?? '') ?? 'request not seen'})`
@@ -129,14 +142,25 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
     const file = join(options.serverLogDir, `${name}.log`)
     return chunk => appendFileSync(file, chunk)
   }
-  const getCluster = (): Promise<SuiteCluster> => (cluster ??= startSuiteCluster().then(c => { onCleanup(() => c.stop()); return c }))
-  const seedData = (): Promise<SeedData> => (data ??= (async () => {
-    const models = loadModels(modelsDir)
-    log(`generating ${options.linkDocs} link and ${options.testDocs} test documents`)
-    const seed = await generateSeedData({ test: models.get('test')!, link: models.get('link')! }, options)
-    const adminDoc = await prepareCreate({ model: USER_MODEL, body: { ...admin, admin: true }, caller: { admin: true, groups: [] }, form: false, bcryptRounds: 4 })
-    return { ...seed, moreUsers: [adminDoc] }
-  })())
+  const getCluster = (): Promise<SuiteCluster> =>
+    (cluster ??= startSuiteCluster().then(c => {
+      onCleanup(() => c.stop())
+      return c
+    }))
+  const seedData = (): Promise<SeedData> =>
+    (data ??= (async () => {
+      const models = loadModels(modelsDir)
+      log(`generating ${options.linkDocs} link and ${options.testDocs} test documents`)
+      const seed = await generateSeedData({ test: models.get('test')!, link: models.get('link')! }, options)
+      const adminDoc = await prepareCreate({
+        model: USER_MODEL,
+        body: { ...admin, admin: true },
+        caller: { admin: true, groups: [] },
+        form: false,
+        bcryptRounds: 4
+      })
+      return { ...seed, moreUsers: [adminDoc] }
+    })())
 
   const emptyStore = async (engine: EngineName, name: string): Promise<Store> => {
     if (engine === 'postgres') return externalStore(await (await getCluster()).createDatabase(name))
@@ -147,24 +171,38 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
   }
 
   const startQuire = async (name: string, store: Store, env: Record<string, string> = {}): Promise<QuireServer> => {
-    const server = await startChildServer(name, './serve.ts', {
-      ...envOf(store),
-      MODELS_DIR: modelsDir,
-      QUIRE_SECRET: secret,
-      LOG_LEVEL: 'trace',
-      STATEMENT_TIMEOUT_MS: String(options.statementTimeoutMs),
-      BCRYPT_ROUNDS: '4',
-      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
-      // Load shedding answers 503 whenever other work on a shared machine starves the process; the
-      // suite measures stalls itself (health probe, latencies), so that 5xx mean what they say.
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      ...env
-    }, [], teeOutput(scanner.logSink(name), recordErrors, keepLog(name)))
+    const server = await startChildServer(
+      name,
+      './serve.ts',
+      {
+        ...envOf(store),
+        MODELS_DIR: modelsDir,
+        QUIRE_SECRET: secret,
+        LOG_LEVEL: 'trace',
+        STATEMENT_TIMEOUT_MS: String(options.statementTimeoutMs),
+        BCRYPT_ROUNDS: '4',
+        SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+        // Load shedding answers 503 whenever other work on a shared machine starves the process; the
+        // suite measures stalls itself (health probe, latencies), so that 5xx mean what they say.
+        MAX_EVENT_LOOP_DELAY_MS: '0',
+        ...env
+      },
+      [],
+      teeOutput(scanner.logSink(name), recordErrors, keepLog(name))
+    )
     onCleanup(() => server.stop())
-    return { ...server, client: scannedClient(server.url, 64), kill: () => { try { process.kill(server.pid, 'SIGKILL') } catch {} } }
+    return {
+      ...server,
+      client: scannedClient(server.url, 64),
+      kill: () => {
+        try {
+          process.kill(server.pid, 'SIGKILL')
+        } catch {}
+      }
+    }
   }
 
-  function scannedClient (url: string, connections: number): HttpClient {
+  function scannedClient(url: string, connections: number): HttpClient {
     const http = createHttpClient(url, connections)
     onCleanup(() => http.close())
     return {
@@ -186,11 +224,12 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
     admin,
     user,
     cluster: getCluster,
-    databaseControl: async store => store.dataDir === undefined ? await getCluster() : embeddedControl(store.dataDir, log),
+    databaseControl: async store =>
+      store.dataDir === undefined ? await getCluster() : embeddedControl(store.dataDir, log),
     emptyStore,
     startQuire,
     clientFor: (server, connections) => scannedClient(server.url, connections),
-    seededStore: (engine) => {
+    seededStore: engine => {
       let store = stores.get(engine)
       if (!store) {
         store = (async () => {
@@ -206,13 +245,25 @@ export async function createSuite (options: ReliabilityOptions): Promise<Suite> 
       const seed = await seedData()
       const testIds = seed.test.map(d => d._id as string)
       const linkIds = seed.link.map(d => d._id as string)
-      return { testIds: testIds.slice(FUZZ_SHARE), linkIds: linkIds.slice(FUZZ_SHARE), fuzzTestIds: testIds.slice(0, FUZZ_SHARE), fuzzLinkIds: linkIds.slice(0, FUZZ_SHARE) }
+      return {
+        testIds: testIds.slice(FUZZ_SHARE),
+        linkIds: linkIds.slice(FUZZ_SHARE),
+        fuzzTestIds: testIds.slice(0, FUZZ_SHARE),
+        fuzzLinkIds: linkIds.slice(0, FUZZ_SHARE)
+      }
     },
     login: async (server, account) => {
-      const reply = await server.client.send({ method: 'POST', path: '/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) })
+      const reply = await server.client.send({
+        method: 'POST',
+        path: '/login',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(account)
+      })
       const body = jsonOf(reply)
-      if (reply.status !== 200 || !body?.token) throw new Error(`login of ${account.email} answered ${reply.status} ${reply.body.slice(0, 200)}`)
-      for (const kind of ['token', 'refresh_token', 'apikey'] as const) scanner.add(`${account.email}'s ${kind}`, body[kind], { credential: true })
+      if (reply.status !== 200 || !body?.token)
+        throw new Error(`login of ${account.email} answered ${reply.status} ${reply.body.slice(0, 200)}`)
+      for (const kind of ['token', 'refresh_token', 'apikey'] as const)
+        scanner.add(`${account.email}'s ${kind}`, body[kind], { credential: true })
       return body as Session
     }
   }

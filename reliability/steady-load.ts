@@ -27,7 +27,12 @@ export interface SteadyLoad {
 }
 
 /** `next(worker, i)` builds the worker's i-th request. */
-export function startSteadyLoad (client: HttpClient, workers: number, next: (worker: number, i: number) => LabeledRequest, timeoutMs: number): SteadyLoad {
+export function startSteadyLoad(
+  client: HttpClient,
+  workers: number,
+  next: (worker: number, i: number) => LabeledRequest,
+  timeoutMs: number
+): SteadyLoad {
   const started = performance.now()
   const samples: Sample[] = []
   let running = true
@@ -37,24 +42,37 @@ export function startSteadyLoad (client: HttpClient, workers: number, next: (wor
       const at = performance.now() - started
       const reply = await client.send(req, timeoutMs)
       const body = reply.status >= 400 ? jsonOf(reply) : undefined
-      samples.push({ at, ms: reply.ms, status: reply.status, code: body?.code, message: body?.message, error: reply.error, path: req.path, label: req.label ?? req.path })
+      samples.push({
+        at,
+        ms: reply.ms,
+        status: reply.status,
+        code: body?.code,
+        message: body?.message,
+        error: reply.error,
+        path: req.path,
+        label: req.label ?? req.path
+      })
     }
   })
   return {
     started,
     samples,
-    stop: async () => { running = false; await Promise.all(loops); return samples }
+    stop: async () => {
+      running = false
+      await Promise.all(loops)
+      return samples
+    }
   }
 }
 
 /** The p-th percentile (0-100) of the values. */
-export function percentile (values: number[], p: number): number {
+export function percentile(values: number[], p: number): number {
   if (values.length === 0) return 0
   const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p / 100))]
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]
 }
 
 /** Milliseconds since the load started, now. */
-export function elapsed (load: SteadyLoad): number {
+export function elapsed(load: SteadyLoad): number {
   return performance.now() - load.started
 }

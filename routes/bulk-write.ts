@@ -13,24 +13,38 @@ const BulkResponse = Type.Object({
   nUpserted: Type.Integer(),
   nDeleted: Type.Integer(),
   upsertedIds: Type.Array(Type.String()),
-  data: Type.Object({
-    ok: Type.Literal(1),
-    writeErrors: Type.Array(Type.Unknown()),
-    writeConcernErrors: Type.Array(Type.Unknown()),
-    insertedIds: Type.Array(Type.Object({ index: Type.Integer(), _id: Type.String() })),
-    nInserted: Type.Integer(),
-    nUpserted: Type.Integer(),
-    nMatched: Type.Integer(),
-    nModified: Type.Integer(),
-    nRemoved: Type.Integer(),
-    upserted: Type.Array(Type.Object({ index: Type.Integer(), _id: Type.String() }))
-  }, { description: 'the result as JXP answers it (MongoDB\'s BulkWriteResult)' })
+  data: Type.Object(
+    {
+      ok: Type.Literal(1),
+      writeErrors: Type.Array(Type.Unknown()),
+      writeConcernErrors: Type.Array(Type.Unknown()),
+      insertedIds: Type.Array(Type.Object({ index: Type.Integer(), _id: Type.String() })),
+      nInserted: Type.Integer(),
+      nUpserted: Type.Integer(),
+      nMatched: Type.Integer(),
+      nModified: Type.Integer(),
+      nRemoved: Type.Integer(),
+      upserted: Type.Array(Type.Object({ index: Type.Integer(), _id: Type.String() }))
+    },
+    { description: "the result as JXP answers it (MongoDB's BulkWriteResult)" }
+  )
 })
 
-export default async function bulkWriteRoutes (fastify: FastifyInstance): Promise<void> {
+export default async function bulkWriteRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  app.post('/bulkwrite/:model', { schema: { summary: 'Bulk-write {model} documents in one transaction', params: ModelParams, body: Type.Array(Type.Unknown()), response: { 200: BulkResponse } } }, async (request) => {
-    const model = app.models.get(request.params.model)
-    return { status: 'ok' as const, ...await bulkWrite(app.documentContext(request), model, request.body) }
-  })
+  app.post(
+    '/bulkwrite/:model',
+    {
+      schema: {
+        summary: 'Bulk-write {model} documents in one transaction',
+        params: ModelParams,
+        body: Type.Array(Type.Unknown()),
+        response: { 200: BulkResponse }
+      }
+    },
+    async request => {
+      const model = app.models.get(request.params.model)
+      return { status: 'ok' as const, ...(await bulkWrite(app.documentContext(request), model, request.body)) }
+    }
+  )
 }

@@ -10,55 +10,93 @@ import { createDocument, updateDocument, type WriteResult } from '../src/documen
 import { deleteDocument, deleteOptions } from '../src/documents/delete-document.ts'
 import { QuireError, errorBody } from '../src/errors.ts'
 
-function isForm (request: FastifyRequest): boolean {
+function isForm(request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
 }
 
-function sendJson (reply: FastifyReply, json: string): FastifyReply {
+function sendJson(reply: FastifyReply, json: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json)
 }
 
-function sendWrite (reply: FastifyReply, result: WriteResult): FastifyReply {
+function sendWrite(reply: FastifyReply, result: WriteResult): FastifyReply {
   const head = `{"status":"ok","message":${JSON.stringify(result.message)}`
   return sendJson(reply, result.data === undefined ? `${head}}` : `${head},"data":${result.data}}`)
 }
 
 const ALLOWED_METHODS = 'GET, POST, PUT, DELETE, OPTIONS'
 
-export default async function documentRoutes (fastify: FastifyInstance): Promise<void> {
+export default async function documentRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
 
-  app.get('/api/:model', { schema: { summary: 'List {model} documents', params: ModelParams, querystring: ListQuery } }, async (request, reply) => {
-    const model = app.models.get(request.params.model)
-    return sendJson(reply, await listDocuments(app.documentContext(request), model, request.query, request.url))
-  })
+  app.get(
+    '/api/:model',
+    { schema: { summary: 'List {model} documents', params: ModelParams, querystring: ListQuery } },
+    async (request, reply) => {
+      const model = app.models.get(request.params.model)
+      return sendJson(reply, await listDocuments(app.documentContext(request), model, request.query, request.url))
+    }
+  )
 
-  app.get('/api/:model/:id', { schema: { summary: 'Read one {model} document', params: DocumentParams, querystring: ListQuery } }, async (request, reply) => {
-    const model = app.models.get(request.params.model)
-    return sendJson(reply, await readDocument(app.documentContext(request), model, request.params.id, request.query))
-  })
+  app.get(
+    '/api/:model/:id',
+    { schema: { summary: 'Read one {model} document', params: DocumentParams, querystring: ListQuery } },
+    async (request, reply) => {
+      const model = app.models.get(request.params.model)
+      return sendJson(reply, await readDocument(app.documentContext(request), model, request.params.id, request.query))
+    }
+  )
 
-  app.post('/api/:model', { schema: { summary: 'Create a {model} document', params: ModelParams, body: DocumentBody } }, async (request, reply) => {
-    const model = app.models.get(request.params.model)
-    return sendWrite(reply, await createDocument(app.documentContext(request), model, request.body, isForm(request)))
-  })
+  app.post(
+    '/api/:model',
+    { schema: { summary: 'Create a {model} document', params: ModelParams, body: DocumentBody } },
+    async (request, reply) => {
+      const model = app.models.get(request.params.model)
+      return sendWrite(reply, await createDocument(app.documentContext(request), model, request.body, isForm(request)))
+    }
+  )
 
-  for (const [method, url] of [['PUT', '/api/:model/:id'], ['POST', '/update/:model/:id']] as const) {
+  for (const [method, url] of [
+    ['PUT', '/api/:model/:id'],
+    ['POST', '/update/:model/:id']
+  ] as const) {
     app.route({
       method,
       url,
-      schema: { summary: method === 'PUT' ? 'Update a {model} document (partial merge; {"_deleted": false} restores)' : 'Update a {model} document (JXP\'s legacy alias of PUT)', params: DocumentParams, body: DocumentBody },
+      schema: {
+        summary:
+          method === 'PUT'
+            ? 'Update a {model} document (partial merge; {"_deleted": false} restores)'
+            : "Update a {model} document (JXP's legacy alias of PUT)",
+        params: DocumentParams,
+        body: DocumentBody
+      },
       handler: async (request, reply) => {
         const model = app.models.get(request.params.model)
-        return sendWrite(reply, await updateDocument(app.documentContext(request), model, request.params.id, request.body, isForm(request)))
+        return sendWrite(
+          reply,
+          await updateDocument(app.documentContext(request), model, request.params.id, request.body, isForm(request))
+        )
       }
     })
   }
 
-  app.delete('/api/:model/:id', { schema: { summary: 'Delete a {model} document (soft; _permaDelete=1 removes it, _cascade=1 also what links to it)', params: DocumentParams, querystring: ListQuery } }, async (request, reply) => {
-    const model = app.models.get(request.params.model)
-    return sendWrite(reply, await deleteDocument(app.documentContext(request), model, request.params.id, deleteOptions(request.query)))
-  })
+  app.delete(
+    '/api/:model/:id',
+    {
+      schema: {
+        summary: 'Delete a {model} document (soft; _permaDelete=1 removes it, _cascade=1 also what links to it)',
+        params: DocumentParams,
+        querystring: ListQuery
+      }
+    },
+    async (request, reply) => {
+      const model = app.models.get(request.params.model)
+      return sendWrite(
+        reply,
+        await deleteDocument(app.documentContext(request), model, request.params.id, deleteOptions(request.query))
+      )
+    }
+  )
 
   app.patch('/api/*', { schema: { hide: true } }, async (request, reply) => {
     const err = new QuireError('METHOD_NOT_ALLOWED', `${request.method} is not supported: use PUT for partial updates`)
@@ -67,5 +105,7 @@ export default async function documentRoutes (fastify: FastifyInstance): Promise
 
   // What the API allows. With CORS_ORIGINS set, @fastify/cors answers every OPTIONS (preflights
   // included) in its hook before this route (plugins/cors.ts).
-  app.options('/api/*', { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('allow', ALLOWED_METHODS).send())
+  app.options('/api/*', { schema: { hide: true } }, async (_request, reply) =>
+    reply.code(204).header('allow', ALLOWED_METHODS).send()
+  )
 }

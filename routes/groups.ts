@@ -17,38 +17,74 @@ const DeleteQuery = Type.Object({ group: Type.Optional(Type.String({ maxLength: 
 const Reply = Type.Object({ status: Type.Literal('ok'), user_id: Type.String(), groups: Type.Array(Type.String()) })
 
 /** The group names of a body, checked, without repeats. */
-function namesOf (group: string | string[]): string[] {
+function namesOf(group: string | string[]): string[] {
   const names = [...new Set(Array.isArray(group) ? group : [group])]
   for (const name of names) checkGroupName(name)
   return names
 }
 
-export default async function jxpGroupRoutes (fastify: FastifyInstance): Promise<void> {
+export default async function jxpGroupRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const reply = (userId: string, groups: string[]) => ({ status: 'ok' as const, user_id: userId, groups })
-  const change = async (caller: Caller, userId: string, apply: (groups: string[]) => string[]) => reply(userId, await changeGroups(app.system, caller, userId, apply))
+  const change = async (caller: Caller, userId: string, apply: (groups: string[]) => string[]) =>
+    reply(userId, await changeGroups(app.system, caller, userId, apply))
   // Before the body is validated: a caller who is not an admin learns nothing from it.
-  const preValidation = async (request: FastifyRequest): Promise<void> => { requireGroupAdmin(request.caller) }
+  const preValidation = async (request: FastifyRequest): Promise<void> => {
+    requireGroupAdmin(request.caller)
+  }
 
-  app.get('/groups/:user_id', { schema: { summary: 'A user\'s groups (the user, or admins)', params: Params, response: { 200: Reply } } }, async (request) => {
-    const userId = request.params.user_id
-    if (request.caller.userId !== userId) requireAdmin(request.caller, 'see the groups of other users')
-    return reply(userId, await listGroups(app.system, userId))
-  })
+  app.get(
+    '/groups/:user_id',
+    { schema: { summary: "A user's groups (the user, or admins)", params: Params, response: { 200: Reply } } },
+    async request => {
+      const userId = request.params.user_id
+      if (request.caller.userId !== userId) requireAdmin(request.caller, 'see the groups of other users')
+      return reply(userId, await listGroups(app.system, userId))
+    }
+  )
 
-  app.put('/groups/:user_id', { preValidation, schema: { summary: 'Add groups to a user (admins)', params: Params, body: Body, response: { 200: Reply } } }, async (request) => {
-    const added = namesOf(request.body.group)
-    return await change(request.caller, request.params.user_id, groups => [...groups, ...added.filter(g => !groups.includes(g))])
-  })
+  app.put(
+    '/groups/:user_id',
+    {
+      preValidation,
+      schema: { summary: 'Add groups to a user (admins)', params: Params, body: Body, response: { 200: Reply } }
+    },
+    async request => {
+      const added = namesOf(request.body.group)
+      return await change(request.caller, request.params.user_id, groups => [
+        ...groups,
+        ...added.filter(g => !groups.includes(g))
+      ])
+    }
+  )
 
-  app.post('/groups/:user_id', { preValidation, schema: { summary: 'Replace a user\'s groups (admins)', params: Params, body: Body, response: { 200: Reply } } }, async (request) => {
-    const replaced = namesOf(request.body.group)
-    return await change(request.caller, request.params.user_id, () => replaced)
-  })
+  app.post(
+    '/groups/:user_id',
+    {
+      preValidation,
+      schema: { summary: "Replace a user's groups (admins)", params: Params, body: Body, response: { 200: Reply } }
+    },
+    async request => {
+      const replaced = namesOf(request.body.group)
+      return await change(request.caller, request.params.user_id, () => replaced)
+    }
+  )
 
-  app.delete('/groups/:user_id', { preValidation, schema: { summary: 'Remove a user from ?group= (admins)', params: Params, querystring: DeleteQuery, response: { 200: Reply } } }, async (request) => {
-    const { group } = request.query
-    if (!group) throw new QuireError('BAD_REQUEST', 'Group required: DELETE /groups/{user_id}?group=<name>')
-    return await change(request.caller, request.params.user_id, groups => groups.filter(g => g !== group))
-  })
+  app.delete(
+    '/groups/:user_id',
+    {
+      preValidation,
+      schema: {
+        summary: 'Remove a user from ?group= (admins)',
+        params: Params,
+        querystring: DeleteQuery,
+        response: { 200: Reply }
+      }
+    },
+    async request => {
+      const { group } = request.query
+      if (!group) throw new QuireError('BAD_REQUEST', 'Group required: DELETE /groups/{user_id}?group=<name>')
+      return await change(request.caller, request.params.user_id, groups => groups.filter(g => g !== group))
+    }
+  )
 }

@@ -10,9 +10,11 @@ import { ANSWER_UNDER_PRESSURE } from '../plugins/under-pressure.ts'
 const READY_TIMEOUT_MS = 2000
 
 /** Resolves when `probe` does, rejects when it fails or takes longer than `ms`. */
-async function withinTime (probe: Promise<unknown>, ms: number): Promise<void> {
+async function withinTime(probe: Promise<unknown>, ms: number): Promise<void> {
   const timer = new AbortController()
-  const late = sleep(ms, undefined, { signal: timer.signal }).then(() => { throw new Error(`no answer within ${ms} ms`) })
+  const late = sleep(ms, undefined, { signal: timer.signal }).then(() => {
+    throw new Error(`no answer within ${ms} ms`)
+  })
   try {
     await Promise.race([probe, late])
   } finally {
@@ -21,17 +23,25 @@ async function withinTime (probe: Promise<unknown>, ms: number): Promise<void> {
   }
 }
 
-export default async function healthRoutes (app: FastifyInstance): Promise<void> {
-  app.get('/health', { config: ANSWER_UNDER_PRESSURE, schema: { summary: 'Liveness: the process answers' } }, async () => ({ status: 'ok', engine: app.db.kind }))
+export default async function healthRoutes(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/health',
+    { config: ANSWER_UNDER_PRESSURE, schema: { summary: 'Liveness: the process answers' } },
+    async () => ({ status: 'ok', engine: app.db.kind })
+  )
 
-  app.get('/ready', { schema: { summary: 'Readiness: the database answers (503 otherwise)' } }, async (request, reply) => {
-    try {
-      // The size estimate is one cheap round trip on every engine.
-      await withinTime(app.db.estimateCount(app.models.get('user')), READY_TIMEOUT_MS)
-      return { status: 'ok', engine: app.db.kind }
-    } catch (err) {
-      request.log.warn({ err }, 'not ready: the database did not answer')
-      return reply.code(503).send(errorBody(new QuireError('UNAVAILABLE')))
+  app.get(
+    '/ready',
+    { schema: { summary: 'Readiness: the database answers (503 otherwise)' } },
+    async (request, reply) => {
+      try {
+        // The size estimate is one cheap round trip on every engine.
+        await withinTime(app.db.estimateCount(app.models.get('user')), READY_TIMEOUT_MS)
+        return { status: 'ok', engine: app.db.kind }
+      } catch (err) {
+        request.log.warn({ err }, 'not ready: the database did not answer')
+        return reply.code(503).send(errorBody(new QuireError('UNAVAILABLE')))
+      }
     }
-  })
+  )
 }

@@ -16,21 +16,38 @@ export const MCP_MAX_BATCH = 10
 const rpcError = (code: number, message: string): object => ({ jsonrpc: '2.0', error: { code, message }, id: null })
 const NOT_ALLOWED = rpcError(-32000, 'Method not allowed: this MCP server is stateless, use POST')
 
-export default async function mcpRoutes (app: FastifyInstance): Promise<void> {
-  app.post('/mcp', { bodyLimit: Math.min(MCP_BODY_BYTES, app.config.bodyLimitBytes), schema: { hide: true } }, async (request, reply) => {
-    if (Array.isArray(request.body) && request.body.length > MCP_MAX_BATCH) {
-      return reply.code(400).send(rpcError(-32600, `Invalid Request: a batch holds at most ${MCP_MAX_BATCH} messages`))
+export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
+  app.post(
+    '/mcp',
+    { bodyLimit: Math.min(MCP_BODY_BYTES, app.config.bodyLimitBytes), schema: { hide: true } },
+    async (request, reply) => {
+      if (Array.isArray(request.body) && request.body.length > MCP_MAX_BATCH) {
+        return reply
+          .code(400)
+          .send(rpcError(-32600, `Invalid Request: a batch holds at most ${MCP_MAX_BATCH} messages`))
+      }
+      const server = createMcpServer(app.documentContext(request), (err, message) =>
+        request.log.error({ err }, message)
+      )
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+      reply.hijack()
+      for (const [name, value] of Object.entries(reply.getHeaders()))
+        if (value !== undefined) reply.raw.setHeader(name, value)
+      reply.raw.on('close', () => {
+        void transport.close()
+        void server.close()
+      })
+      await server.connect(transport)
+      await transport.handleRequest(request.raw, reply.raw, request.body)
     }
-    const server = createMcpServer(app.documentContext(request), (err, message) => request.log.error({ err }, message))
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-    reply.hijack()
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value)
-    reply.raw.on('close', () => { void transport.close(); void server.close() })
-    await server.connect(transport)
-    await transport.handleRequest(request.raw, reply.raw, request.body)
-  })
+  )
 
   for (const method of ['GET', 'DELETE'] as const) {
-    app.route({ method, url: '/mcp', schema: { hide: true }, handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send(NOT_ALLOWED) })
+    app.route({
+      method,
+      url: '/mcp',
+      schema: { hide: true },
+      handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send(NOT_ALLOWED)
+    })
   }
 }

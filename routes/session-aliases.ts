@@ -9,23 +9,36 @@ import { OkMessage } from '../schemas/common.ts'
 import { presentedCredential } from '../src/auth/presented-credential.ts'
 import { QuireError } from '../src/errors.ts'
 
-export default async function sessionAliasRoutes (fastify: FastifyInstance): Promise<void> {
+export default async function sessionAliasRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
 
-  app.post('/login/refresh', {
-    config: { authenticate: false, rateLimit: app.endpointLimit('refresh') },
-    schema: { summary: 'JXP\'s name of POST /refresh: new token and refresh token for a refresh token (sent as Bearer)', response: { 200: RefreshResponse } }
-  }, async (request) => {
-    const presented = presentedCredential(request.headers, undefined)
-    if (presented?.kind !== 'bearer') throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, 'Send the refresh token as Authorization: Bearer <refresh_token>')
-    return { status: 'ok' as const, ...await app.credentials.sessions.refresh(presented.token) }
-  })
+  app.post(
+    '/login/refresh',
+    {
+      config: { authenticate: false, rateLimit: app.endpointLimit('refresh') },
+      schema: {
+        summary: "JXP's name of POST /refresh: new token and refresh token for a refresh token (sent as Bearer)",
+        response: { 200: RefreshResponse }
+      }
+    },
+    async request => {
+      const presented = presentedCredential(request.headers, undefined)
+      if (presented?.kind !== 'bearer')
+        throw new QuireError(
+          'AUTH_FAILED',
+          'Authentication failed',
+          undefined,
+          'Send the refresh token as Authorization: Bearer <refresh_token>'
+        )
+      return { status: 'ok' as const, ...(await app.credentials.sessions.refresh(presented.token)) }
+    }
+  )
 
   app.route({
     method: ['GET', 'POST'],
     url: '/logout',
-    schema: { summary: 'JXP\'s name of /login/logout: the token dies at once', response: { 200: OkMessage } },
-    handler: async (request) => {
+    schema: { summary: "JXP's name of /login/logout: the token dies at once", response: { 200: OkMessage } },
+    handler: async request => {
       if (!request.caller.userId) throw new QuireError('AUTH_REQUIRED', 'Log in to log out')
       await app.credentials.sessions.end(request.caller.userId)
       return { status: 'ok' as const, message: 'Logged out' }

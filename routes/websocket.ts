@@ -15,55 +15,82 @@ import { clientAddress } from '../src/runtime/client-address.ts'
 const MAX_SUBSCRIPTIONS = 50
 
 /** The credentials of an `auth` message ({email, password}, {apikey} or {token}), checked now and for every later event. */
-async function messageCredentials (app: FastifyInstance, data: Record<string, unknown>, ip: string): Promise<CallerSource> {
+async function messageCredentials(
+  app: FastifyInstance,
+  data: Record<string, unknown>,
+  ip: string
+): Promise<CallerSource> {
   const { passwords, sessions } = app.credentials
   const text = (value: unknown): value is string => typeof value === 'string' && value !== ''
   let resolve: (() => Promise<Caller>) | undefined
   if (text(data.apikey)) resolve = () => sessions.callerForApiKey(data.apikey as string)
   else if (text(data.token)) resolve = () => sessions.callerForToken(data.token as string)
-  else if (text(data.email) && text(data.password)) resolve = () => passwords.callerFor(data.email as string, data.password as string, ip)
+  else if (text(data.email) && text(data.password))
+    resolve = () => passwords.callerFor(data.email as string, data.password as string, ip)
   if (!resolve) throw new QuireError('AUTH_FAILED', 'Unable to authenticate')
   return { caller: await resolve(), resolve }
 }
 
-export default async function websocketRoutes (app: FastifyInstance): Promise<void> {
+export default async function websocketRoutes(app: FastifyInstance): Promise<void> {
   const replies = new WeakMap<FastifyRequest, FastifyReply>()
   const socketsByAddress = new Map<string, number>()
   const perClient = app.config.changesMaxStreamsPerClient
 
-  app.get('/websocket', {
-    websocket: true,
-    schema: { summary: 'JXP\'s WebSocket protocol: subscribe to a model\'s changes (see docs/changes.md)', hide: true },
-    onRequest: async (request) => {
-      if (!isAllowedOrigin(request.headers.origin, request.headers.host, app.config.corsOrigins)) {
-        throw new QuireError('FORBIDDEN', 'WebSocket connections from this origin are not allowed (see CORS_ORIGINS)')
-      }
-      if ((socketsByAddress.get(clientAddress(request.ip)) ?? 0) >= perClient) {
-        throw new QuireError('TOO_MANY_STREAMS', `At most ${perClient} WebSocket connections per client address are open at once`)
+  app.get(
+    '/websocket',
+    {
+      websocket: true,
+      schema: { summary: "JXP's WebSocket protocol: subscribe to a model's changes (see docs/changes.md)", hide: true },
+      onRequest: async request => {
+        if (!isAllowedOrigin(request.headers.origin, request.headers.host, app.config.corsOrigins)) {
+          throw new QuireError('FORBIDDEN', 'WebSocket connections from this origin are not allowed (see CORS_ORIGINS)')
+        }
+        if ((socketsByAddress.get(clientAddress(request.ip)) ?? 0) >= perClient) {
+          throw new QuireError(
+            'TOO_MANY_STREAMS',
+            `At most ${perClient} WebSocket connections per client address are open at once`
+          )
+        }
+      },
+      preHandler: async (request, reply) => {
+        replies.set(request, reply)
       }
     },
-    preHandler: async (request, reply) => { replies.set(request, reply) }
-  }, (socket, request) => {
-    const client = clientAddress(request.ip)
-    socketsByAddress.set(client, (socketsByAddress.get(client) ?? 0) + 1)
-    const session = createJxpSocket({
-      hub: app.changes,
-      registry: app.models,
-      callers: { caller: request.caller, resolve: () => reauthenticate(app.credentials.authenticate, request, replies.get(request)!) },
-      authenticate: data => messageCredentials(app, data, request.ip),
-      send: text => new Promise((resolve, reject) => { socket.send(text, err => { if (err) reject(err); else resolve() }) }),
-      close: (code, reason) => { socket.close(code, reason) },
-      client,
-      queueBytes: app.config.changesQueueBytes,
-      maxSubscriptions: MAX_SUBSCRIPTIONS,
-      log: msg => request.log.warn(msg)
-    })
-    socket.on('message', (data, isBinary) => { void session.receive(isBinary ? '' : String(data)) })
-    socket.on('close', () => {
-      const left = (socketsByAddress.get(client) ?? 1) - 1
-      if (left > 0) socketsByAddress.set(client, left)
-      else socketsByAddress.delete(client)
-      session.closed()
-    })
-  })
+    (socket, request) => {
+      const client = clientAddress(request.ip)
+      socketsByAddress.set(client, (socketsByAddress.get(client) ?? 0) + 1)
+      const session = createJxpSocket({
+        hub: app.changes,
+        registry: app.models,
+        callers: {
+          caller: request.caller,
+          resolve: () => reauthenticate(app.credentials.authenticate, request, replies.get(request)!)
+        },
+        authenticate: data => messageCredentials(app, data, request.ip),
+        send: text =>
+          new Promise((resolve, reject) => {
+            socket.send(text, err => {
+              if (err) reject(err)
+              else resolve()
+            })
+          }),
+        close: (code, reason) => {
+          socket.close(code, reason)
+        },
+        client,
+        queueBytes: app.config.changesQueueBytes,
+        maxSubscriptions: MAX_SUBSCRIPTIONS,
+        log: msg => request.log.warn(msg)
+      })
+      socket.on('message', (data, isBinary) => {
+        void session.receive(isBinary ? '' : String(data))
+      })
+      socket.on('close', () => {
+        const left = (socketsByAddress.get(client) ?? 1) - 1
+        if (left > 0) socketsByAddress.set(client, left)
+        else socketsByAddress.delete(client)
+        session.closed()
+      })
+    }
+  )
 }

@@ -28,7 +28,12 @@ export const RefreshResponse = Type.Object(sessionFields)
 export const LoginResponse = Type.Object({ ...sessionFields, apikey: Type.String() })
 
 /** `email` and `token` (the same JWT) are JXP's names, which its clients read. */
-export const JwtResponse = Type.Object({ status: Type.Literal('ok'), jwt: Type.String(), email: Type.String(), token: Type.String() })
+export const JwtResponse = Type.Object({
+  status: Type.Literal('ok'),
+  jwt: Type.String(),
+  email: Type.String(),
+  token: Type.String()
+})
 
 export const SetupResponse = Type.Object({
   status: Type.Literal('ok'),

@@ -4,6 +4,9 @@ import { Type } from '@sinclair/typebox'
 
 export const DocumentBody = Type.Object({}, { additionalProperties: true })
 
-export const QueryBody = Type.Object({
-  query: Type.Optional(Type.Object({}, { additionalProperties: true }))
-}, { additionalProperties: false })
+export const QueryBody = Type.Object(
+  {
+    query: Type.Optional(Type.Object({}, { additionalProperties: true }))
+  },
+  { additionalProperties: false }
+)

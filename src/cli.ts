@@ -13,12 +13,14 @@ addServeCommand(program)
 addTransferCommands(program)
 addMcpCommand(program)
 
-program.command('admin').description('manage administrators')
+program
+  .command('admin')
+  .description('manage administrators')
   .command('create')
   .description('create an admin user in the storage DATABASE_URL names (the first admin, or another one)')
-  .requiredOption('--email <email>', 'the admin\'s email, used to log in')
+  .requiredOption('--email <email>', "the admin's email, used to log in")
   .option('--password <password>', 'the password; or set QUIRE_ADMIN_PASSWORD to keep it out of the shell history')
-  .action(async (options: { email: string, password?: string }) => {
+  .action(async (options: { email: string; password?: string }) => {
     const { createAdmin } = await import('./commands/admin-command.ts')
     const password = options.password ?? process.env.QUIRE_ADMIN_PASSWORD
     if (!password) return program.error('quire admin create: give --password or set QUIRE_ADMIN_PASSWORD')
@@ -30,10 +32,14 @@ program.command('admin').description('manage administrators')
     }
   })
 
-program.command('secret').description('manage the service secret (see docs/auth.md)')
+program
+  .command('secret')
+  .description('manage the service secret (see docs/auth.md)')
   .command('adopt')
-  .description('make the configured secret (QUIRE_SECRET, or else the secret file in DATA_DIR, or else a new stored one) the database\'s secret; ' +
-    'API keys are reissued at each user\'s next login and login links die')
+  .description(
+    "make the configured secret (QUIRE_SECRET, or else the secret file in DATA_DIR, or else a new stored one) the database's secret; " +
+      "API keys are reissued at each user's next login and login links die"
+  )
   .action(async () => {
     const { adoptSecret } = await import('./commands/secret-command.ts')
     const source = await adoptSecret(loadConfig(), msg => console.error(msg))
@@ -41,7 +47,7 @@ program.command('secret').description('manage the service secret (see docs/auth.
   })
 
 /** Prints why a command failed (one line when the operator can fix it, the stack of a bug) and exits 1. */
-function fail (err: unknown): never {
+function fail(err: unknown): never {
   const line = describeStartupFailure(err)
   process.stderr.write(line ? `quire: ${line}\n` : `quire: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`)
   process.exit(1)

@@ -88,7 +88,7 @@ export interface Config {
 }
 
 /** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
-export function intFrom (env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+export function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
@@ -97,33 +97,44 @@ export function intFrom (env: NodeJS.ProcessEnv, name: string, fallback: number)
 }
 
 /** WORKERS when unset: every core in production, else one process. */
-function defaultWorkers (env: NodeJS.ProcessEnv): number {
+function defaultWorkers(env: NodeJS.ProcessEnv): number {
   return env.NODE_ENV === 'production' ? availableParallelism() : 1
 }
 
 /** A comma-separated list, trimmed; empty when unset. */
-function listFrom (text: string | undefined): string[] {
+function listFrom(text: string | undefined): string[] {
   return text === undefined ? [] : text.split(',').map(item => item.trim())
 }
 
 /** TRUST_PROXY as Fastify takes it: a boolean, or addresses and ranges (checked here). */
-function trustProxyFrom (text: string | undefined): boolean | string[] {
+function trustProxyFrom(text: string | undefined): boolean | string[] {
   if (text === undefined || text === 'false') return false
   if (text === 'true') return true
-  if (/^\d+$/.test(text)) throw new ConfigError('TRUST_PROXY: a hop count cannot tell a proxy from a client: list the proxies\' addresses or ranges')
+  if (/^\d+$/.test(text))
+    throw new ConfigError(
+      "TRUST_PROXY: a hop count cannot tell a proxy from a client: list the proxies' addresses or ranges"
+    )
   const list = listFrom(text)
-  try { proxyAddr.compile(list) } catch (err) { throw new ConfigError(`TRUST_PROXY: ${(err as Error).message}`) }
+  try {
+    proxyAddr.compile(list)
+  } catch (err) {
+    throw new ConfigError(`TRUST_PROXY: ${(err as Error).message}`)
+  }
   return list
 }
 
 /** The configuration from `env`; throws a ConfigError (one line naming the variable) on a mistake. */
-export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const retired = Object.keys(env).find(name => name.startsWith('PGLITE_'))
   if (retired !== undefined) {
-    throw new ConfigError(`${retired} is no longer read: the embedded database is a PostgreSQL server now (DATABASE_URL unset), with none of PGlite's settings; remove it`)
+    throw new ConfigError(
+      `${retired} is no longer read: the embedded database is a PostgreSQL server now (DATABASE_URL unset), with none of PGlite's settings; remove it`
+    )
   }
   if (env.DATABASE_URL?.startsWith('pglite://') === true) {
-    throw new ConfigError('DATABASE_URL: pglite:// is no longer supported: unset DATABASE_URL to use the embedded PostgreSQL server in DATA_DIR (a PGlite directory\'s data moves with `quire export` of the previous version and `quire import`; see CHANGELOG.md)')
+    throw new ConfigError(
+      "DATABASE_URL: pglite:// is no longer supported: unset DATABASE_URL to use the embedded PostgreSQL server in DATA_DIR (a PGlite directory's data moves with `quire export` of the previous version and `quire import`; see CHANGELOG.md)"
+    )
   }
   const v = readEnv(env)
   const dataDir = resolve(v.DATA_DIR ?? 'data')

@@ -11,7 +11,9 @@ const RESERVED_FILES = 256
 const MIN_CONNECTIONS = 64
 
 /** The soft open-files limit of this process (Linux: /proc/self/limits), or undefined where there is none to read. */
-export function openFilesLimit (readLimits: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
+export function openFilesLimit(
+  readLimits: () => string = () => readFileSync('/proc/self/limits', 'utf8')
+): number | undefined {
   try {
     const match = /^Max open files\s+(\d+)/m.exec(readLimits())
     return match ? Number(match[1]) : undefined
@@ -21,6 +23,6 @@ export function openFilesLimit (readLimits: () => string = () => readFileSync('/
 }
 
 /** The bound for MAX_CONNECTIONS=0: the open-files limit less RESERVED_FILES; 0 (no bound) when the limit is unknown or unlimited. */
-export function automaticMaxConnections (limit: number | undefined): number {
+export function automaticMaxConnections(limit: number | undefined): number {
   return limit === undefined ? 0 : Math.max(MIN_CONNECTIONS, limit - RESERVED_FILES)
 }

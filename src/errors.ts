@@ -50,7 +50,7 @@ export class QuireError extends Error {
   /** The spec's `err` reason string (login, refresh, recover and getjwt failures). */
   readonly reason?: string
 
-  constructor (code: ErrorCode, message?: string, details?: unknown, reason?: string) {
+  constructor(code: ErrorCode, message?: string, details?: unknown, reason?: string) {
     super(message ?? ERRORS[code].message)
     this.code = code
     this.status = ERRORS[code].status
@@ -63,14 +63,14 @@ export class QuireError extends Error {
 export class RefusalError extends QuireError {
   override readonly status: number
 
-  constructor (status: number, message: string) {
+  constructor(status: number, message: string) {
     super('REFUSED', message)
     this.status = Number.isInteger(status) && status >= 400 && status <= 499 ? status : 400
   }
 }
 
 /** The response body for an error, in the envelope of DESIGN.md section 4. */
-export function errorBody (err: QuireError): Record<string, unknown> {
+export function errorBody(err: QuireError): Record<string, unknown> {
   const body: Record<string, unknown> = {
     status: err.status >= 500 ? 'error' : 'fail',
     code: err.code,

@@ -3,7 +3,7 @@
 import { createServer } from 'node:net'
 
 /** A TCP port on 127.0.0.1 that nothing listens on (taken, then released). */
-export async function freePort (): Promise<number> {
+export async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)

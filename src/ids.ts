@@ -4,10 +4,10 @@ import { ObjectId } from 'bson'
 
 const OBJECT_ID = /^[0-9a-f]{24}$/
 
-export function newId (): string {
+export function newId(): string {
   return new ObjectId().toHexString()
 }
 
-export function isValidId (value: unknown): value is string {
+export function isValidId(value: unknown): value is string {
   return typeof value === 'string' && OBJECT_ID.test(value)
 }

@@ -6,6 +6,6 @@ import { readFileSync } from 'node:fs'
 const PACKAGE_ROOT = new URL(import.meta.url.endsWith('.ts') ? '../' : '../../', import.meta.url)
 
 /** The version in the package's package.json. */
-export function packageVersion (): string {
+export function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT), 'utf8')) as { version: string }).version
 }

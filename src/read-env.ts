@@ -8,7 +8,9 @@ import { EnvSchema, MISSPELLINGS, type Env, type EnvName } from './config-schema
 
 /** A configuration mistake: its message is one line naming the variable. */
 export class ConfigError extends StartupError {
-  constructor (message: string) { super(`configuration: ${message}`) }
+  constructor(message: string) {
+    super(`configuration: ${message}`)
+  }
 }
 
 const KNOWN = new Set(Object.keys(EnvSchema.properties))
@@ -16,7 +18,7 @@ const squash = (name: string): string => name.toUpperCase().replace(/_/g, '')
 const BY_SQUASHED = new Map([...KNOWN].map(name => [squash(name), name]))
 
 /** A Quire variable one typo away from `name` (names of 6 characters or more, so that short unrelated ones pass). */
-function oneTypoFrom (name: string): string | undefined {
+function oneTypoFrom(name: string): string | undefined {
   if (name.length < 6) return undefined
   const near = closest(name, [...KNOWN])
   return distance(name, near) <= 1 ? near : undefined
@@ -29,7 +31,7 @@ const CLIENT_VARIABLES = new Set(['QUIRE_URL', 'QUIRE_API_KEY', 'QUIRE_TOKEN'])
 const INTERNAL_VARIABLES = new Set(['QUIRE_CLUSTER_WORKER'])
 
 /** Why a variable that is not a Quire setting is refused, or undefined when it is none of ours. */
-function unknownReason (name: string): string | undefined {
+function unknownReason(name: string): string | undefined {
   if (CLIENT_VARIABLES.has(name) || INTERNAL_VARIABLES.has(name)) return undefined
   const meant = MISSPELLINGS[name] ?? BY_SQUASHED.get(squash(name)) ?? oneTypoFrom(name)
   if (meant) return `${name} is not a Quire setting: did you mean ${meant}?`
@@ -37,32 +39,37 @@ function unknownReason (name: string): string | undefined {
   return undefined
 }
 
-type Property = { type?: string, minimum?: number, maximum?: number, enum?: string[], hint?: string }
+type Property = { type?: string; minimum?: number; maximum?: number; enum?: string[]; hint?: string }
 
 /** What a variable's value must be, said from its schema. */
-function expectation (property: Property): string {
+function expectation(property: Property): string {
   if (property.enum) return `must be one of ${property.enum.join(', ')}`
   if (property.type === 'boolean') return 'must be true or false'
   if (property.hint) return property.hint
   if (property.type === 'integer') {
-    const range = property.maximum === undefined ? `${property.minimum} or more` : `from ${property.minimum} to ${property.maximum}`
+    const range =
+      property.maximum === undefined ? `${property.minimum} or more` : `from ${property.minimum} to ${property.maximum}`
     return `must be a whole number, ${range}`
   }
   return 'is not valid'
 }
 
 /** One line naming every variable at fault; numbers and words are quoted back, text (URLs, secrets) is not. */
-function describeFaults (names: string[], values: Record<string, string>): string {
-  return [...new Set(names)].map(name => {
-    const property = EnvSchema.properties[name as EnvName] as Property
-    const shown = property.type === 'string' && !property.enum ? '' : ` (got ${JSON.stringify(values[name])})`
-    return `${name} ${expectation(property)}${shown}`
-  }).join('; ')
+function describeFaults(names: string[], values: Record<string, string>): string {
+  return [...new Set(names)]
+    .map(name => {
+      const property = EnvSchema.properties[name as EnvName] as Property
+      const shown = property.type === 'string' && !property.enum ? '' : ` (got ${JSON.stringify(values[name])})`
+      return `${name} ${expectation(property)}${shown}`
+    })
+    .join('; ')
 }
 
 /** Whole-number variables written other than as plain digits (ajv's coercion would take " 8", "0x8" or "8e1"). */
-function malformedNumbers (values: Record<string, string>): string[] {
-  return Object.keys(values).filter(name => (EnvSchema.properties[name as EnvName] as Property).type === 'integer' && !/^\d+$/.test(values[name]))
+function malformedNumbers(values: Record<string, string>): string[] {
+  return Object.keys(values).filter(
+    name => (EnvSchema.properties[name as EnvName] as Property).type === 'integer' && !/^\d+$/.test(values[name])
+  )
 }
 
 let checker: Ajv | undefined
@@ -72,7 +79,7 @@ let checker: Ajv | undefined
  * configuration often): env-schema's own options (coercion, defaults, its separator keyword),
  * plus the schema's `hint` keyword.
  */
-function envChecker (): Ajv {
+function envChecker(): Ajv {
   checker ??= new Ajv({
     allErrors: true,
     removeAdditional: true,
@@ -86,7 +93,7 @@ function envChecker (): Ajv {
 }
 
 /** The checked, typed Quire variables of `env`; an empty value counts as unset. */
-export function readEnv (env: NodeJS.ProcessEnv): Env {
+export function readEnv(env: NodeJS.ProcessEnv): Env {
   for (const name of Object.keys(env)) {
     const reason = KNOWN.has(name) || env[name] === undefined ? undefined : unknownReason(name)
     if (reason) throw new ConfigError(reason)
@@ -101,6 +108,9 @@ export function readEnv (env: NodeJS.ProcessEnv): Env {
   }
   const malformed = malformedNumbers(values)
   if (malformed.length) throw new ConfigError(describeFaults(malformed, values))
-  if (checked.DEFAULT_PAGE_SIZE > checked.MAX_PAGE_SIZE) throw new ConfigError(`DEFAULT_PAGE_SIZE (${checked.DEFAULT_PAGE_SIZE}) must not exceed MAX_PAGE_SIZE (${checked.MAX_PAGE_SIZE})`)
+  if (checked.DEFAULT_PAGE_SIZE > checked.MAX_PAGE_SIZE)
+    throw new ConfigError(
+      `DEFAULT_PAGE_SIZE (${checked.DEFAULT_PAGE_SIZE}) must not exceed MAX_PAGE_SIZE (${checked.MAX_PAGE_SIZE})`
+    )
   return checked
 }

@@ -17,11 +17,13 @@ const FILE_REASONS: Record<string, string> = {
  * The one line to print for an error that stopped a command, or undefined when it is not a
  * known operator mistake (a bug, whose stack is worth printing).
  */
-export function describeStartupFailure (err: unknown): string | undefined {
+export function describeStartupFailure(err: unknown): string | undefined {
   if (err instanceof StartupError) return err.message
   // PostgreSQL refusing the connection: wrong password or user (class 28), no such database (3D).
-  if (err instanceof SqlError && /^(28|3D)/.test(err.code ?? '')) return `PostgreSQL refused the connection: ${err.message}`
+  if (err instanceof SqlError && /^(28|3D)/.test(err.code ?? ''))
+    return `PostgreSQL refused the connection: ${err.message}`
   const fsError = err as NodeJS.ErrnoException
-  if (fsError?.syscall && fsError.path && FILE_REASONS[fsError.code ?? '']) return `cannot use ${fsError.path}: ${FILE_REASONS[fsError.code!]}`
+  if (fsError?.syscall && fsError.path && FILE_REASONS[fsError.code ?? ''])
+    return `cannot use ${fsError.path}: ${FILE_REASONS[fsError.code!]}`
   return undefined
 }

@@ -7,7 +7,7 @@ import { join, relative } from 'node:path'
 
 const ROOT = new URL('..', import.meta.url).pathname
 
-function sourceFiles (dir: string): string[] {
+function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap(name => {
     const path = join(dir, name)
     return statSync(join(ROOT, path)).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : []
@@ -20,13 +20,25 @@ const importsOf = (file: string): string[] =>
 const APP = ['src', 'plugins', 'routes', 'schemas'].flatMap(sourceFiles).concat(['app.ts'])
 
 t.test('only src/permissions marks input as authorized', async t => {
-  const offenders = APP.filter(file => !file.startsWith('src/permissions/') &&
-    readFileSync(join(ROOT, file), 'utf8').match(/import \{[^}]*\bauthorized\b[^}]*\} from '[^']*permissions\/authorized\.ts'/))
+  const offenders = APP.filter(
+    file =>
+      !file.startsWith('src/permissions/') &&
+      readFileSync(join(ROOT, file), 'utf8').match(
+        /import \{[^}]*\bauthorized\b[^}]*\} from '[^']*permissions\/authorized\.ts'/
+      )
+  )
   t.strictSame(offenders, [], 'no other module imports the `authorized` marker')
 })
 
 t.test('services, validation, permissions and the MongoDB engine do not use the SQL compiler', async t => {
-  const guarded = APP.filter(file => /^src\/(documents|query|permissions|validation|auth|transfer)\//.test(file) || /^src\/storage\/mongodb\//.test(file))
+  const guarded = APP.filter(
+    file =>
+      /^src\/(documents|query|permissions|validation|auth|transfer)\//.test(file) ||
+      /^src\/storage\/mongodb\//.test(file)
+  )
   const offenders = guarded.filter(file => importsOf(file).some(spec => spec.includes('/compiler/')))
-  t.strictSame(offenders.map(f => relative('.', f)), [])
+  t.strictSame(
+    offenders.map(f => relative('.', f)),
+    []
+  )
 })

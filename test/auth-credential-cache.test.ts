@@ -17,7 +17,7 @@ type Headers = Record<string, string>
 const origins = new WeakMap<FastifyInstance, string>()
 
 /** The app's address, listening on loopback from the first request on. */
-async function originOf (app: FastifyInstance): Promise<string> {
+async function originOf(app: FastifyInstance): Promise<string> {
   let origin = origins.get(app)
   if (origin === undefined) {
     origin = await app.listen({ host: '127.0.0.1', port: 0 })
@@ -26,16 +26,32 @@ async function originOf (app: FastifyInstance): Promise<string> {
   return origin
 }
 
-async function status (app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Headers, payload?: object): Promise<number> {
+async function status(
+  app: FastifyInstance,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  headers: Headers,
+  payload?: object
+): Promise<number> {
   const body = payload && JSON.stringify(payload)
-  const res = await fetch(await originOf(app) + url, { method, headers: { ...headers, ...(body && { 'content-type': 'application/json' }) }, body })
+  const res = await fetch((await originOf(app)) + url, {
+    method,
+    headers: { ...headers, ...(body && { 'content-type': 'application/json' }) },
+    body
+  })
   await res.arrayBuffer()
   return res.status
 }
 
 /** A second app on the database of `first`, as another process would be. */
-async function secondApp (t: Test, first: FastifyInstance): Promise<FastifyInstance> {
-  const config: Config = { ...loadConfig({ DATABASE_URL: first.config.databaseUrl }), ...QUIET_SETTINGS, ...TEST_SETTINGS, modelsDir: first.config.modelsDir, bcryptRounds: 4 }
+async function secondApp(t: Test, first: FastifyInstance): Promise<FastifyInstance> {
+  const config: Config = {
+    ...loadConfig({ DATABASE_URL: first.config.databaseUrl }),
+    ...QUIET_SETTINGS,
+    ...TEST_SETTINGS,
+    modelsDir: first.config.modelsDir,
+    bcryptRounds: 4
+  }
   const app = await buildApp({ config })
   t.teardown(() => app.close())
   return app
@@ -52,21 +68,41 @@ for (const engine of ENGINES) {
     t.equal(await status(b, 'GET', own, { apikey: first.apikey }), 200, 'the key works on the other app')
     t.equal(await status(b, 'GET', own, { apikey: first.apikey }), 200, 'and again (remembered)')
     t.equal(await status(a, 'DELETE', `/users/${alice.id}/apikey`, bearer(first.token)), 200)
-    t.equal(await status(b, 'GET', own, { apikey: first.apikey }), 401, 'revoked on one app: refused by the other at once')
+    t.equal(
+      await status(b, 'GET', own, { apikey: first.apikey }),
+      401,
+      'revoked on one app: refused by the other at once'
+    )
 
     t.equal(await status(b, 'GET', own, bearer(first.token)), 200, 'the token works on the other app')
     t.equal(await status(a, 'POST', '/login/logout', bearer(first.token)), 200)
-    t.equal(await status(b, 'GET', own, bearer(first.token)), 401, 'logged out on one app: the token is refused by the other at once')
+    t.equal(
+      await status(b, 'GET', own, bearer(first.token)),
+      401,
+      'logged out on one app: the token is refused by the other at once'
+    )
 
     const second = await login(a, 'alice@example.com', 'alice-password')
-    t.equal(await status(b, 'POST', `/users/${alice.id}/apikey`, { apikey: second.apikey }), 200, 'rotated on the other app')
-    t.equal(await status(a, 'GET', own, { apikey: second.apikey }), 401, 'the rotated key is refused by the first at once')
+    t.equal(
+      await status(b, 'POST', `/users/${alice.id}/apikey`, { apikey: second.apikey }),
+      200,
+      'rotated on the other app'
+    )
+    t.equal(
+      await status(a, 'GET', own, { apikey: second.apikey }),
+      401,
+      'the rotated key is refused by the first at once'
+    )
 
     const third = await login(a, 'alice@example.com', 'alice-password')
     t.equal(await status(b, 'GET', own, { apikey: third.apikey }), 200)
     t.equal(await status(b, 'GET', own, bearer(third.token)), 200)
     t.equal(await status(b, 'GET', own, { authorization: alice.auth }), 200, 'Basic works on the other app')
-    t.equal(await status(a, 'PUT', own, { authorization: admin }, { password: 'a-new-password' }), 200, 'an admin sets a new password')
+    t.equal(
+      await status(a, 'PUT', own, { authorization: admin }, { password: 'a-new-password' }),
+      200,
+      'an admin sets a new password'
+    )
     t.equal(await status(b, 'GET', own, { apikey: third.apikey }), 401, 'a new password revokes the remembered key')
     t.equal(await status(b, 'GET', own, bearer(third.token)), 401, 'and the remembered token')
     t.equal(await status(b, 'GET', own, { authorization: alice.auth }), 401, 'and the remembered Basic pair')
@@ -75,9 +111,17 @@ for (const engine of ENGINES) {
     const bobs = await login(a, 'bob@example.com', 'bob-password')
     t.equal(await status(b, 'GET', `/groups/${alice.id}`, { apikey: bobs.apikey }), 403, 'bob is no admin')
     t.equal(await status(a, 'PUT', `/api/user/${bob.id}`, { authorization: admin }, { admin: true }), 200)
-    t.equal(await status(b, 'GET', `/groups/${alice.id}`, { apikey: bobs.apikey }), 200, 'made admin on one app: an admin on the other at once')
+    t.equal(
+      await status(b, 'GET', `/groups/${alice.id}`, { apikey: bobs.apikey }),
+      200,
+      'made admin on one app: an admin on the other at once'
+    )
     t.equal(await status(a, 'DELETE', `/api/user/${bob.id}`, { authorization: admin }), 200)
-    t.equal(await status(b, 'GET', `/groups/${alice.id}`, { apikey: bobs.apikey }), 401, 'deleted on one app: refused by the other at once')
+    t.equal(
+      await status(b, 'GET', `/groups/${alice.id}`, { apikey: bobs.apikey }),
+      401,
+      'deleted on one app: refused by the other at once'
+    )
 
     const fourth = await login(a, 'alice@example.com', 'a-new-password')
     t.equal(await status(b, 'GET', own, bearer(fourth.token)), 200)
@@ -85,24 +129,50 @@ for (const engine of ENGINES) {
     t.equal(await status(b, 'GET', own, bearer(fourth.token)), 401, 'a remembered token still expires on time')
   })
 
-  t.test(`a remembered Basic header passes as sent; other forms of the pair are checked on their own (${engine})`, async t => {
-    const { app, createUser } = await createTestApp(t, engine, TEST_SETTINGS)
-    const alice = await createUser('alice@example.com', 'alice-password')
-    const own = `/api/user/${alice.id}`
-    const basic = (pair: string, unpadded = false): Headers => {
-      const encoded = Buffer.from(pair).toString('base64') // 'alice@example.com:alice-password' ends in one '='
-      return { authorization: `Basic ${unpadded ? encoded.replace(/=+$/, '') : encoded}` }
+  t.test(
+    `a remembered Basic header passes as sent; other forms of the pair are checked on their own (${engine})`,
+    async t => {
+      const { app, createUser } = await createTestApp(t, engine, TEST_SETTINGS)
+      const alice = await createUser('alice@example.com', 'alice-password')
+      const own = `/api/user/${alice.id}`
+      const basic = (pair: string, unpadded = false): Headers => {
+        const encoded = Buffer.from(pair).toString('base64') // 'alice@example.com:alice-password' ends in one '='
+        return { authorization: `Basic ${unpadded ? encoded.replace(/=+$/, '') : encoded}` }
+      }
+      t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-password')), 200)
+      t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-password')), 200, 'remembered')
+      t.equal(
+        await status(app, 'GET', own, basic('alice@example.com:alice-passwore')),
+        401,
+        'another password is refused'
+      )
+      t.equal(
+        await status(app, 'GET', own, basic('alice@example.com:alice-password ')),
+        401,
+        'a password with a trailing space is another password'
+      )
+      t.equal(
+        await status(app, 'GET', own, basic('Alice@Example.com:alice-password')),
+        200,
+        'the email in other letter cases'
+      )
+      t.equal(
+        await status(app, 'GET', own, basic('alice@example.com:alice-password', true)),
+        200,
+        'base64 without its padding'
+      )
+      t.equal(
+        await status(app, 'PUT', own, basic('Alice@Example.com:alice-password'), { password: 'a-new-password' }),
+        200,
+        'a new password, set with one form of the pair'
+      )
+      for (const headers of [
+        basic('alice@example.com:alice-password'),
+        basic('alice@example.com:alice-password', true)
+      ]) {
+        t.equal(await status(app, 'GET', own, headers), 401, 'every remembered form of the old pair is refused')
+      }
+      t.equal(await status(app, 'GET', own, basic('alice@example.com:a-new-password')), 200)
     }
-    t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-password')), 200)
-    t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-password')), 200, 'remembered')
-    t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-passwore')), 401, 'another password is refused')
-    t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-password ')), 401, 'a password with a trailing space is another password')
-    t.equal(await status(app, 'GET', own, basic('Alice@Example.com:alice-password')), 200, 'the email in other letter cases')
-    t.equal(await status(app, 'GET', own, basic('alice@example.com:alice-password', true)), 200, 'base64 without its padding')
-    t.equal(await status(app, 'PUT', own, basic('Alice@Example.com:alice-password'), { password: 'a-new-password' }), 200, 'a new password, set with one form of the pair')
-    for (const headers of [basic('alice@example.com:alice-password'), basic('alice@example.com:alice-password', true)]) {
-      t.equal(await status(app, 'GET', own, headers), 401, 'every remembered form of the old pair is refused')
-    }
-    t.equal(await status(app, 'GET', own, basic('alice@example.com:a-new-password')), 200)
-  })
+  )
 }

@@ -12,16 +12,31 @@ for (const engine of wideEngines()) {
   t.test(engine, async t => {
     const { app, createUser } = await createTestApp(t, engine, TEST_SETTINGS)
     const alice = await createUser('alice@example.com', 'alice-password')
-    const whoAmI = async (headers: Record<string, string>, query = ''): Promise<{ status: number, body: Record<string, any> }> => {
+    const whoAmI = async (
+      headers: Record<string, string>,
+      query = ''
+    ): Promise<{ status: number; body: Record<string, any> }> => {
       const res = await app.inject({ method: 'GET', url: `/api/user/${alice.id}${query}`, headers })
       return { status: res.statusCode, body: json(res) }
     }
 
     t.test('POST /login answers the spec shape', async t => {
-      const res = await app.inject({ method: 'POST', url: '/login', payload: { email: 'Alice@Example.com', password: 'alice-password' } })
+      const res = await app.inject({
+        method: 'POST',
+        url: '/login',
+        payload: { email: 'Alice@Example.com', password: 'alice-password' }
+      })
       t.equal(res.statusCode, 200)
       const body = json(res)
-      t.same(Object.keys(body).sort(), ['apikey', 'refresh_token', 'refresh_token_expires', 'status', 'token', 'token_expires', 'user_id'])
+      t.same(Object.keys(body).sort(), [
+        'apikey',
+        'refresh_token',
+        'refresh_token_expires',
+        'status',
+        'token',
+        'token_expires',
+        'user_id'
+      ])
       t.equal(body.user_id, alice.id)
       t.match(body.token, /^qat_[A-Za-z0-9_-]{43}$/)
       t.match(body.refresh_token, /^qrt_[A-Za-z0-9_-]{43}$/)
@@ -34,9 +49,18 @@ for (const engine of wideEngines()) {
     })
 
     t.test('login with a Basic header or a form', async t => {
-      const basic = await app.inject({ method: 'POST', url: '/login', headers: { authorization: basicAuth('alice@example.com', 'alice-password') } })
+      const basic = await app.inject({
+        method: 'POST',
+        url: '/login',
+        headers: { authorization: basicAuth('alice@example.com', 'alice-password') }
+      })
       t.equal(basic.statusCode, 200)
-      const form = await app.inject({ method: 'POST', url: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'email=alice%40example.com&password=alice-password' })
+      const form = await app.inject({
+        method: 'POST',
+        url: '/login',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'email=alice%40example.com&password=alice-password'
+      })
       t.equal(form.statusCode, 200)
       t.equal(json(form).user_id, alice.id)
     })
@@ -55,7 +79,11 @@ for (const engine of wideEngines()) {
       const badType = await app.inject({ method: 'POST', url: '/login', payload: { email: 5, password: ['x'] } })
       t.equal(badType.statusCode, 400)
       t.equal(json(badType).code, 'INVALID_BODY')
-      const huge = await app.inject({ method: 'POST', url: '/login', payload: { email: 'a'.repeat(300), password: 'x' } })
+      const huge = await app.inject({
+        method: 'POST',
+        url: '/login',
+        payload: { email: 'a'.repeat(300), password: 'x' }
+      })
       t.equal(huge.statusCode, 400)
       t.equal(json(huge).code, 'INVALID_BODY')
     })
@@ -75,7 +103,14 @@ for (const engine of wideEngines()) {
 
     t.test('every credential type authenticates', async t => {
       const { apikey } = await login(app, 'alice@example.com', 'alice-password')
-      const { jwt } = json(await app.inject({ method: 'POST', url: '/login/getjwt', headers: { authorization: basicAuth(ADMIN.email, ADMIN.password) }, payload: { email: 'alice@example.com' } }))
+      const { jwt } = json(
+        await app.inject({
+          method: 'POST',
+          url: '/login/getjwt',
+          headers: { authorization: basicAuth(ADMIN.email, ADMIN.password) },
+          payload: { email: 'alice@example.com' }
+        })
+      )
       const ways: Array<[string, Record<string, string>, string]> = [
         ['Basic', { authorization: alice.auth }, ''],
         ['apikey query parameter', {}, `?apikey=${apikey}`],
@@ -102,7 +137,12 @@ for (const engine of wideEngines()) {
         ['malformed Basic', { authorization: 'Basic !!!' }, '', 'Malformed Basic credentials'],
         ['empty bearer', { authorization: 'Bearer ' }, '', 'Empty bearer token'],
         ['unknown scheme', { authorization: 'Digest x' }, '', 'Unsupported authorization scheme'],
-        ['two credentials', { authorization: alice.auth, apikey: 'qak_x' }, '', 'Present only one credential per request'],
+        [
+          'two credentials',
+          { authorization: alice.auth, apikey: 'qak_x' },
+          '',
+          'Present only one credential per request'
+        ],
         ['apikey twice', {}, '?apikey=a&apikey=b', 'apikey is given more than once']
       ]
       for (const [name, headers, query, err] of cases) {
@@ -113,7 +153,9 @@ for (const engine of wideEngines()) {
     })
 
     t.test('Basic headers are parsed by RFC 7617 (@fastify/basic-auth)', async t => {
-      const header = (pair: string, scheme = 'Basic '): Record<string, string> => ({ authorization: scheme + Buffer.from(pair).toString('base64') })
+      const header = (pair: string, scheme = 'Basic '): Record<string, string> => ({
+        authorization: scheme + Buffer.from(pair).toString('base64')
+      })
       const refused: Array<[string, Record<string, string>]> = [
         ['a control character', header('alice@example.com:alice-\u0001password')],
         ['no user', header(':alice-password')],
@@ -122,14 +164,31 @@ for (const engine of wideEngines()) {
       for (const [name, headers] of refused) {
         const res = await whoAmI(headers)
         t.equal(res.status, 401, name)
-        t.same(res.body, { status: 'fail', code: 'AUTH_FAILED', message: 'Authentication failed', err: 'Malformed Basic credentials' }, name)
+        t.same(
+          res.body,
+          { status: 'fail', code: 'AUTH_FAILED', message: 'Authentication failed', err: 'Malformed Basic credentials' },
+          name
+        )
       }
-      t.equal((await whoAmI(header('alice@example.com:alice-password', 'basic  '))).status, 200, 'any case, extra spaces')
-      const session = await app.inject({ method: 'POST', url: '/login', headers: header('alice@example.com:alice-password') })
+      t.equal(
+        (await whoAmI(header('alice@example.com:alice-password', 'basic  '))).status,
+        200,
+        'any case, extra spaces'
+      )
+      const session = await app.inject({
+        method: 'POST',
+        url: '/login',
+        headers: header('alice@example.com:alice-password')
+      })
       t.equal(session.statusCode, 200, 'POST /login takes the same header')
       t.equal(json(session).user_id, alice.id)
       const wrong = await app.inject({ method: 'POST', url: '/login', headers: header('alice@example.com:nope') })
-      t.same(json(wrong), { status: 'fail', code: 'AUTH_FAILED', message: 'Authentication failed', err: 'Incorrect password' })
+      t.same(json(wrong), {
+        status: 'fail',
+        code: 'AUTH_FAILED',
+        message: 'Authentication failed',
+        err: 'Incorrect password'
+      })
     })
 
     t.test('refresh rotates the refresh token and works after the token expired', async t => {
@@ -142,13 +201,25 @@ for (const engine of wideEngines()) {
       const res = await app.inject({ method: 'POST', url: '/refresh', headers: bearer(session.refresh_token) })
       t.equal(res.statusCode, 200)
       const fresh = json(res)
-      t.same(Object.keys(fresh).sort(), ['refresh_token', 'refresh_token_expires', 'status', 'token', 'token_expires', 'user_id'])
+      t.same(Object.keys(fresh).sort(), [
+        'refresh_token',
+        'refresh_token_expires',
+        'status',
+        'token',
+        'token_expires',
+        'user_id'
+      ])
       t.equal(fresh.user_id, alice.id)
       t.not(fresh.refresh_token, session.refresh_token)
       t.equal((await whoAmI(bearer(fresh.token))).status, 200)
       const reused = await app.inject({ method: 'POST', url: '/refresh', headers: bearer(session.refresh_token) })
       t.equal(reused.statusCode, 401, 'a used refresh token stops working')
-      t.same(json(reused), { status: 'fail', code: 'AUTH_FAILED', message: 'Authentication failed', err: 'Invalid refresh token' })
+      t.same(json(reused), {
+        status: 'fail',
+        code: 'AUTH_FAILED',
+        message: 'Authentication failed',
+        err: 'Invalid refresh token'
+      })
       const asToken = await whoAmI(bearer(fresh.refresh_token))
       t.equal(asToken.body.err, 'A refresh token is accepted only by POST /refresh')
       const withAccessToken = await app.inject({ method: 'POST', url: '/refresh', headers: bearer(fresh.token) })
@@ -179,9 +250,14 @@ for (const engine of wideEngines()) {
 
     t.test('login links: getjwt (admins only), ?jwt= and GET /login/jwt', async t => {
       const admin = { authorization: basicAuth(ADMIN.email, ADMIN.password) }
-      const minted = await app.inject({ method: 'POST', url: '/login/getjwt', headers: admin, payload: { email: 'ALICE@example.com' } })
+      const minted = await app.inject({
+        method: 'POST',
+        url: '/login/getjwt',
+        headers: admin,
+        payload: { email: 'ALICE@example.com' }
+      })
       t.equal(minted.statusCode, 200)
-      t.same(Object.keys(json(minted)).sort(), ['email', 'jwt', 'status', 'token'], 'JXP\'s email and token too')
+      t.same(Object.keys(json(minted)).sort(), ['email', 'jwt', 'status', 'token'], "JXP's email and token too")
       t.same([json(minted).email, json(minted).token], ['alice@example.com', json(minted).jwt])
       const { jwt } = json(minted)
       const exchanged = await app.inject({ method: 'GET', url: `/login/jwt?jwt=${jwt}` })
@@ -189,12 +265,26 @@ for (const engine of wideEngines()) {
       const session = json(exchanged)
       t.equal(session.user_id, alice.id)
       t.equal((await whoAmI(bearer(session.token))).status, 200)
-      const unknown = await app.inject({ method: 'POST', url: '/login/getjwt', headers: admin, payload: { email: 'nobody@example.com' } })
+      const unknown = await app.inject({
+        method: 'POST',
+        url: '/login/getjwt',
+        headers: admin,
+        payload: { email: 'nobody@example.com' }
+      })
       t.equal(unknown.statusCode, 403)
       t.same(json(unknown), { status: 'fail', code: 'FORBIDDEN', message: 'Unauthorized', err: 'Could not find email' })
-      const byUser = await app.inject({ method: 'POST', url: '/login/getjwt', headers: { authorization: alice.auth }, payload: { email: 'alice@example.com' } })
+      const byUser = await app.inject({
+        method: 'POST',
+        url: '/login/getjwt',
+        headers: { authorization: alice.auth },
+        payload: { email: 'alice@example.com' }
+      })
       t.equal(byUser.statusCode, 403)
-      const byNobody = await app.inject({ method: 'POST', url: '/login/getjwt', payload: { email: 'alice@example.com' } })
+      const byNobody = await app.inject({
+        method: 'POST',
+        url: '/login/getjwt',
+        payload: { email: 'alice@example.com' }
+      })
       t.equal(byNobody.statusCode, 401)
       const missing = await app.inject({ method: 'GET', url: '/login/jwt' })
       t.equal(missing.statusCode, 400)

@@ -10,11 +10,20 @@ import type { FastifyInstance } from 'fastify'
 import { ENGINES, basicAuth } from './helpers/test-app.ts'
 import { bearer, createLoggedApp, json, login, startSmtp, decodeMail } from './helpers/auth-helpers.ts'
 
-async function setUp (app: FastifyInstance): Promise<{ admin: string, aliceId: string }> {
-  const setup = await app.inject({ method: 'POST', url: '/setup', payload: { email: 'Root@Example.com', password: 'root-password' } })
+async function setUp(app: FastifyInstance): Promise<{ admin: string; aliceId: string }> {
+  const setup = await app.inject({
+    method: 'POST',
+    url: '/setup',
+    payload: { email: 'Root@Example.com', password: 'root-password' }
+  })
   if (setup.statusCode !== 200) throw new Error(setup.body)
   const admin = basicAuth('root@example.com', 'root-password')
-  const created = await app.inject({ method: 'POST', url: '/api/user', headers: { authorization: admin }, payload: { email: 'alice@example.com', password: 'old-password' } })
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/user',
+    headers: { authorization: admin },
+    payload: { email: 'alice@example.com', password: 'old-password' }
+  })
   return { admin, aliceId: json(created).data._id }
 }
 
@@ -22,13 +31,21 @@ for (const engine of ENGINES) {
   t.test(engine, async t => {
     t.test('POST /setup creates the first admin once', async t => {
       const { app } = await createLoggedApp(t, engine)
-      const res = await app.inject({ method: 'POST', url: '/setup', payload: { email: 'Root@Example.com', password: 'root-password' } })
+      const res = await app.inject({
+        method: 'POST',
+        url: '/setup',
+        payload: { email: 'Root@Example.com', password: 'root-password' }
+      })
       t.equal(res.statusCode, 200)
       const body = json(res)
       t.equal(body.status, 'ok')
       t.match(body.data, { email: 'root@example.com', admin: true })
       t.notOk('password' in body.data)
-      const again = await app.inject({ method: 'POST', url: '/setup', payload: { email: 'other@example.com', password: 'x' } })
+      const again = await app.inject({
+        method: 'POST',
+        url: '/setup',
+        payload: { email: 'other@example.com', password: 'x' }
+      })
       t.equal(again.statusCode, 409)
       t.equal(json(again).code, 'CONFLICT')
       t.equal((await login(app, 'root@example.com', 'root-password')).user_id, body.data._id)
@@ -40,7 +57,10 @@ for (const engine of ENGINES) {
       const smtp = await startSmtp(t)
       const dir = mkdtempSync(join(tmpdir(), 'quire-mail-'))
       const template = join(dir, 'recovery.txt')
-      writeFileSync(template, 'Subject: Your Quire password\n\nHello {email},\nreset it here within {minutes} minutes: {link}\n')
+      writeFileSync(
+        template,
+        'Subject: Your Quire password\n\nHello {email},\nreset it here within {minutes} minutes: {link}\n'
+      )
       const { app, logs } = await createLoggedApp(t, engine, {
         smtpUrl: `smtp://127.0.0.1:${smtp.port}`,
         mailFrom: 'quire@example.com',
@@ -50,7 +70,11 @@ for (const engine of ENGINES) {
       const { aliceId } = await setUp(app)
       const before = await login(app, 'alice@example.com', 'old-password')
 
-      const unknown = await app.inject({ method: 'POST', url: '/login/recover', payload: { email: 'nobody@example.com' } })
+      const unknown = await app.inject({
+        method: 'POST',
+        url: '/login/recover',
+        payload: { email: 'nobody@example.com' }
+      })
       t.equal(unknown.statusCode, 403)
       t.same(json(unknown), { status: 'fail', code: 'FORBIDDEN', message: 'Unauthorized', err: 'Could not find email' })
       t.equal(smtp.mails.length, 0)
@@ -68,38 +92,70 @@ for (const engine of ENGINES) {
       const link = /https:\/\/app\.example\.com\/reset\?token=(\S+)/.exec(text)
       t.ok(link, 'the mail holds the link')
       const jwt = decodeURIComponent(link![1])
-      t.notOk(logs.some(line => line.includes(jwt)), 'with SMTP the link is not logged')
+      t.notOk(
+        logs.some(line => line.includes(jwt)),
+        'with SMTP the link is not logged'
+      )
 
-      const reset = await app.inject({ method: 'POST', url: '/login/reset', payload: { jwt, password: 'new-password' } })
+      const reset = await app.inject({
+        method: 'POST',
+        url: '/login/reset',
+        payload: { jwt, password: 'new-password' }
+      })
       t.equal(reset.statusCode, 200)
       t.same(json(reset), { status: 'ok', message: 'Password changed' })
       t.equal((await login(app, 'alice@example.com', 'new-password')).user_id, aliceId)
-      const old = await app.inject({ method: 'POST', url: '/login', payload: { email: 'alice@example.com', password: 'old-password' } })
+      const old = await app.inject({
+        method: 'POST',
+        url: '/login',
+        payload: { email: 'alice@example.com', password: 'old-password' }
+      })
       t.equal(old.statusCode, 401)
-      const oldBasic = await app.inject({ method: 'GET', url: `/api/user/${aliceId}`, headers: { authorization: basicAuth('alice@example.com', 'old-password') } })
+      const oldBasic = await app.inject({
+        method: 'GET',
+        url: `/api/user/${aliceId}`,
+        headers: { authorization: basicAuth('alice@example.com', 'old-password') }
+      })
       t.equal(oldBasic.statusCode, 401, 'the old password stops working for Basic at once')
       const oldRefresh = await app.inject({ method: 'POST', url: '/refresh', headers: bearer(before.refresh_token) })
       t.equal(oldRefresh.statusCode, 401, 'sessions from before the reset are ended')
 
-      const reused = await app.inject({ method: 'POST', url: '/login/reset', payload: { jwt, password: 'third-password' } })
+      const reused = await app.inject({
+        method: 'POST',
+        url: '/login/reset',
+        payload: { jwt, password: 'third-password' }
+      })
       t.equal(reused.statusCode, 401)
       t.equal(json(reused).err, 'JWT no longer valid: the password has changed')
       const asLogin = await app.inject({ method: 'GET', url: `/login/jwt?jwt=${jwt}` })
       t.equal(asLogin.statusCode, 401, 'a used link no longer logs in')
-      const garbage = await app.inject({ method: 'POST', url: '/login/reset', payload: { jwt: 'x.y.z', password: 'p' } })
+      const garbage = await app.inject({
+        method: 'POST',
+        url: '/login/reset',
+        payload: { jwt: 'x.y.z', password: 'p' }
+      })
       t.equal(json(garbage).err, 'Invalid JWT')
     })
 
     t.test('without SMTP the link goes to the log at warn level', async t => {
-      const { app, logs } = await createLoggedApp(t, engine, { smtpUrl: undefined, passwordRecoveryUrl: 'https://app.example.com/reset' })
+      const { app, logs } = await createLoggedApp(t, engine, {
+        smtpUrl: undefined,
+        passwordRecoveryUrl: 'https://app.example.com/reset'
+      })
       await setUp(app)
       const res = await app.inject({ method: 'POST', url: '/login/recover', payload: { email: 'alice@example.com' } })
       t.equal(res.statusCode, 200)
-      const line = logs.map(l => JSON.parse(l) as { level: number, msg: string }).find(l => l.msg.includes('password recovery link'))
+      const line = logs
+        .map(l => JSON.parse(l) as { level: number; msg: string })
+        .find(l => l.msg.includes('password recovery link'))
       t.ok(line, 'logged')
       t.equal(line!.level, 40)
       const jwt = decodeURIComponent(/https:\/\/app\.example\.com\/reset\?jwt=(\S+)/.exec(line!.msg)![1])
-      const used = await app.inject({ method: 'POST', url: '/login/reset', payload: { jwt, password: 'reset-password' } })
+      const used = await app.inject({
+        method: 'POST',
+        url: '/login/reset',
+        payload: { jwt, password: 'reset-password' }
+      })
       t.equal(used.statusCode, 200, 'the logged link works')
     })
 
@@ -109,7 +165,10 @@ for (const engine of ENGINES) {
       const res = await app.inject({ method: 'POST', url: '/login/recover', payload: { email: 'alice@example.com' } })
       t.equal(res.statusCode, 503)
       t.equal(json(res).code, 'UNAVAILABLE')
-      t.notOk(logs.some(l => /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./.test(l)), 'no JWT in the log')
+      t.notOk(
+        logs.some(l => /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./.test(l)),
+        'no JWT in the log'
+      )
     })
   })
 }

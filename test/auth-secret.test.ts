@@ -24,7 +24,10 @@ const SECRET_A = 'a'.repeat(64)
 const SECRET_B = 'b'.repeat(64)
 
 /** A store that outlives one app: a PostgreSQL database, and with the embedded server its DATA_DIR (where the secret's file is kept). */
-interface Store { url: string, dir?: string }
+interface Store {
+  url: string
+  dir?: string
+}
 
 /** Where the secret is kept without QUIRE_SECRET. */
 const KEEPERS = [
@@ -32,7 +35,7 @@ const KEEPERS = [
   { name: 'a database server (DATABASE_URL)', embedded: false }
 ]
 
-async function storeFor (t: Test, engine: EngineName, embedded: boolean): Promise<Store> {
+async function storeFor(t: Test, engine: EngineName, embedded: boolean): Promise<Store> {
   const url = await databaseUrl(engine)
   if (!embedded) return { url }
   const dir = mkdtempSync(join(tmpdir(), 'quire-secret-'))
@@ -40,7 +43,7 @@ async function storeFor (t: Test, engine: EngineName, embedded: boolean): Promis
   return { url, dir }
 }
 
-async function start (t: Test, store: Store, secret?: string): Promise<FastifyInstance> {
+async function start(t: Test, store: Store, secret?: string): Promise<FastifyInstance> {
   const config: Config = {
     ...loadConfig({ DATABASE_URL: store.url }),
     ...(store.dir !== undefined && { embedded: true, dataDir: store.dir }),
@@ -55,18 +58,36 @@ async function start (t: Test, store: Store, secret?: string): Promise<FastifyIn
 }
 
 /** The error a start with `secret` fails with (undefined when it starts). */
-async function refusal (t: Test, store: Store, secret?: string): Promise<unknown> {
-  return await start(t, store, secret).then(app => app.close(), (err: unknown) => err)
+async function refusal(t: Test, store: Store, secret?: string): Promise<unknown> {
+  return await start(t, store, secret).then(
+    app => app.close(),
+    (err: unknown) => err
+  )
 }
 
 /** The command line on the store's database, with QUIRE_SECRET set to `secret` (which decides, wherever the secret is kept otherwise). */
-async function cli ({ url }: Store, args: string[], secret?: string): Promise<{ code: number, out: string, err: string }> {
-  const env = { ...process.env, DATABASE_URL: url, MODELS_DIR: join(root, 'models'), PORT: '0', HOST: '127.0.0.1', QUIRE_SECRET: secret ?? '' }
+async function cli(
+  { url }: Store,
+  args: string[],
+  secret?: string
+): Promise<{ code: number; out: string; err: string }> {
+  const env = {
+    ...process.env,
+    DATABASE_URL: url,
+    MODELS_DIR: join(root, 'models'),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    QUIRE_SECRET: secret ?? ''
+  }
   try {
-    const { stdout, stderr } = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli.ts'), ...args], { env, cwd: root, timeout: 60_000 })
+    const { stdout, stderr } = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli.ts'), ...args], {
+      env,
+      cwd: root,
+      timeout: 60_000
+    })
     return { code: 0, out: stdout, err: stderr }
   } catch (err) {
-    const e = err as { code: number, stdout: string, stderr: string }
+    const e = err as { code: number; stdout: string; stderr: string }
     return { code: e.code, out: e.stdout, err: e.stderr }
   }
 }
@@ -78,9 +99,25 @@ for (const engine of ENGINES) {
         const store = await storeFor(t, engine, keeper.embedded)
         const { dir } = store
         const first = await start(t, store)
-        t.equal((await first.inject({ method: 'POST', url: '/setup', payload: { email: 'root@example.com', password: 'root-password' } })).statusCode, 200)
+        t.equal(
+          (
+            await first.inject({
+              method: 'POST',
+              url: '/setup',
+              payload: { email: 'root@example.com', password: 'root-password' }
+            })
+          ).statusCode,
+          200
+        )
         const session = await login(first, 'root@example.com', 'root-password')
-        const { jwt } = json(await first.inject({ method: 'POST', url: '/login/getjwt', headers: { authorization: basicAuth('root@example.com', 'root-password') }, payload: { email: 'root@example.com' } }))
+        const { jwt } = json(
+          await first.inject({
+            method: 'POST',
+            url: '/login/getjwt',
+            headers: { authorization: basicAuth('root@example.com', 'root-password') },
+            payload: { email: 'root@example.com' }
+          })
+        )
         await first.close()
         if (dir) {
           const file = join(dir, 'quire-secret')
@@ -105,19 +142,31 @@ for (const engine of ENGINES) {
         await (await start(t, store, SECRET_A)).close()
         const refused = await refusal(t, store, SECRET_B)
         t.ok(refused instanceof StartupError, 'refused with a StartupError')
-        t.match((refused as Error).message, /^QUIRE_SECRET differs from the secret this database was set up with: use the same secret on every process/)
+        t.match(
+          (refused as Error).message,
+          /^QUIRE_SECRET differs from the secret this database was set up with: use the same secret on every process/
+        )
         const unset = await refusal(t, store)
         t.ok(unset instanceof StartupError, 'no QUIRE_SECRET on a database set up with one is refused too')
-        t.match((unset as Error).message, dir ? /^QUIRE_SECRET is not set and .*quire-secret is missing, but this database was set up with a secret/ : /^QUIRE_SECRET is not set, but this database was set up with one/)
+        t.match(
+          (unset as Error).message,
+          dir
+            ? /^QUIRE_SECRET is not set and .*quire-secret is missing, but this database was set up with a secret/
+            : /^QUIRE_SECRET is not set, but this database was set up with one/
+        )
 
         const served = await cli(store, ['serve'], SECRET_B)
         t.equal(served.code, 1, 'quire serve exits with 1')
-        t.match(served.err, /^quire: QUIRE_SECRET differs from the secret this database was set up with[^\n]*\n$/, 'in one line')
+        t.match(
+          served.err,
+          /^quire: QUIRE_SECRET differs from the secret this database was set up with[^\n]*\n$/,
+          'in one line'
+        )
         const adopted = await cli(store, ['secret', 'adopt'], SECRET_B)
         t.equal(adopted.code, 0, adopted.err)
         t.match(adopted.out, /the service secret is now QUIRE_SECRET/)
         t.equal(await refusal(t, store, SECRET_B), undefined, 'the adopted secret starts')
-        t.ok(await refusal(t, store, SECRET_A) instanceof StartupError, 'the old one no longer does')
+        t.ok((await refusal(t, store, SECRET_A)) instanceof StartupError, 'the old one no longer does')
       })
 
       if (keeper.embedded) {
@@ -129,17 +178,36 @@ for (const engine of ENGINES) {
           rmSync(join(dir, 'quire-secret'))
           const refused = await refusal(t, store)
           t.match((refused as Error).message, /quire-secret is missing, but this database was set up with a secret/)
-          t.equal(await refusal(t, store, secret), undefined, 'QUIRE_SECRET set to the file\'s secret starts')
+          t.equal(await refusal(t, store, secret), undefined, "QUIRE_SECRET set to the file's secret starts")
         })
       } else {
         t.test('processes on one database share the stored secret', async t => {
           const store = await storeFor(t, engine, keeper.embedded)
           const [one, two] = await Promise.all([start(t, store), start(t, store)])
-          await one.inject({ method: 'POST', url: '/setup', payload: { email: 'root@example.com', password: 'root-password' } })
-          const { jwt } = json(await one.inject({ method: 'POST', url: '/login/getjwt', headers: { authorization: basicAuth('root@example.com', 'root-password') }, payload: { email: 'root@example.com' } }))
-          t.equal((await two.inject({ method: 'GET', url: `/api/user?jwt=${jwt}` })).statusCode, 200, 'a link from one process works on the other')
+          await one.inject({
+            method: 'POST',
+            url: '/setup',
+            payload: { email: 'root@example.com', password: 'root-password' }
+          })
+          const { jwt } = json(
+            await one.inject({
+              method: 'POST',
+              url: '/login/getjwt',
+              headers: { authorization: basicAuth('root@example.com', 'root-password') },
+              payload: { email: 'root@example.com' }
+            })
+          )
+          t.equal(
+            (await two.inject({ method: 'GET', url: `/api/user?jwt=${jwt}` })).statusCode,
+            200,
+            'a link from one process works on the other'
+          )
           const session = await login(one, 'root@example.com', 'root-password')
-          t.equal((await login(two, 'root@example.com', 'root-password')).apikey, session.apikey, 'both return the same key')
+          t.equal(
+            (await login(two, 'root@example.com', 'root-password')).apikey,
+            session.apikey,
+            'both return the same key'
+          )
           const [other] = await Promise.all([refusal(t, store, SECRET_B)])
           t.ok(other instanceof StartupError, 'a process with another secret is refused while they run')
         })

@@ -15,13 +15,27 @@ const root = new URL('..', import.meta.url).pathname
 for (const engine of ENGINES) {
   t.test(engine, async t => {
     const { app, admin, createUser } = await createTestApp(t, engine, TEST_SETTINGS)
-    const inject = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, authorization?: string, payload?: object): Promise<{ status: number, body: Record<string, any> }> => {
-      const res = await app.inject({ method, url, ...(authorization && { headers: { authorization } }), ...(payload && { payload }) })
+    const inject = async (
+      method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+      url: string,
+      authorization?: string,
+      payload?: object
+    ): Promise<{ status: number; body: Record<string, any> }> => {
+      const res = await app.inject({
+        method,
+        url,
+        ...(authorization && { headers: { authorization } }),
+        ...(payload && { payload })
+      })
       return { status: res.statusCode, body: json(res) }
     }
 
     t.test('emails are stored lower-case and unique', async t => {
-      const created = await inject('POST', '/api/user', admin, { email: 'Bob@Example.COM', password: 'bob-password', name: 'Bob' })
+      const created = await inject('POST', '/api/user', admin, {
+        email: 'Bob@Example.COM',
+        password: 'bob-password',
+        name: 'Bob'
+      })
       t.equal(created.status, 200)
       t.equal(created.body.data.email, 'bob@example.com')
       t.equal(created.body.data._owner_id, created.body.data._id, 'a user owns their own record')
@@ -45,7 +59,10 @@ for (const engine of ENGINES) {
       t.notOk(JSON.stringify(list.body).includes('$2'), 'no hash in the list')
       t.equal((await inject('GET', `/api/user/${erin.id}`, dave.auth)).status, 404)
       t.equal((await inject('GET', `/count/user`, dave.auth)).body.count, 1)
-      t.equal((await inject('POST', '/query/user', dave.auth, { query: { email: { $regex: 'example' } } })).body.count, 1)
+      t.equal(
+        (await inject('POST', '/query/user', dave.auth, { query: { email: { $regex: 'example' } } })).body.count,
+        1
+      )
       const renamed = await inject('PUT', `/api/user/${dave.id}`, dave.auth, { name: 'David' })
       t.equal(renamed.status, 200)
       t.equal(renamed.body.data.name, 'David')
@@ -55,7 +72,11 @@ for (const engine of ENGINES) {
         t.equal(res.body.code, 'FORBIDDEN')
       }
       t.equal((await inject('PUT', `/api/user/${dave.id}`, dave.auth, { _owner_id: erin.id })).status, 403)
-      t.equal((await inject('PUT', `/api/user/${erin.id}`, dave.auth, { name: 'x' })).status, 404, 'another user\'s record is out of reach')
+      t.equal(
+        (await inject('PUT', `/api/user/${erin.id}`, dave.auth, { name: 'x' })).status,
+        404,
+        "another user's record is out of reach"
+      )
       t.equal((await inject('DELETE', `/api/user/${dave.id}`, dave.auth)).status, 403)
       t.equal((await inject('POST', '/api/user', dave.auth, { email: 'new@example.com', password: 'x' })).status, 403)
       t.equal((await inject('GET', '/api/user')).status, 401)
@@ -65,14 +86,25 @@ for (const engine of ENGINES) {
       const frank = await createUser('frank@example.com', 'frank-password')
       t.equal((await inject('GET', `/api/user/${frank.id}`, frank.auth)).status, 200, 'Basic pair cached')
       const session = await login(app, 'frank@example.com', 'frank-password')
-      const changed = await inject('PUT', `/api/user/${frank.id}`, bearer(session.token).authorization, { password: 'frank-new', current_password: 'frank-password' })
+      const changed = await inject('PUT', `/api/user/${frank.id}`, bearer(session.token).authorization, {
+        password: 'frank-new',
+        current_password: 'frank-password'
+      })
       t.equal(changed.status, 200)
       t.notOk('password' in changed.body.data)
       t.equal((await inject('GET', `/api/user/${frank.id}`, frank.auth)).status, 401, 'old Basic pair refused')
-      t.equal((await inject('GET', `/api/user/${frank.id}`, bearer(session.token).authorization)).status, 401, 'token revoked')
+      t.equal(
+        (await inject('GET', `/api/user/${frank.id}`, bearer(session.token).authorization)).status,
+        401,
+        'token revoked'
+      )
       const refreshed = await app.inject({ method: 'POST', url: '/refresh', headers: bearer(session.refresh_token) })
       t.equal(refreshed.statusCode, 401, 'refresh token revoked')
-      t.equal((await app.inject({ method: 'GET', url: `/api/user/${frank.id}?apikey=${session.apikey}` })).statusCode, 401, 'API key revoked')
+      t.equal(
+        (await app.inject({ method: 'GET', url: `/api/user/${frank.id}?apikey=${session.apikey}` })).statusCode,
+        401,
+        'API key revoked'
+      )
       t.equal((await inject('GET', `/api/user/${frank.id}`, basicAuth('frank@example.com', 'frank-new'))).status, 200)
     })
 
@@ -82,14 +114,29 @@ for (const engine of ENGINES) {
       t.equal((await inject('GET', '/api/user', gina.auth)).body.count, 1, 'Basic pair cached as a non-admin')
       t.equal((await inject('PUT', `/api/user/${gina.id}`, admin, { admin: true })).status, 200)
       t.ok((await inject('GET', '/api/user', gina.auth)).body.count > 1, 'Basic caller is an admin now')
-      t.ok((await inject('GET', '/api/user', bearer(session.token).authorization)).body.count > 1, 'token caller is an admin now')
+      t.ok(
+        (await inject('GET', '/api/user', bearer(session.token).authorization)).body.count > 1,
+        'token caller is an admin now'
+      )
       t.equal((await inject('PUT', `/api/user/${gina.id}`, admin, { admin: false })).status, 200)
       t.equal((await inject('GET', '/api/user', gina.auth)).body.count, 1)
-      t.equal((await inject('PUT', `/api/user/${gina.id}`, admin, { groups: ['admin'] })).status, 400, 'a group cannot be named like a role')
+      t.equal(
+        (await inject('PUT', `/api/user/${gina.id}`, admin, { groups: ['admin'] })).status,
+        400,
+        'a group cannot be named like a role'
+      )
       t.equal((await inject('DELETE', `/api/user/${gina.id}`, admin)).status, 200)
       t.equal((await inject('GET', '/api/link', gina.auth)).status, 401, 'a deleted user cannot log in with Basic')
-      t.equal((await app.inject({ method: 'GET', url: `/api/link?apikey=${session.apikey}` })).statusCode, 401, 'nor with the API key')
-      const relogin = await app.inject({ method: 'POST', url: '/login', payload: { email: 'gina@example.com', password: 'gina-password' } })
+      t.equal(
+        (await app.inject({ method: 'GET', url: `/api/link?apikey=${session.apikey}` })).statusCode,
+        401,
+        'nor with the API key'
+      )
+      const relogin = await app.inject({
+        method: 'POST',
+        url: '/login',
+        payload: { email: 'gina@example.com', password: 'gina-password' }
+      })
       t.equal(relogin.statusCode, 401)
     })
 
@@ -100,7 +147,11 @@ for (const engine of ENGINES) {
       const added = await inject('POST', url, admin, { group: 'editors' })
       t.equal(added.status, 200)
       t.same(added.body.groups, ['editors'])
-      t.same((await inject('POST', url, admin, { group: 'editors' })).body.groups, ['editors'], 'adding twice is a no-op')
+      t.same(
+        (await inject('POST', url, admin, { group: 'editors' })).body.groups,
+        ['editors'],
+        'adding twice is a no-op'
+      )
       t.same((await inject('POST', url, admin, { group: 'staff' })).body.groups, ['editors', 'staff'])
       t.same((await inject('DELETE', `${url}/editors`, admin)).body.groups, ['staff'])
       t.same((await inject('GET', url, admin)).body.groups, ['staff'])
@@ -117,12 +168,15 @@ for (const engine of ENGINES) {
     t.test('quire admin create', async t => {
       const url = await databaseUrl(engine)
       const env = { ...process.env, DATABASE_URL: url, MODELS_DIR: join(root, 'models'), BCRYPT_ROUNDS: '4' }
-      const cli = async (...args: string[]): Promise<{ code: number, out: string }> => {
+      const cli = async (...args: string[]): Promise<{ code: number; out: string }> => {
         try {
-          const { stdout } = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli.ts'), ...args], { env, cwd: root })
+          const { stdout } = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli.ts'), ...args], {
+            env,
+            cwd: root
+          })
           return { code: 0, out: stdout }
         } catch (err) {
-          const e = err as { code: number, stderr: string }
+          const e = err as { code: number; stderr: string }
           return { code: e.code, out: e.stderr }
         }
       }

@@ -28,7 +28,11 @@ t.test('without CORS_ORIGINS: no CORS headers; OPTIONS and PATCH answered with A
   const options = await app.inject({ method: 'OPTIONS', url: '/api/test' })
   t.equal(options.statusCode, 204)
   t.equal(options.headers.allow, 'GET, POST, PUT, DELETE, OPTIONS')
-  const preflight = await app.inject({ method: 'OPTIONS', url: '/api/test', headers: { origin: ORIGIN, 'access-control-request-method': 'PUT' } })
+  const preflight = await app.inject({
+    method: 'OPTIONS',
+    url: '/api/test',
+    headers: { origin: ORIGIN, 'access-control-request-method': 'PUT' }
+  })
   t.equal(preflight.statusCode, 204)
   t.notOk(preflight.headers['access-control-allow-origin'], 'the browser is not allowed in')
   const patch = await app.inject({ method: 'PATCH', url: '/api/test/0123456789abcdef01234567', payload: {} })
@@ -42,7 +46,11 @@ t.test('with CORS_ORIGINS: preflights and answers for allowed origins only', asy
   const preflight = await app.inject({
     method: 'OPTIONS',
     url: '/api/test/0123456789abcdef01234567',
-    headers: { origin: ORIGIN, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization, content-type' }
+    headers: {
+      origin: ORIGIN,
+      'access-control-request-method': 'PUT',
+      'access-control-request-headers': 'authorization, content-type'
+    }
   })
   t.equal(preflight.statusCode, 204, 'a preflight is answered, not refused')
   t.equal(preflight.headers['access-control-allow-origin'], ORIGIN)
@@ -51,14 +59,27 @@ t.test('with CORS_ORIGINS: preflights and answers for allowed origins only', asy
   t.equal(preflight.headers['access-control-allow-headers'], 'authorization, content-type')
   t.match(preflight.headers.vary, /Origin/)
 
-  const stranger = await app.inject({ method: 'OPTIONS', url: '/api/test', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
+  const stranger = await app.inject({
+    method: 'OPTIONS',
+    url: '/api/test',
+    headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' }
+  })
   t.notOk(stranger.headers['access-control-allow-origin'], 'another origin is not allowed')
 
-  const created = await app.inject({ method: 'POST', url: '/api/test', headers: { origin: ORIGIN, authorization: admin }, payload: { foo: 'from a browser' } })
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/test',
+    headers: { origin: ORIGIN, authorization: admin },
+    payload: { foo: 'from a browser' }
+  })
   t.equal(created.statusCode, 200)
   t.equal(created.headers['access-control-allow-origin'], ORIGIN, 'the answer carries the allowed origin')
   t.match(created.headers['access-control-expose-headers'], /Retry-After/)
-  t.notOk((await app.inject({ url: '/api/test', headers: { origin: 'https://evil.example' } })).headers['access-control-allow-origin'])
+  t.notOk(
+    (await app.inject({ url: '/api/test', headers: { origin: 'https://evil.example' } })).headers[
+      'access-control-allow-origin'
+    ]
+  )
   t.equal((await app.inject({ method: 'OPTIONS', url: '/api/test' })).statusCode, 204, 'a plain OPTIONS too')
 })
 
@@ -69,10 +90,20 @@ t.test('CORS_ORIGINS=* lets any origin in', async t => {
 })
 
 /** The remote address the request log records for a request from 127.0.0.1 claiming to forward 203.0.113.7. */
-async function loggedAddress (t: Test, trustProxy: boolean | string[]): Promise<string> {
+async function loggedAddress(t: Test, trustProxy: boolean | string[]): Promise<string> {
   const lines: string[] = []
-  const stream = new Writable({ write (chunk, _encoding, done) { lines.push(String(chunk)); done() } })
-  const config = { ...loadConfig({ DATABASE_URL: await databaseUrl('postgres') }), ...QUIET_SETTINGS, modelsDir: '/nonexistent', trustProxy }
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk))
+      done()
+    }
+  })
+  const config = {
+    ...loadConfig({ DATABASE_URL: await databaseUrl('postgres') }),
+    ...QUIET_SETTINGS,
+    modelsDir: '/nonexistent',
+    trustProxy
+  }
   const app = await buildApp({ config, logger: { level: 'info', stream } })
   t.teardown(() => app.close())
   await app.inject({ url: '/health', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.7' } })
@@ -81,7 +112,7 @@ async function loggedAddress (t: Test, trustProxy: boolean | string[]): Promise<
 }
 
 t.test('TRUST_PROXY decides whose X-Forwarded-For is believed', async t => {
-  t.equal(await loggedAddress(t, false), '127.0.0.1', 'unset: the connection\'s address, the header ignored')
+  t.equal(await loggedAddress(t, false), '127.0.0.1', "unset: the connection's address, the header ignored")
   t.equal(await loggedAddress(t, ['127.0.0.1']), '203.0.113.7', 'a trusted proxy: the client it names')
   t.equal(await loggedAddress(t, ['10.0.0.0/8']), '127.0.0.1', 'an untrusted peer cannot claim another address')
 })

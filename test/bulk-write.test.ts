@@ -25,7 +25,14 @@ for (const engine of wideEngines()) {
     t.equal(result.upsertedIds.length, 1)
 
     const after = await list()
-    t.same(after.data.map((d: { name: string, val: number }) => [d.name, d.val]), [['big', 11], ['big', 3], ['zzz', 7]])
+    t.same(
+      after.data.map((d: { name: string; val: number }) => [d.name, d.val]),
+      [
+        ['big', 11],
+        ['big', 3],
+        ['zzz', 7]
+      ]
+    )
     const upserted = after.data.find((d: { name: string }) => d.name === 'zzz')
     t.equal(upserted._id, result.upsertedIds[0])
     t.equal(after.data.find((d: { val: number }) => d.val === 11).__v, 2, 'each change bumps __v')
@@ -33,12 +40,22 @@ for (const engine of wideEngines()) {
     const unchanged = await bulk([{ updateMany: { filter: {}, update: { $set: { name: 'big' } } } }])
     t.match(JSON.parse(unchanged.body), { nMatched: 3, nModified: 1 }, 'nModified counts only documents that changed')
 
-    const arrays = await app.inject({ method: 'POST', url: '/bulkwrite/test', headers: { authorization: admin }, payload: [
-      { insertOne: { document: { foo: 'arr', shmack: ['x'] } } },
-      { updateOne: { filter: { foo: 'arr' }, update: { $push: { shmack: { $each: ['y', 'z'] } } } } },
-      { updateOne: { filter: { foo: 'arr' }, update: { $addToSet: { shmack: 'x' } } } },
-      { updateOne: { filter: { foo: 'arr' }, update: { $pull: { shmack: 'y' }, $unset: { bar: '' }, $set: { 'yack.n': 5 } } } }
-    ] })
+    const arrays = await app.inject({
+      method: 'POST',
+      url: '/bulkwrite/test',
+      headers: { authorization: admin },
+      payload: [
+        { insertOne: { document: { foo: 'arr', shmack: ['x'] } } },
+        { updateOne: { filter: { foo: 'arr' }, update: { $push: { shmack: { $each: ['y', 'z'] } } } } },
+        { updateOne: { filter: { foo: 'arr' }, update: { $addToSet: { shmack: 'x' } } } },
+        {
+          updateOne: {
+            filter: { foo: 'arr' },
+            update: { $pull: { shmack: 'y' }, $unset: { bar: '' }, $set: { 'yack.n': 5 } }
+          }
+        }
+      ]
+    })
     t.equal(arrays.statusCode, 200, arrays.body)
     const doc = JSON.parse((await app.inject({ url: '/api/test?filter[foo]=arr' })).body).data[0]
     t.same(doc.shmack, ['x', 'z'])
@@ -56,10 +73,18 @@ for (const engine of wideEngines()) {
     t.equal(incOnString.statusCode, 400, '$inc on a string is a 400, not a 500')
     t.equal((await bulk([{ insertMany: {} }])).statusCode, 400)
     t.equal((await bulk([{ updateOne: { filter: {}, update: { $rename: { a: 'b' } } } }])).statusCode, 400)
-    t.equal((await bulk([{ updateOne: { filter: {}, update: { $set: { _id: 'x' } } } }])).statusCode, 400, 'system fields cannot be updated')
+    t.equal(
+      (await bulk([{ updateOne: { filter: {}, update: { $set: { _id: 'x' } } } }])).statusCode,
+      400,
+      'system fields cannot be updated'
+    )
     t.equal((await bulk({})).statusCode, 400)
 
-    const anonymous = await app.inject({ method: 'POST', url: '/bulkwrite/link', payload: [{ deleteMany: { filter: {} } }] })
+    const anonymous = await app.inject({
+      method: 'POST',
+      url: '/bulkwrite/link',
+      payload: [{ deleteMany: { filter: {} } }]
+    })
     t.equal(anonymous.statusCode, 401, 'anonymous callers may not delete')
     const user = await createUser('u@example.com', 'user-password')
     const own = await bulk([{ deleteMany: { filter: {} } }], user.auth)

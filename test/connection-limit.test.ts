@@ -14,9 +14,23 @@ Max open files            1024                 524288               files
 `
 
 t.test('the automatic bound comes from the open-files limit', async t => {
-  t.equal(openFilesLimit(() => LIMITS_FILE), 1024, 'the soft limit, read from /proc/self/limits')
-  t.equal(openFilesLimit(() => LIMITS_FILE.replace('1024    ', 'unlimited')), undefined, 'unlimited: no bound')
-  t.equal(openFilesLimit(() => { throw new Error('no /proc') }), undefined, 'no /proc: no bound')
+  t.equal(
+    openFilesLimit(() => LIMITS_FILE),
+    1024,
+    'the soft limit, read from /proc/self/limits'
+  )
+  t.equal(
+    openFilesLimit(() => LIMITS_FILE.replace('1024    ', 'unlimited')),
+    undefined,
+    'unlimited: no bound'
+  )
+  t.equal(
+    openFilesLimit(() => {
+      throw new Error('no /proc')
+    }),
+    undefined,
+    'no /proc: no bound'
+  )
   t.equal(automaticMaxConnections(1024), 768, 'the limit less 256 files kept for the process')
   t.equal(automaticMaxConnections(100), 64, 'never below 64')
   t.equal(automaticMaxConnections(undefined), 0, 'no limit known: none set')
@@ -24,12 +38,17 @@ t.test('the automatic bound comes from the open-files limit', async t => {
 })
 
 /** Resolves with what the server sent before it closed the connection (or after `ms`, with what came by then). */
-function answerOf (socket: net.Socket, ms: number): Promise<{ closed: boolean, data: string }> {
+function answerOf(socket: net.Socket, ms: number): Promise<{ closed: boolean; data: string }> {
   return new Promise(resolve => {
     let data = ''
     const timer = setTimeout(() => resolve({ closed: false, data }), ms)
-    socket.on('data', chunk => { data += String(chunk) })
-    socket.on('close', () => { clearTimeout(timer); resolve({ closed: true, data }) })
+    socket.on('data', chunk => {
+      data += String(chunk)
+    })
+    socket.on('close', () => {
+      clearTimeout(timer)
+      resolve({ closed: true, data })
+    })
     socket.on('error', () => {})
   })
 }
@@ -38,9 +57,14 @@ t.test('connections beyond MAX_CONNECTIONS are closed as they arrive; the server
   const { app } = await createTestApp(t, 'postgres', { maxConnections: 5 })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
-  const connect = (): Promise<net.Socket> => new Promise(resolve => { const socket = net.connect(port, '127.0.0.1', () => resolve(socket)) })
+  const connect = (): Promise<net.Socket> =>
+    new Promise(resolve => {
+      const socket = net.connect(port, '127.0.0.1', () => resolve(socket))
+    })
   const idle = await Promise.all(Array.from({ length: 5 }, connect))
-  t.teardown(() => { for (const socket of idle) socket.destroy() })
+  t.teardown(() => {
+    for (const socket of idle) socket.destroy()
+  })
   const extra = await connect()
   const answer = answerOf(extra, 5000)
   extra.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n')
@@ -48,7 +72,10 @@ t.test('connections beyond MAX_CONNECTIONS are closed as they arrive; the server
   for (const socket of idle) socket.destroy()
   let status = 0
   for (let tries = 0; tries < 50 && status !== 200; tries++) {
-    status = await fetch(`http://127.0.0.1:${port}/health`).then(res => res.status, () => 0)
+    status = await fetch(`http://127.0.0.1:${port}/health`).then(
+      res => res.status,
+      () => 0
+    )
     if (status !== 200) await new Promise(resolve => setTimeout(resolve, 100))
   }
   t.equal(status, 200, 'once the idle ones are gone, the server answers')

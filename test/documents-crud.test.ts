@@ -34,7 +34,12 @@ for (const engine of wideEngines()) {
     t.same(json(read).data.yack, { s: 'x', n: 3 })
     t.notOk('password' in json(read).data)
 
-    const updated = await app.inject({ method: 'PUT', url: `/api/test/${doc._id}`, headers: { authorization: admin }, payload: { bar: 'new' } })
+    const updated = await app.inject({
+      method: 'PUT',
+      url: `/api/test/${doc._id}`,
+      headers: { authorization: admin },
+      payload: { bar: 'new' }
+    })
     t.equal(updated.statusCode, 200, updated.body)
     t.equal(json(updated).message, 'test updated')
     t.equal(json(updated).data.foo, 'hello', 'partial merge keeps other fields')
@@ -47,14 +52,28 @@ for (const engine of wideEngines()) {
     t.equal(json(list).count, 1)
     t.equal(json(list).data.length, 1)
 
-    const deleted = await app.inject({ method: 'DELETE', url: `/api/test/${doc._id}`, headers: { authorization: admin } })
+    const deleted = await app.inject({
+      method: 'DELETE',
+      url: `/api/test/${doc._id}`,
+      headers: { authorization: admin }
+    })
     t.equal(deleted.statusCode, 200)
     t.same(json(deleted), { status: 'ok', message: `test/${doc._id} deleted` })
     t.equal((await app.inject({ url: `/api/test/${doc._id}` })).statusCode, 404, 'deleted document is gone from reads')
     t.equal(json(await app.inject({ url: '/api/test' })).count, 0)
-    t.equal((await app.inject({ method: 'DELETE', url: `/api/test/${doc._id}`, headers: { authorization: admin } })).statusCode, 404, 'second delete is 404')
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `/api/test/${doc._id}`, headers: { authorization: admin } }))
+        .statusCode,
+      404,
+      'second delete is 404'
+    )
 
-    const restored = await app.inject({ method: 'PUT', url: `/api/test/${doc._id}`, headers: { authorization: admin }, payload: { _deleted: false } })
+    const restored = await app.inject({
+      method: 'PUT',
+      url: `/api/test/${doc._id}`,
+      headers: { authorization: admin },
+      payload: { _deleted: false }
+    })
     t.equal(restored.statusCode, 200, restored.body)
     t.equal(json(restored).data._deleted, false)
     t.equal(json(restored).data.__v, 3, 'delete and restore both bump __v')
@@ -81,7 +100,16 @@ for (const engine of wideEngines()) {
     t.equal(JSON.parse(broken.body).code, 'INVALID_BODY')
     t.equal((await post('/api/test', 'foo=x', { 'content-type': 'text/plain' })).statusCode, 415)
     t.equal((await post('/api/test', [1, 2])).statusCode, 400, 'an array body is not a document')
-    t.equal((await app.inject({ method: 'PATCH', url: '/api/test/0123456789abcdef01234567', headers: { authorization: admin } })).statusCode, 405)
+    t.equal(
+      (
+        await app.inject({
+          method: 'PATCH',
+          url: '/api/test/0123456789abcdef01234567',
+          headers: { authorization: admin }
+        })
+      ).statusCode,
+      405
+    )
     t.equal((await post('/api/test', { link_id: 'zzz' })).statusCode, 400, 'link ids are validated')
     t.equal(JSON.parse((await app.inject({ url: '/api/test' })).body).count, 0, 'nothing was written by bad requests')
 

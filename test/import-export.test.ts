@@ -26,7 +26,10 @@ for (const engine of wideEngines()) {
     const file = join(dir, `${engine}.json`)
     writeFileSync(file, mongoexport)
     const progress: number[] = []
-    const result = await importDocuments(app.db, model, file, { ...options, onProgress: p => progress.push(p.imported) })
+    const result = await importDocuments(app.db, model, file, {
+      ...options,
+      onProgress: p => progress.push(p.imported)
+    })
     t.equal(result.imported, 3)
     t.ok(progress.length > 0, 'progress is reported')
 
@@ -36,24 +39,50 @@ for (const engine of wideEngines()) {
     const second = JSON.parse((await app.inject({ url: '/api/link/5f1d7a2b9c8e4a0012345679' })).body).data
     t.equal(second.val, 2)
     t.equal(second.updatedAt, '2020-07-26T12:00:00.000Z', '$date with $numberLong')
-    t.equal((await app.inject({ url: '/api/link/5f1d7a2b9c8e4a001234567a' })).statusCode, 404, 'a deleted document stays deleted')
+    t.equal(
+      (await app.inject({ url: '/api/link/5f1d7a2b9c8e4a001234567a' })).statusCode,
+      404,
+      'a deleted document stays deleted'
+    )
 
     const out = new PassThrough()
     const chunks: string[] = []
     out.on('data', c => chunks.push(String(c)))
     t.equal(await exportDocuments(app.db, model, out, () => {}), 3)
-    const exported = chunks.join('').trim().split('\n').map(l => JSON.parse(l))
-    t.same(exported.map(d => d._id), ['5f1d7a2b9c8e4a0012345678', '5f1d7a2b9c8e4a0012345679', '5f1d7a2b9c8e4a001234567a'])
+    const exported = chunks
+      .join('')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l))
+    t.same(
+      exported.map(d => d._id),
+      ['5f1d7a2b9c8e4a0012345678', '5f1d7a2b9c8e4a0012345679', '5f1d7a2b9c8e4a001234567a']
+    )
 
     const again = join(dir, `${engine}-again.ndjson`)
     writeFileSync(again, chunks.join(''))
     await t.rejects(importDocuments(app.db, model, again, options), 'importing the same ids twice fails')
 
     const arrayFile = join(dir, `${engine}-array.json`)
-    writeFileSync(arrayFile, JSON.stringify([{ name: 'x', val: 1 }, { name: 'bad', val: 'nope' }, { name: 'y', val: 2 }]))
-    await t.rejects(importDocuments(app.db, model, arrayFile, options), /document 2: .*val/, 'an invalid document stops the import, naming it')
+    writeFileSync(
+      arrayFile,
+      JSON.stringify([
+        { name: 'x', val: 1 },
+        { name: 'bad', val: 'nope' },
+        { name: 'y', val: 2 }
+      ])
+    )
+    await t.rejects(
+      importDocuments(app.db, model, arrayFile, options),
+      /document 2: .*val/,
+      'an invalid document stops the import, naming it'
+    )
     const skipped: number[] = []
-    const lenient = await importDocuments(app.db, model, arrayFile, { ...options, skipInvalid: true, onSkip: p => skipped.push(p) })
+    const lenient = await importDocuments(app.db, model, arrayFile, {
+      ...options,
+      skipInvalid: true,
+      onSkip: p => skipped.push(p)
+    })
     t.equal(lenient.imported, 2)
     t.same(skipped, [2])
   })

@@ -18,10 +18,14 @@ for (const engine of ENGINES) {
       return json(res).data._id
     }
     const del = (model: string, id: string, query: string, authorization?: string) =>
-      app.inject({ method: 'DELETE', url: `/api/${model}/${id}${query}`, headers: authorization ? { authorization } : {} })
+      app.inject({
+        method: 'DELETE',
+        url: `/api/${model}/${id}${query}`,
+        headers: authorization ? { authorization } : {}
+      })
     const stored = async (model: string, id: string) => {
       const res = await app.inject({ url: `/api/${model}/${id}?showDeleted=1`, headers: { authorization: admin } })
-      return res.statusCode === 200 ? json(res).data._deleted as boolean : 'gone'
+      return res.statusCode === 200 ? (json(res).data._deleted as boolean) : 'gone'
     }
 
     await t.test('409 while live documents link to it', async t => {
@@ -29,13 +33,26 @@ for (const engine of ENGINES) {
       const single = await post('test', { foo: 'single', link_id: link }, alice.auth)
       const res = await del('link', link, '', alice.auth)
       t.equal(res.statusCode, 409)
-      t.match(json(res), { status: 'fail', code: 'REFERENCED', message: 'Parent link item exists in test/link_id', details: { model: 'test', field: 'link_id' } })
+      t.match(json(res), {
+        status: 'fail',
+        code: 'REFERENCED',
+        message: 'Parent link item exists in test/link_id',
+        details: { model: 'test', field: 'link_id' }
+      })
       t.equal(await stored('link', link), false, 'nothing was deleted')
       await del('test', single, '', alice.auth)
       const many = await post('test', { foo: 'many', array_link_id: [link] }, alice.auth)
-      t.match(json(await del('link', link, '', alice.auth)), { message: 'Parent link item exists in test/array_link_id' }, 'a list of links counts too')
+      t.match(
+        json(await del('link', link, '', alice.auth)),
+        { message: 'Parent link item exists in test/array_link_id' },
+        'a list of links counts too'
+      )
       await del('test', many, '', alice.auth)
-      t.equal((await del('link', link, '', alice.auth)).statusCode, 200, 'documents linking to it that are soft-deleted do not count')
+      t.equal(
+        (await del('link', link, '', alice.auth)).statusCode,
+        200,
+        'documents linking to it that are soft-deleted do not count'
+      )
     })
 
     await t.test('_cascade=1 soft-deletes the linking documents', async t => {
@@ -45,14 +62,27 @@ for (const engine of ENGINES) {
       const other = await post('test', { foo: 'unrelated' }, alice.auth)
       const res = await del('link', link, '?_cascade=1', alice.auth)
       t.same(json(res), { status: 'ok', message: `link/${link} deleted` })
-      t.same(await Promise.all([stored('link', link), stored('test', a), stored('test', b), stored('test', other)]), [true, true, true, false])
+      t.same(await Promise.all([stored('link', link), stored('test', a), stored('test', b), stored('test', other)]), [
+        true,
+        true,
+        true,
+        false
+      ])
       t.equal((await del('link', link, '?_permaDelete=1&_cascade=1', alice.auth)).statusCode, 200)
-      t.same(await Promise.all([stored('link', link), stored('test', a)]), ['gone', 'gone'], 'a permanent cascade of a soft-deleted document removes it and what linked to it')
+      t.same(
+        await Promise.all([stored('link', link), stored('test', a)]),
+        ['gone', 'gone'],
+        'a permanent cascade of a soft-deleted document removes it and what linked to it'
+      )
     })
 
     await t.test('_permaDelete=1 removes for good', async t => {
       const doc = await post('test', { foo: 'perm' }, alice.auth)
-      t.same(json(await del('test', doc, '?_permaDelete=1', alice.auth)), { status: 'ok', message: `test/${doc} deleted` }, 'by its owner (the model\'s perms give owners d)')
+      t.same(
+        json(await del('test', doc, '?_permaDelete=1', alice.auth)),
+        { status: 'ok', message: `test/${doc} deleted` },
+        "by its owner (the model's perms give owners d)"
+      )
       t.equal(await stored('test', doc), 'gone')
       t.equal((await del('test', doc, '?_permaDelete=1', alice.auth)).statusCode, 404, 'a second time: 404')
       const link = await post('link', { name: 'p' }, alice.auth)
@@ -62,7 +92,7 @@ for (const engine of ENGINES) {
     })
 
     await t.test('a cascade never reaches documents the caller may not delete', async t => {
-      const link = await post('link', { name: 'bob\'s' }, bob.auth)
+      const link = await post('link', { name: "bob's" }, bob.auth)
       const alices = await post('test', { foo: 'alice links to bob', link_id: link }, alice.auth)
       const res = await del('link', link, '?_cascade=1', bob.auth)
       t.equal(res.statusCode, 403)
@@ -77,10 +107,18 @@ for (const engine of ENGINES) {
       const doc = await post('test', { foo: 'mine' }, alice.auth)
       t.equal((await del('test', doc, '?_permaDelete=1')).statusCode, 401, 'anonymous')
       t.equal((await del('test', doc, '?_permaDelete=1', bob.auth)).statusCode, 403, 'another user, who may read it')
-      t.equal((await del('test', doc, '?_permadelete=1', alice.auth)).statusCode, 400, 'a misspelled flag is a 400, never a different delete')
+      t.equal(
+        (await del('test', doc, '?_permadelete=1', alice.auth)).statusCode,
+        400,
+        'a misspelled flag is a 400, never a different delete'
+      )
       t.equal((await del('test', doc, '?_permaDelete=maybe', alice.auth)).statusCode, 400)
       t.equal(await stored('test', doc), false, 'nothing happened')
-      const res = await app.inject({ method: 'DELETE', url: `/api/test/${doc}?_=${Date.now()}`, headers: { authorization: alice.auth, 'content-type': 'application/json' } })
+      const res = await app.inject({
+        method: 'DELETE',
+        url: `/api/test/${doc}?_=${Date.now()}`,
+        headers: { authorization: alice.auth, 'content-type': 'application/json' }
+      })
       t.equal(res.statusCode, 200, 'a JSON content type with an empty body and a cache buster: fine')
     })
   })

@@ -8,11 +8,17 @@ for (const engine of ENGINES) {
   t.test(`count -1 above the exact-count limit on ${engine}`, async t => {
     const { app, admin } = await createTestApp(t, engine, { exactCountLimit: 3 })
     const docs = Array.from({ length: 6 }, (_, i) => ({ insertOne: { document: { name: `n${i}`, val: i } } }))
-    const res = await app.inject({ method: 'POST', url: '/bulkwrite/link', headers: { authorization: admin }, payload: docs })
+    const res = await app.inject({
+      method: 'POST',
+      url: '/bulkwrite/link',
+      headers: { authorization: admin },
+      payload: docs
+    })
     t.equal(res.statusCode, 200, res.body)
 
     let body: Record<string, any> = {}
-    for (let i = 0; i < 40; i++) { // the size estimate may lag a write by a few seconds
+    for (let i = 0; i < 40; i++) {
+      // the size estimate may lag a write by a few seconds
       body = JSON.parse((await app.inject({ url: '/api/link?limit=4&sort=val' })).body)
       if (body.count === -1) break
       await sleep(500)

@@ -16,14 +16,17 @@ import { startPgCluster } from './helpers/throwaway-cluster.ts'
 const IN_FLIGHT = 8
 
 /** A models directory with `slow`: anyone may create, and every create hashes a password (bcrypt). */
-function slowModels (dir: string): string {
+function slowModels(dir: string): string {
   const models = join(dir, 'models')
   mkdirSync(models)
-  writeFileSync(join(models, 'slow.json'), JSON.stringify({ name: 'slow', fields: { n: { type: 'number' }, pin: { type: 'password' } }, perms: { all: 'cr' } }))
+  writeFileSync(
+    join(models, 'slow.json'),
+    JSON.stringify({ name: 'slow', fields: { n: { type: 'number' }, pin: { type: 'password' } }, perms: { all: 'cr' } })
+  )
   return models
 }
 
-function countIncoming (lines: string[]): number {
+function countIncoming(lines: string[]): number {
   return lines.filter(line => line.includes('"incoming request"') && line.includes('/api/slow')).length
 }
 
@@ -42,28 +45,54 @@ for (const engine of ENGINES) {
       MAX_EVENT_LOOP_DELAY_MS: '0'
     }
     const server = await startServer(env)
-    t.teardown(() => { server.child.kill('SIGKILL') })
+    t.teardown(() => {
+      server.child.kill('SIGKILL')
+    })
 
-    const replies = Array.from({ length: IN_FLIGHT }, (_, n) => fetch(`${server.url}/api/slow`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n, pin: `pin-${n}` })
-    }).then(
-      async res => ({ status: res.status, body: await res.json() as { status?: string, data?: { n: number } } }),
-      (err: Error) => ({ status: 0, body: { status: `no answer: ${err.message} (${String((err.cause as Error | undefined)?.message ?? '')})` } as { status?: string, data?: { n: number } } })
-    ))
+    const replies = Array.from({ length: IN_FLIGHT }, (_, n) =>
+      fetch(`${server.url}/api/slow`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ n, pin: `pin-${n}` })
+      }).then(
+        async res => ({ status: res.status, body: (await res.json()) as { status?: string; data?: { n: number } } }),
+        (err: Error) => ({
+          status: 0,
+          body: {
+            status: `no answer: ${err.message} (${String((err.cause as Error | undefined)?.message ?? '')})`
+          } as { status?: string; data?: { n: number } }
+        })
+      )
+    )
     while (countIncoming(server.lines) < IN_FLIGHT) await sleep(10)
     server.child.kill('SIGTERM')
 
     const answered = await Promise.all(replies)
-    t.same(answered.map(a => a.status), Array(IN_FLIGHT).fill(200), 'every in-flight request is answered with 200')
-    if (answered.some(a => a.status !== 200)) t.comment(JSON.stringify(answered.map(a => a.body.status)), server.stderr(), server.lines.slice(-20).join('\n'))
+    t.same(
+      answered.map(a => a.status),
+      Array(IN_FLIGHT).fill(200),
+      'every in-flight request is answered with 200'
+    )
+    if (answered.some(a => a.status !== 200))
+      t.comment(JSON.stringify(answered.map(a => a.body.status)), server.stderr(), server.lines.slice(-20).join('\n'))
     t.same(answered.map(a => a.body.data?.n).sort(), [...Array(IN_FLIGHT).keys()], 'each with its document')
     t.equal(await server.exited, 0, 'the process exits cleanly')
-    t.ok(server.lines.some(line => line.includes('SIGTERM: closing')), 'it says why it closes')
-    t.ok(server.lines.some(line => line.includes('"closed"')), 'and that it closed')
+    t.ok(
+      server.lines.some(line => line.includes('SIGTERM: closing')),
+      'it says why it closes'
+    )
+    t.ok(
+      server.lines.some(line => line.includes('"closed"')),
+      'and that it closed'
+    )
 
     const exported = await runCli(['export', 'slow'], env)
     t.equal(exported.code, 0, exported.stderr)
-    t.equal(exported.stdout.trim().split('\n').length, IN_FLIGHT, 'every write is stored (the database was closed cleanly)')
+    t.equal(
+      exported.stdout.trim().split('\n').length,
+      IN_FLIGHT,
+      'every write is stored (the database was closed cleanly)'
+    )
   })
 
   t.test(`GET /health and GET /ready (${engine})`, async t => {
@@ -78,8 +107,14 @@ for (const engine of ENGINES) {
 t.test('GET /ready answers 503 while PostgreSQL is down, /health still 200', async t => {
   const cluster = await startPgCluster()
   let stopped = false
-  t.teardown(() => stopped ? undefined : cluster.stop())
-  const app = await buildApp({ config: { ...loadConfig({ DATABASE_URL: cluster.url }), modelsDir: join(tmpdir(), 'quire-no-models'), ...QUIET_SETTINGS } })
+  t.teardown(() => (stopped ? undefined : cluster.stop()))
+  const app = await buildApp({
+    config: {
+      ...loadConfig({ DATABASE_URL: cluster.url }),
+      modelsDir: join(tmpdir(), 'quire-no-models'),
+      ...QUIET_SETTINGS
+    }
+  })
   t.teardown(() => app.close())
   t.equal((await app.inject('/ready')).statusCode, 200)
   await cluster.stop()
@@ -129,12 +164,22 @@ t.test('a client too slow to send its request is cut off (REQUEST_TIMEOUT_MS)', 
   const socket = connect(port, '127.0.0.1')
   const started = Date.now()
   let answer = ''
-  socket.on('data', chunk => { answer += String(chunk) })
-  socket.write('POST /api/test HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"foo":')
+  socket.on('data', chunk => {
+    answer += String(chunk)
+  })
+  socket.write(
+    'POST /api/test HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"foo":'
+  )
   const trickle = setInterval(() => socket.write(' '), 200)
-  const closed = await Promise.race([new Promise(resolve => socket.once('close', () => resolve(true))), sleep(20_000, false)])
+  const closed = await Promise.race([
+    new Promise(resolve => socket.once('close', () => resolve(true))),
+    sleep(20_000, false)
+  ])
   clearInterval(trickle)
   socket.destroy()
-  t.ok(closed, `the connection is closed soon after the timeout, though the client kept sending (${Date.now() - started} ms)`)
+  t.ok(
+    closed,
+    `the connection is closed soon after the timeout, though the client kept sending (${Date.now() - started} ms)`
+  )
   t.match(answer, /^HTTP\/1\.1 408/, 'with 408 Request Timeout')
 })

@@ -10,29 +10,50 @@ import { ENGINES, createTestApp } from './helpers/test-app.ts'
 import { TEST_SETTINGS, bearer, json, login } from './helpers/auth-helpers.ts'
 
 type Access = 'any' | 'own' | 401 | 403
-interface Rights { c: Access, r: Access, u: Access, d: Access }
+interface Rights {
+  c: Access
+  r: Access
+  u: Access
+  d: Access
+}
 type CallerName = 'anonymous' | 'alice' | 'bob' | 'admin'
 
 const ADMIN: Rights = { c: 'any', r: 'any', u: 'any', d: 'any' }
 const NOTHING = (status: 401 | 403): Rights => ({ c: status, r: status, u: status, d: status })
 
 /** perms of each model, and what each caller may do (alice: a user; bob: a user in group "editors"). */
-const CASES: Array<{ model: string, perms?: Record<string, string>, rights: Record<Exclude<CallerName, 'admin'>, Rights> }> = [
+const CASES: Array<{
+  model: string
+  perms?: Record<string, string>
+  rights: Record<Exclude<CallerName, 'admin'>, Rights>
+}> = [
   { model: 'no_perms', rights: { anonymous: NOTHING(401), alice: NOTHING(403), bob: NOTHING(403) } },
   {
     model: 'public_read',
     perms: { all: 'r' },
-    rights: { anonymous: { ...NOTHING(401), r: 'any' }, alice: { ...NOTHING(403), r: 'any' }, bob: { ...NOTHING(403), r: 'any' } }
+    rights: {
+      anonymous: { ...NOTHING(401), r: 'any' },
+      alice: { ...NOTHING(403), r: 'any' },
+      bob: { ...NOTHING(403), r: 'any' }
+    }
   },
   {
     model: 'users_cr',
     perms: { user: 'cr' },
-    rights: { anonymous: NOTHING(401), alice: { ...NOTHING(403), c: 'any', r: 'any' }, bob: { ...NOTHING(403), c: 'any', r: 'any' } }
+    rights: {
+      anonymous: NOTHING(401),
+      alice: { ...NOTHING(403), c: 'any', r: 'any' },
+      bob: { ...NOTHING(403), c: 'any', r: 'any' }
+    }
   },
   {
     model: 'owners_crud',
     perms: { owner: 'crud' },
-    rights: { anonymous: NOTHING(401), alice: { c: 'own', r: 'own', u: 'own', d: 'own' }, bob: { c: 'own', r: 'own', u: 'own', d: 'own' } }
+    rights: {
+      anonymous: NOTHING(401),
+      alice: { c: 'own', r: 'own', u: 'own', d: 'own' },
+      bob: { c: 'own', r: 'own', u: 'own', d: 'own' }
+    }
   },
   {
     model: 'editors_crud',
@@ -42,24 +63,38 @@ const CASES: Array<{ model: string, perms?: Record<string, string>, rights: Reco
   {
     model: 'own_read_any_write',
     perms: { owner: 'r', user: 'ud' },
-    rights: { anonymous: NOTHING(401), alice: { c: 403, r: 'own', u: 'any', d: 'any' }, bob: { c: 403, r: 'own', u: 'any', d: 'any' } }
+    rights: {
+      anonymous: NOTHING(401),
+      alice: { c: 403, r: 'own', u: 'any', d: 'any' },
+      bob: { c: 403, r: 'own', u: 'any', d: 'any' }
+    }
   },
   {
     model: 'drop_box',
     perms: { all: 'c' },
-    rights: { anonymous: { ...NOTHING(401), c: 'any' }, alice: { ...NOTHING(403), c: 'any' }, bob: { ...NOTHING(403), c: 'any' } }
+    rights: {
+      anonymous: { ...NOTHING(401), c: 'any' },
+      alice: { ...NOTHING(403), c: 'any' },
+      bob: { ...NOTHING(403), c: 'any' }
+    }
   }
 ]
 
-function writeModels (): string {
+function writeModels(): string {
   const dir = mkdtempSync(join(tmpdir(), 'quire-perms-'))
   for (const { model, perms } of CASES) {
-    writeFileSync(join(dir, `${model}.json`), JSON.stringify({ name: model, fields: { v: { type: 'string' }, w: { type: 'string' } }, ...(perms && { perms }) }))
+    writeFileSync(
+      join(dir, `${model}.json`),
+      JSON.stringify({ name: model, fields: { v: { type: 'string' }, w: { type: 'string' } }, ...(perms && { perms }) })
+    )
   }
   return dir
 }
 
-interface Reply { status: number, body: Record<string, any> }
+interface Reply {
+  status: number
+  body: Record<string, any>
+}
 
 for (const engine of ENGINES) {
   t.test(engine, async t => {
@@ -73,7 +108,12 @@ for (const engine of ENGINES) {
       admin: { authorization: admin }
     }
     const ids: Record<string, string> = { alice: alice.id, bob: bob.id }
-    const call = async (caller: CallerName, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object): Promise<Reply> => {
+    const call = async (
+      caller: CallerName,
+      method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+      url: string,
+      payload?: object
+    ): Promise<Reply> => {
       const res = await app.inject({ method, url, headers: headers[caller], ...(payload && { payload }) })
       return { status: res.statusCode, body: json(res) }
     }
@@ -103,17 +143,33 @@ for (const engine of ENGINES) {
       t.equal((await call('alice', 'POST', '/api/owners_crud', { v: 'x', _owner_id: bob.id })).status, 403)
       t.equal((await call('alice', 'GET', '/api/owners_crud?showDeleted=true')).status, 403)
       t.equal((await call('bob', 'GET', '/api/editors_crud?filter[v]=fresh')).body.count, 4)
-      t.equal((await call('bob', 'GET', '/api/editors_crud?showDeleted=true&filter[v]=fresh')).body.count, 8, 'bob sees the deleted ones too')
+      t.equal(
+        (await call('bob', 'GET', '/api/editors_crud?showDeleted=true&filter[v]=fresh')).body.count,
+        8,
+        'bob sees the deleted ones too'
+      )
       t.equal((await call('admin', 'GET', '/count/owners_crud?showDeleted=true&filter[v]=fresh')).body.count, 8)
       t.equal((await call('admin', 'GET', '/count/owners_crud?filter[v]=fresh')).body.count, 4)
     })
   })
 }
 
-type Call = (caller: CallerName, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) => Promise<Reply>
+type Call = (
+  caller: CallerName,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  payload?: object
+) => Promise<Reply>
 
 /** GET list, GET one, /count, /query and /aggregate agree with the read right. */
-async function checkRead (t: Test, call: Call, model: string, caller: CallerName, access: Access, docs: Record<'alice' | 'bob', string>): Promise<void> {
+async function checkRead(
+  t: Test,
+  call: Call,
+  model: string,
+  caller: CallerName,
+  access: Access,
+  docs: Record<'alice' | 'bob', string>
+): Promise<void> {
   const reads = [
     await call(caller, 'GET', `/api/${model}?filter[v]=seed`),
     await call(caller, 'GET', `/count/${model}?filter[v]=seed`),
@@ -142,12 +198,19 @@ async function checkRead (t: Test, call: Call, model: string, caller: CallerName
  * A write's reply shows the document only to a caller who may read it; anyone else gets its _id
  * (found by an audit: a PUT answered with the whole document of a model its caller may not read).
  */
-function checkReply (t: Test, data: Record<string, unknown>, readable: boolean, field: string, value: string): void {
+function checkReply(t: Test, data: Record<string, unknown>, readable: boolean, field: string, value: string): void {
   if (readable) t.equal(data[field], value, 'the reply shows the document')
   else t.same(data, { _id: data._id }, 'the reply shows only its _id: the caller may not read it')
 }
 
-async function checkCreate (t: Test, call: Call, model: string, caller: CallerName, rights: Rights, callerId?: string): Promise<void> {
+async function checkCreate(
+  t: Test,
+  call: Call,
+  model: string,
+  caller: CallerName,
+  rights: Rights,
+  callerId?: string
+): Promise<void> {
   const res = await call(caller, 'POST', `/api/${model}`, { v: 'new' })
   if (typeof rights.c === 'number') {
     t.equal(res.status, rights.c, `create: ${rights.c}`)
@@ -160,12 +223,26 @@ async function checkCreate (t: Test, call: Call, model: string, caller: CallerNa
 }
 
 /** PUT or DELETE on alice's and bob's documents, as the update or delete right says. */
-async function checkWrite (t: Test, call: Call, model: string, caller: CallerName, rights: Rights, docs: Record<'alice' | 'bob', string>, method: 'PUT' | 'DELETE'): Promise<void> {
+async function checkWrite(
+  t: Test,
+  call: Call,
+  model: string,
+  caller: CallerName,
+  rights: Rights,
+  docs: Record<'alice' | 'bob', string>,
+  method: 'PUT' | 'DELETE'
+): Promise<void> {
   const access = method === 'PUT' ? rights.u : rights.d
   for (const owner of ['alice', 'bob'] as const) {
-    const res = await call(caller, method, `/api/${model}/${docs[owner]}`, method === 'PUT' ? { w: 'changed' } : undefined)
+    const res = await call(
+      caller,
+      method,
+      `/api/${model}/${docs[owner]}`,
+      method === 'PUT' ? { w: 'changed' } : undefined
+    )
     const expected = typeof access === 'number' ? access : access === 'any' || owner === caller ? 200 : 404
     t.equal(res.status, expected, `${method} ${owner}'s document: ${expected}`)
-    if (method === 'PUT' && res.status === 200) checkReply(t, res.body.data, rights.r === 'any' || (rights.r === 'own' && owner === caller), 'w', 'changed')
+    if (method === 'PUT' && res.status === 200)
+      checkReply(t, res.body.data, rights.r === 'any' || (rights.r === 'own' && owner === caller), 'w', 'changed')
   }
 }

@@ -19,7 +19,15 @@ import { createChoice } from '../reliability/fuzz/random-choice.ts'
 import { drawPools } from '../reliability/fuzz/pools.ts'
 import { loadModels } from '../src/models/load-models.ts'
 
-const reply = (body: string, headers = {}): { status: number, headers: Record<string, string>, body: string, ms: number } => ({ status: 200, headers, body, ms: 1 })
+const reply = (
+  body: string,
+  headers = {}
+): { status: number; headers: Record<string, string>; body: string; ms: number } => ({
+  status: 200,
+  headers,
+  body,
+  ms: 1
+})
 const HASH = '$2b$10$' + 'a'.repeat(53)
 const TOKEN = 'qat_' + 'B'.repeat(43)
 
@@ -36,18 +44,44 @@ t.test('secret scanner', async t => {
   scanner.scanReply({ method: 'GET', path: '/api/test' }, reply(`{"data":[{"password":"${HASH}"}]}`))
   scanner.scanReply({ method: 'GET', path: '/api/user' }, reply('{}', { location: `/x?apikey=${TOKEN}` }))
   scanner.scanReply({ method: 'POST', path: '/refresh' }, { ...reply(`{"err":"${TOKEN}"}`), status: 401 })
-  scanner.scanReply({ method: 'POST', path: '/login/getjwt' }, reply('{"jwt":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"}'))
+  scanner.scanReply(
+    { method: 'POST', path: '/login/getjwt' },
+    reply('{"jwt":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"}')
+  )
   t.equal(scanner.findings.length, 5, 'an admin asking for a login link gets one')
   const log = scanner.logSink('server')
   log('{"msg":"ok"}\n{"msg":"stored pw-abcdefghij, login admin-s3')
-  log('cret"}\n{"url":"/x?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"}\n')
-  t.same(scanner.findings.map(f => f.what), ['bcrypt hash', 'credential', "admin's token", 'credential', "admin's token", 'the admin password', 'a password stored by the fuzz', 'login link (JWT)'])
+  log(
+    'cret"}\n{"url":"/x?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"}\n'
+  )
+  t.same(
+    scanner.findings.map(f => f.what),
+    [
+      'bcrypt hash',
+      'credential',
+      "admin's token",
+      'credential',
+      "admin's token",
+      'the admin password',
+      'a password stored by the fuzz',
+      'login link (JWT)'
+    ]
+  )
   t.match(scanner.findings[1].where, /headers/)
   t.equal(scanner.counts.logLines, 3, 'log lines are scanned whole, across chunks')
 })
 
 t.test('generated JSON text', async t => {
-  t.equal(toJsonText(obj([['__proto__', obj([['admin', true]])], ['a', 1], ['a', new RawJson('1e400')]])), '{"__proto__":{"admin":true},"a":1,"a":1e400}')
+  t.equal(
+    toJsonText(
+      obj([
+        ['__proto__', obj([['admin', true]])],
+        ['a', 1],
+        ['a', new RawJson('1e400')]
+      ])
+    ),
+    '{"__proto__":{"admin":true},"a":1,"a":1e400}'
+  )
   t.equal(toJsonText(['\u0000', '\ud800']), '["\\u0000","\\ud800"]')
   const deep = toJsonText(deeplyNested(20_000, 'object'))
   t.equal(deep.length, 20_000 * 6 + 1)
@@ -61,37 +95,71 @@ t.test('restart judge: /ready must say not ready once PostgreSQL has stopped', a
   const samples = Array.from({ length: 150 }, (_, i) => {
     const at = i * 100
     const down = at >= timeline.stoppedAt && at < timeline.backAt
-    return { at, ms: 5, status: down ? 503 : 200, code: down ? 'UNAVAILABLE' : undefined, path: '/api/test', label: '/api/test' }
+    return {
+      at,
+      ms: 5,
+      status: down ? 503 : 200,
+      code: down ? 'UNAVAILABLE' : undefined,
+      path: '/api/test',
+      label: '/api/test'
+    }
   })
-  const ready = (down200At?: number, ms = 5): ReadySample[] => Array.from({ length: 75 }, (_, i) => {
-    const at = i * 200
-    const down = at >= timeline.stoppedAt && at + ms <= timeline.startAt && at !== down200At
-    return { at, ms, status: down ? 503 : 200 }
-  })
-  const readyCheck = (readiness: ReadySample[]): { ok: boolean, value: string } | undefined =>
-    judgeRestart({ statementTimeoutMs: 2000, downSeconds: 5 }, samples, readiness, timeline).checks.find(c => c.name === '/ready')
+  const ready = (down200At?: number, ms = 5): ReadySample[] =>
+    Array.from({ length: 75 }, (_, i) => {
+      const at = i * 200
+      const down = at >= timeline.stoppedAt && at + ms <= timeline.startAt && at !== down200At
+      return { at, ms, status: down ? 503 : 200 }
+    })
+  const readyCheck = (readiness: ReadySample[]): { ok: boolean; value: string } | undefined =>
+    judgeRestart({ statementTimeoutMs: 2000, downSeconds: 5 }, samples, readiness, timeline).checks.find(
+      c => c.name === '/ready'
+    )
   t.match(readyCheck(ready()), { ok: true, value: '24/24 not ready while down' }, 'ready until stopped, then not ready')
   t.match(readyCheck(ready(1800)), { ok: true }, 'still ready while shutting down')
   t.match(readyCheck(ready(3000)), { ok: false, value: '23/24 not ready while down' }, 'ready although stopped')
-  const late = ready().map(r => r.at === 7200 ? { ...r, ms: 400, status: 200 } : r)
-  t.match(readyCheck(late), { ok: true, value: '23/23 not ready while down' }, 'a probe still waiting when the start was asked may find the database back')
+  const late = ready().map(r => (r.at === 7200 ? { ...r, ms: 400, status: 200 } : r))
+  t.match(
+    readyCheck(late),
+    { ok: true, value: '23/23 not ready while down' },
+    'a probe still waiting when the start was asked may find the database back'
+  )
 })
 
 t.test('the store digest sees a changed document, not the change log being numbered', async t => {
   const dir = newDataDir('quire-digest-')
   const left: string[] = []
-  t.teardown(() => dir.remove(msg => { left.push(msg) }))
+  t.teardown(() =>
+    dir.remove(msg => {
+      left.push(msg)
+    })
+  )
   const store = embeddedStore(dir.dataDir)
-  const write = async (statements: string[]): Promise<void> => await withStore(store, () => {}, async () => {
-    const client = openPostgres(store.url, 10_000)
-    try { for (const sql of statements) await client.exec(sql) } finally { await client.close() }
-  })
-  await write([CHANGE_LOG_DDL, 'CREATE TABLE q_items (_id text PRIMARY KEY, doc jsonb NOT NULL)',
-    `INSERT INTO q_items VALUES ('a', '{"n": 1}')`, `INSERT INTO ${CHANGE_TABLE} (model, op, doc_id) VALUES ('items', 'put', 'a')`])
+  const write = async (statements: string[]): Promise<void> =>
+    await withStore(
+      store,
+      () => {},
+      async () => {
+        const client = openPostgres(store.url, 10_000)
+        try {
+          for (const sql of statements) await client.exec(sql)
+        } finally {
+          await client.close()
+        }
+      }
+    )
+  await write([
+    CHANGE_LOG_DDL,
+    'CREATE TABLE q_items (_id text PRIMARY KEY, doc jsonb NOT NULL)',
+    `INSERT INTO q_items VALUES ('a', '{"n": 1}')`,
+    `INSERT INTO ${CHANGE_TABLE} (model, op, doc_id) VALUES ('items', 'put', 'a')`
+  ])
   const before = await digestStore(store)
   t.equal(serverPid(dir.dataDir), undefined, 'the digest let go of the embedded server it started: stopped')
-  await write([`INSERT INTO ${CHANGE_POSITIONS} (pos, id) SELECT 1, id FROM ${CHANGE_TABLE}`, `UPDATE ${CHANGE_STATE} SET head = 1, floor = 1`])
-  t.equal((await digestStore(store)).digest, before.digest, 'numbering captured changes is the server\'s bookkeeping')
+  await write([
+    `INSERT INTO ${CHANGE_POSITIONS} (pos, id) SELECT 1, id FROM ${CHANGE_TABLE}`,
+    `UPDATE ${CHANGE_STATE} SET head = 1, floor = 1`
+  ])
+  t.equal((await digestStore(store)).digest, before.digest, "numbering captured changes is the server's bookkeeping")
   await write([`UPDATE ${CHANGE_TABLE} SET doc_id = 'b'`])
   t.not((await digestStore(store)).digest, before.digest, 'a changed captured change is a change')
   await write(['UPDATE q_items SET doc = \'{"n": 2}\''])
@@ -101,11 +169,29 @@ t.test('the store digest sees a changed document, not the change log being numbe
   t.equal(serverPid(dir.dataDir), undefined, 'no server left running')
 })
 
-t.test('the fuzz sends malformed login bodies without credentials: a valid Basic header would log in whatever the body', async t => {
-  const identity = (who: string): { email: string, password: string, apikey: string } => ({ email: `${who}@example.com`, password: `${who}-password`, apikey: `qak_${who}` })
-  const target = { models: [...loadModels(new URL('../models', import.meta.url).pathname).values()], ids: {}, identities: { admin: identity('admin'), user: identity('user') }, onPassword: () => {} }
-  const next = createRequestGenerator(createChoice(7, drawPools(7)), target, 'hostile')
-  const probes = Array.from({ length: 30_000 }, next).filter(r => r.path === '/login' && (r.family === 'bad-json' || r.family === 'content-type'))
-  t.ok(probes.length > 10, `${probes.length} malformed bodies sent to /login`)
-  t.same(probes.filter(r => ['authorization', 'apikey', 'x-api-key'].some(h => h in (r.headers ?? {}))), [], 'none with credentials')
-})
+t.test(
+  'the fuzz sends malformed login bodies without credentials: a valid Basic header would log in whatever the body',
+  async t => {
+    const identity = (who: string): { email: string; password: string; apikey: string } => ({
+      email: `${who}@example.com`,
+      password: `${who}-password`,
+      apikey: `qak_${who}`
+    })
+    const target = {
+      models: [...loadModels(new URL('../models', import.meta.url).pathname).values()],
+      ids: {},
+      identities: { admin: identity('admin'), user: identity('user') },
+      onPassword: () => {}
+    }
+    const next = createRequestGenerator(createChoice(7, drawPools(7)), target, 'hostile')
+    const probes = Array.from({ length: 30_000 }, next).filter(
+      r => r.path === '/login' && (r.family === 'bad-json' || r.family === 'content-type')
+    )
+    t.ok(probes.length > 10, `${probes.length} malformed bodies sent to /login`)
+    t.same(
+      probes.filter(r => ['authorization', 'apikey', 'x-api-key'].some(h => h in (r.headers ?? {}))),
+      [],
+      'none with credentials'
+    )
+  }
+)

@@ -20,9 +20,9 @@ export interface PhaseStats {
    * statement could not get its turn within STATEMENT_TIMEOUT_MS; the database is never down
    * during the fuzz).
    */
-  counts: { serverErrors: number, shed: number, noReply: number, acceptedWrites: number }
+  counts: { serverErrors: number; shed: number; noReply: number; acceptedWrites: number }
   /** Per request family: how many, and their total and largest time in ms. */
-  families: Record<string, { n: number, totalMs: number, maxMs: number }>
+  families: Record<string, { n: number; totalMs: number; maxMs: number }>
   crashed: boolean
   stoppedEarly?: string
   seconds: number
@@ -36,14 +36,22 @@ const KEEP = 25
 const SHED_CODES = new Set(['OVERLOADED', 'UNAVAILABLE'])
 
 /** A 503 that tells the client to come back (load shedding), as opposed to a failure. */
-function isShed (reply: HttpReply): boolean {
+function isShed(reply: HttpReply): boolean {
   return reply.status === 503 && reply.headers['retry-after'] !== undefined && SHED_CODES.has(jsonOf(reply)?.code)
 }
 
-function describe (req: FuzzRequest, reply: HttpReply): string {
-  const headers = Object.entries(req.headers ?? {}).filter(([k]) => k !== 'content-type').map(([k, v]) => `${k}: ${v.slice(0, 80)}`).join('; ')
-  const body = req.body === undefined ? '' : ` body ${req.body.length > 1500 ? `${req.body.slice(0, 1500)}... (${req.body.length} chars)` : req.body}`
-  const answer = reply.status ? `${reply.status} ${reply.body.slice(0, 300)}` : `no reply (${reply.error}) after ${Math.round(reply.ms)} ms`
+function describe(req: FuzzRequest, reply: HttpReply): string {
+  const headers = Object.entries(req.headers ?? {})
+    .filter(([k]) => k !== 'content-type')
+    .map(([k, v]) => `${k}: ${v.slice(0, 80)}`)
+    .join('; ')
+  const body =
+    req.body === undefined
+      ? ''
+      : ` body ${req.body.length > 1500 ? `${req.body.slice(0, 1500)}... (${req.body.length} chars)` : req.body}`
+  const answer = reply.status
+    ? `${reply.status} ${reply.body.slice(0, 300)}`
+    : `no reply (${reply.error}) after ${Math.round(reply.ms)} ms`
   return `[${req.family}] ${req.method} ${req.path.slice(0, 1500)}${headers ? ` {${headers}}` : ''}${body} -> ${answer}`
 }
 
@@ -57,26 +65,49 @@ export interface DriveOptions {
   onAccepted?: (req: FuzzRequest, body: any) => void
 }
 
-export async function drivePhase (server: QuireServer, o: DriveOptions): Promise<PhaseStats> {
-  const stats: PhaseStats = { sent: 0, byStatus: {}, serverErrors: [], noReply: [], acceptedWrites: [], counts: { serverErrors: 0, shed: 0, noReply: 0, acceptedWrites: 0 }, families: {}, crashed: false, seconds: 0, maxMs: 0 }
+export async function drivePhase(server: QuireServer, o: DriveOptions): Promise<PhaseStats> {
+  const stats: PhaseStats = {
+    sent: 0,
+    byStatus: {},
+    serverErrors: [],
+    noReply: [],
+    acceptedWrites: [],
+    counts: { serverErrors: 0, shed: 0, noReply: 0, acceptedWrites: 0 },
+    families: {},
+    crashed: false,
+    seconds: 0,
+    maxMs: 0
+  }
   const started = Date.now()
   let stalled = 0
   let stop: string | undefined
   let running = true
-  void server.exited.then(() => { if (running) { stats.crashed = true; stop ??= 'the server exited' } })
-  const keep = (list: string[], line: string): void => { if (list.length < KEEP) list.push(line) }
+  void server.exited.then(() => {
+    if (running) {
+      stats.crashed = true
+      stop ??= 'the server exited'
+    }
+  })
+  const keep = (list: string[], line: string): void => {
+    if (list.length < KEEP) list.push(line)
+  }
   const progress = setInterval(() => {
     const rate = stats.sent / ((Date.now() - started) / 1000)
-    log(`${o.label}: ${stats.sent}/${o.count} (${rate.toFixed(0)}/s), 5xx ${stats.counts.serverErrors}, shed ${stats.counts.shed}, no reply ${stats.counts.noReply}`)
+    log(
+      `${o.label}: ${stats.sent}/${o.count} (${rate.toFixed(0)}/s), 5xx ${stats.counts.serverErrors}, shed ${stats.counts.shed}, no reply ${stats.counts.noReply}`
+    )
   }, 10_000)
   const worker = async (): Promise<void> => {
     while (stats.sent < o.count && !stop) {
-      if (Date.now() - started > o.deadlineSeconds * 1000) { stop = `deadline of ${o.deadlineSeconds} s reached`; break }
+      if (Date.now() - started > o.deadlineSeconds * 1000) {
+        stop = `deadline of ${o.deadlineSeconds} s reached`
+        break
+      }
       const req = o.next()
       stats.sent++
       const reply = await server.client.send(req, REPLY_TIMEOUT_MS)
       stats.maxMs = Math.max(stats.maxMs, reply.ms)
-      const family = stats.families[req.family] ??= { n: 0, totalMs: 0, maxMs: 0 }
+      const family = (stats.families[req.family] ??= { n: 0, totalMs: 0, maxMs: 0 })
       family.n++
       family.totalMs += reply.ms
       family.maxMs = Math.max(family.maxMs, reply.ms)
@@ -90,7 +121,10 @@ export async function drivePhase (server: QuireServer, o: DriveOptions): Promise
       }
       stalled = 0
       if (isShed(reply)) stats.counts.shed++
-      else if (reply.status >= 500) { stats.counts.serverErrors++; keep(stats.serverErrors, describe(req, reply)) }
+      else if (reply.status >= 500) {
+        stats.counts.serverErrors++
+        keep(stats.serverErrors, describe(req, reply))
+      }
       if (req.write && reply.status >= 200 && reply.status < 300) {
         stats.counts.acceptedWrites++
         keep(stats.acceptedWrites, describe(req, reply))

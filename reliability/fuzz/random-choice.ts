@@ -21,7 +21,7 @@ export interface Choice {
   value: () => Json
 }
 
-export function createChoice (seed: number, pools: Pools): Choice {
+export function createChoice(seed: number, pools: Pools): Choice {
   const random = createRandom(seed)
   const int = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1))
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]
@@ -39,7 +39,7 @@ export function createChoice (seed: number, pools: Pools): Choice {
     pools,
     string,
     sometimesLong,
-    weighted: (options) => {
+    weighted: options => {
       let roll = random() * options.reduce((sum, [w]) => sum + w, 0)
       for (const [weight, build] of options) {
         roll -= weight

@@ -23,7 +23,15 @@ const HOSTILE_SHARE = 0.8
 /** Load shedding (503 with Retry-After while the database is busy) is not a failure, but it must stay rare. */
 const MAX_SHED_SHARE = 0.01
 
-async function phase (suite: Suite, engine: EngineName, store: Store, target: FuzzTarget, mode: FuzzMode, count: number, seed: number): Promise<{ stats: PhaseStats, probe: ProbeSummary }> {
+async function phase(
+  suite: Suite,
+  engine: EngineName,
+  store: Store,
+  target: FuzzTarget,
+  mode: FuzzMode,
+  count: number,
+  seed: number
+): Promise<{ stats: PhaseStats; probe: ProbeSummary }> {
   const server = await suite.startQuire(`fuzz-${engine}-${mode}`, store)
   const probe = startHealthProbe(suite.clientFor(server, 1))
   const choice = createChoice(seed, drawPools(seed))
@@ -43,7 +51,7 @@ async function phase (suite: Suite, engine: EngineName, store: Store, target: Fu
   return { stats, probe: summary }
 }
 
-export async function runFuzz (suite: Suite, engine: EngineName): Promise<ScenarioResult> {
+export async function runFuzz(suite: Suite, engine: EngineName): Promise<ScenarioResult> {
   const started = Date.now()
   const store = await suite.seededStore(engine)
   const { fuzzTestIds, fuzzLinkIds } = await suite.seeded()
@@ -61,14 +69,31 @@ export async function runFuzz (suite: Suite, engine: EngineName): Promise<Scenar
   const before = await digestStore(store)
   const hostile = await phase(suite, engine, store, target, 'hostile', hostileCount, suite.options.seed)
   const after = await digestStore(store)
-  log(`fuzz ${engine}: digest of ${Object.values(before.counts).reduce((a, b) => a + b, 0)} rows ${before.digest === after.digest ? 'unchanged' : 'CHANGED'} by the hostile phase`)
-  const valid = await phase(suite, engine, store, target, 'valid', suite.options.fuzzRequests - hostileCount, suite.options.seed + 1)
-  return judge(engine, started, hostile, valid, before.digest === after.digest, changedTables(before.counts, after.counts))
+  log(
+    `fuzz ${engine}: digest of ${Object.values(before.counts).reduce((a, b) => a + b, 0)} rows ${before.digest === after.digest ? 'unchanged' : 'CHANGED'} by the hostile phase`
+  )
+  const valid = await phase(
+    suite,
+    engine,
+    store,
+    target,
+    'valid',
+    suite.options.fuzzRequests - hostileCount,
+    suite.options.seed + 1
+  )
+  return judge(
+    engine,
+    started,
+    hostile,
+    valid,
+    before.digest === after.digest,
+    changedTables(before.counts, after.counts)
+  )
 }
 
 /** The five request families that took the most time in all: "aggregate 34% (avg 120 ms, max 2100 ms)". */
-function slowestFamilies (phases: PhaseStats[]): string {
-  const all = new Map<string, { n: number, totalMs: number, maxMs: number }>()
+function slowestFamilies(phases: PhaseStats[]): string {
+  const all = new Map<string, { n: number; totalMs: number; maxMs: number }>()
   for (const p of phases) {
     for (const [name, f] of Object.entries(p.families)) {
       const sum = all.get(name) ?? { n: 0, totalMs: 0, maxMs: 0 }
@@ -76,17 +101,34 @@ function slowestFamilies (phases: PhaseStats[]): string {
     }
   }
   const total = [...all.values()].reduce((t, f) => t + f.totalMs, 0) || 1
-  return [...all].sort((a, b) => b[1].totalMs - a[1].totalMs).slice(0, 5)
-    .map(([name, f]) => `${name} ${Math.round(f.totalMs * 100 / total)}% (avg ${Math.round(f.totalMs / f.n)} ms, max ${Math.round(f.maxMs)} ms)`).join(', ')
+  return [...all]
+    .sort((a, b) => b[1].totalMs - a[1].totalMs)
+    .slice(0, 5)
+    .map(
+      ([name, f]) =>
+        `${name} ${Math.round((f.totalMs * 100) / total)}% (avg ${Math.round(f.totalMs / f.n)} ms, max ${Math.round(f.maxMs)} ms)`
+    )
+    .join(', ')
 }
 
-function changedTables (before: Record<string, number>, after: Record<string, number>): string {
-  return Object.keys({ ...before, ...after }).filter(t => before[t] !== after[t]).map(t => `${t}: ${before[t] ?? 0} -> ${after[t] ?? 0} rows`).join(', ')
+function changedTables(before: Record<string, number>, after: Record<string, number>): string {
+  return Object.keys({ ...before, ...after })
+    .filter(t => before[t] !== after[t])
+    .map(t => `${t}: ${before[t] ?? 0} -> ${after[t] ?? 0} rows`)
+    .join(', ')
 }
 
-function judge (engine: EngineName, started: number, hostile: { stats: PhaseStats, probe: ProbeSummary }, valid: { stats: PhaseStats, probe: ProbeSummary }, digestSame: boolean, tableChanges: string): ScenarioResult {
+function judge(
+  engine: EngineName,
+  started: number,
+  hostile: { stats: PhaseStats; probe: ProbeSummary },
+  valid: { stats: PhaseStats; probe: ProbeSummary },
+  digestSame: boolean,
+  tableChanges: string
+): ScenarioResult {
   const both = [hostile, valid]
-  const sum = (f: (p: { stats: PhaseStats, probe: ProbeSummary }) => number): number => both.reduce((n, p) => n + f(p), 0)
+  const sum = (f: (p: { stats: PhaseStats; probe: ProbeSummary }) => number): number =>
+    both.reduce((n, p) => n + f(p), 0)
   const sent = sum(p => p.stats.sent)
   const serverErrors = sum(p => p.stats.counts.serverErrors)
   const shed = sum(p => p.stats.counts.shed)
@@ -97,7 +139,11 @@ function judge (engine: EngineName, started: number, hostile: { stats: PhaseStat
   const checks = [
     check('requests', stopped.length === 0, `${sent}${stopped.length ? ` (stopped: ${stopped.join('; ')})` : ''}`),
     check('5xx', serverErrors === 0, serverErrors),
-    check('shed with 503 + Retry-After', shed <= sent * MAX_SHED_SHARE, `${shed} (at most ${Math.floor(sent * MAX_SHED_SHARE)})`),
+    check(
+      'shed with 503 + Retry-After',
+      shed <= sent * MAX_SHED_SHARE,
+      `${shed} (at most ${Math.floor(sent * MAX_SHED_SHARE)})`
+    ),
     check('no reply', noReply === 0, noReply),
     check('crashes', crashes === 0, crashes),
     check('refused writes accepted', hostile.stats.counts.acceptedWrites === 0, hostile.stats.counts.acceptedWrites),
@@ -112,15 +158,24 @@ function judge (engine: EngineName, started: number, hostile: { stats: PhaseStat
     valid: valid.stats.sent,
     requestsPerSecond: Math.round(sent / (hostile.stats.seconds + valid.stats.seconds)),
     shedWith503RetryAfter: shed,
-    statuses: Object.entries(statuses).sort().map(([s, n]) => `${s}:${n}`).join(' '),
+    statuses: Object.entries(statuses)
+      .sort()
+      .map(([s, n]) => `${s}:${n}`)
+      .join(' '),
     validWritesAccepted: valid.stats.counts.acceptedWrites,
     maxMs: Math.round(Math.max(hostile.stats.maxMs, valid.stats.maxMs)),
     healthMaxMs: Math.round(Math.max(hostile.probe.maxMs, valid.probe.maxMs)),
     slowest: slowestFamilies(both.map(p => p.stats))
   }
   const failures = [
-    ...both.flatMap(p => p.stats.serverErrors).slice(0, 15).map(f => `5xx: ${f}`),
-    ...both.flatMap(p => p.stats.noReply).slice(0, 15).map(f => `no reply: ${f}`),
+    ...both
+      .flatMap(p => p.stats.serverErrors)
+      .slice(0, 15)
+      .map(f => `5xx: ${f}`),
+    ...both
+      .flatMap(p => p.stats.noReply)
+      .slice(0, 15)
+      .map(f => `no reply: ${f}`),
     ...hostile.stats.acceptedWrites.slice(0, 15).map(f => `refused write accepted: ${f}`)
   ]
   return { ...resultOf('fuzz', engine, started, checks, figures), failures }

@@ -18,15 +18,25 @@ import { check, resultOf, type ScenarioResult } from '../report.ts'
 import type { QuireServer, Suite } from '../stack.ts'
 
 const CONNECTIONS = 10
-const MAX_RSS_GROWTH = 0.10
-const MAX_THROUGHPUT_DROP = 0.10
+const MAX_RSS_GROWTH = 0.1
+const MAX_THROUGHPUT_DROP = 0.1
 /** Descriptors that may come and go (sockets in TIME_WAIT handover, the log pipe) without being a leak. */
 const FD_SLACK = 10
 /** Load shedding (503 with Retry-After while the database is busy) is not a failure, but it must stay rare. */
 const MAX_SHED_SHARE = 0.01
 
 /** rssMb: the median of the window's per-second samples; rssFloorMb: the lowest (memory just after a garbage collection). */
-interface Window { requests: number, reqPerSec: number, p99Ms: number, non2xx: number, errors: number, rssMb: number, rssFloorMb: number, fds: number, connections?: number }
+interface Window {
+  requests: number
+  reqPerSec: number
+  p99Ms: number
+  non2xx: number
+  errors: number
+  rssMb: number
+  rssFloorMb: number
+  fds: number
+  connections?: number
+}
 
 /**
  * What went wrong: examples of failed requests (the first ones: a non-2xx reply with its request
@@ -34,24 +44,31 @@ interface Window { requests: number, reqPerSec: number, p99Ms: number, non2xx: n
  * the database was busy; counted apart, as in the fuzz).
  */
 const MAX_EXAMPLES = 20
-interface Failures { examples: string[], shed: number, add: (example: string) => void }
+interface Failures {
+  examples: string[]
+  shed: number
+  add: (example: string) => void
+}
 
-function collectFailures (): Failures {
+function collectFailures(): Failures {
   const failures: Failures = {
     examples: [],
     shed: 0,
-    add: example => { if (failures.examples.length < MAX_EXAMPLES) failures.examples.push(`${new Date().toISOString()} ${example}`) }
+    add: example => {
+      if (failures.examples.length < MAX_EXAMPLES) failures.examples.push(`${new Date().toISOString()} ${example}`)
+    }
   }
   return failures
 }
 
 /** Adds to each request an onResponse that counts shedding and keeps other non-2xx replies as examples. */
-function recordingFailures (requests: autocannon.Request[], failures: Failures): autocannon.Request[] {
+function recordingFailures(requests: autocannon.Request[], failures: Failures): autocannon.Request[] {
   return requests.map(r => ({
     ...r,
     onResponse: (status: number, body: string, context: { path?: string }, headers?: IncomingHttpHeaders) => {
       if (status === 503 && headers?.['retry-after'] !== undefined) failures.shed++
-      else if (status < 200 || status > 299) failures.add(`${r.method} ${context.path ?? r.path} -> ${status} ${body.slice(0, 300)}`)
+      else if (status < 200 || status > 299)
+        failures.add(`${r.method} ${context.path ?? r.path} -> ${status} ${body.slice(0, 300)}`)
     },
     setupRequest: (req: autocannon.Request, context: { path?: string }) => {
       const next = typeof r.setupRequest === 'function' ? r.setupRequest(req, context) : req
@@ -61,22 +78,36 @@ function recordingFailures (requests: autocannon.Request[], failures: Failures):
   }))
 }
 
-function processFigures (pid: number): { rssMb: number, fds: number } {
+function processFigures(pid: number): { rssMb: number; fds: number } {
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
   return { rssMb: Math.round(rssKb / 1024), fds: readdirSync(`/proc/${pid}/fd`).length }
 }
 
-function mixedRequests (testIds: string[], apikey: string): autocannon.Request[] {
+function mixedRequests(testIds: string[], apikey: string): autocannon.Request[] {
   let n = 0
   const id = (): string => testIds[(n++ * 7919) % testIds.length]
   const headers = { apikey, 'content-type': 'application/json' }
   return [
     { method: 'GET', path: '/api/test/x', setupRequest: r => ({ ...r, path: `/api/test/${id()}` }) },
-    { method: 'GET', path: '/api/test?limit=10', setupRequest: r => ({ ...r, path: `/api/test?filter[foo]=foo-${n++ % 100}&limit=10` }) },
+    {
+      method: 'GET',
+      path: '/api/test?limit=10',
+      setupRequest: r => ({ ...r, path: `/api/test?filter[foo]=foo-${n++ % 100}&limit=10` })
+    },
     { method: 'GET', path: '/api/test/x', setupRequest: r => ({ ...r, path: `/api/test/${id()}?populate=link` }) },
     { method: 'GET', path: '/count/link?filter[val]=$lt:1000' },
-    { method: 'POST', path: '/aggregate/test', headers, body: JSON.stringify([{ $match: { foo: 'foo-7' } }, { $group: { _id: '$yack.s', n: { $sum: 1 } } }]) },
-    { method: 'PUT', path: '/api/test/x', headers, setupRequest: r => ({ ...r, path: `/api/test/${id()}`, body: JSON.stringify({ bar: `soak-${n}` }) }) },
+    {
+      method: 'POST',
+      path: '/aggregate/test',
+      headers,
+      body: JSON.stringify([{ $match: { foo: 'foo-7' } }, { $group: { _id: '$yack.s', n: { $sum: 1 } } }])
+    },
+    {
+      method: 'PUT',
+      path: '/api/test/x',
+      headers,
+      setupRequest: r => ({ ...r, path: `/api/test/${id()}`, body: JSON.stringify({ bar: `soak-${n}` }) })
+    },
     { method: 'POST', path: '/api/test', headers, body: JSON.stringify({ foo: 'soak', yack: { s: 'soak', n: 1 } }) }
   ]
 }
@@ -86,20 +117,30 @@ function mixedRequests (testIds: string[], apikey: string): autocannon.Request[]
  * before the server stops (on the default, the server stops its PostgreSQL only when it is the
  * last client out).
  */
-function databaseConnections (store: Store): { count: () => Promise<number | undefined>, close: () => Promise<void> } {
+function databaseConnections(store: Store): { count: () => Promise<number | undefined>; close: () => Promise<void> } {
   const sql = connectSql(store.url, { max: 1 })
   return {
-    count: async () => Number((await sql`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'quire'`)[0].n),
+    count: async () =>
+      Number((await sql`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'quire'`)[0].n),
     close: () => sql.end({ timeout: 5 })
   }
 }
 
 /** Runs one window of load; memory and descriptors are sampled every second and their medians kept (GC makes single samples noisy). */
-async function runWindow (server: QuireServer, requests: autocannon.Request[], seconds: number, connections: () => Promise<number | undefined>, failures: Failures): Promise<Window> {
-  const samples: Array<{ rssMb: number, fds: number }> = []
+async function runWindow(
+  server: QuireServer,
+  requests: autocannon.Request[],
+  seconds: number,
+  connections: () => Promise<number | undefined>,
+  failures: Failures
+): Promise<Window> {
+  const samples: Array<{ rssMb: number; fds: number }> = []
   const sampler = setInterval(() => samples.push(processFigures(server.pid)), 1000)
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url: server.url, connections: CONNECTIONS, duration: seconds, requests }, (err, done) => err ? reject(err) : resolve(done))
+    const instance = autocannon(
+      { url: server.url, connections: CONNECTIONS, duration: seconds, requests },
+      (err, done) => (err ? reject(err) : resolve(done))
+    )
     instance.on('reqError', (err: Error) => failures.add(`request error: ${err.message}`))
   })
   clearInterval(sampler)
@@ -117,7 +158,7 @@ async function runWindow (server: QuireServer, requests: autocannon.Request[], s
   }
 }
 
-export async function runSoak (suite: Suite, engine: EngineName): Promise<ScenarioResult> {
+export async function runSoak(suite: Suite, engine: EngineName): Promise<ScenarioResult> {
   const started = Date.now()
   const store = await suite.seededStore(engine)
   const server = await suite.startQuire(`soak-${engine}`, store)
@@ -134,7 +175,9 @@ export async function runSoak (suite: Suite, engine: EngineName): Promise<Scenar
     for (let i = 0; i < count; i++) {
       windows.push(await runWindow(server, requests, windowSeconds, connections.count, failures))
       const w = windows[i]
-      log(`soak ${engine} ${i + 1}/${count}${i < warmup ? ' (warm-up)' : ''}: ${w.reqPerSec} req/s, p99 ${w.p99Ms} ms, RSS ${w.rssMb} MB, ${w.fds} fds${w.connections !== undefined ? `, ${w.connections} db connections` : ''}, non-2xx ${w.non2xx}, errors ${w.errors}`)
+      log(
+        `soak ${engine} ${i + 1}/${count}${i < warmup ? ' (warm-up)' : ''}: ${w.reqPerSec} req/s, p99 ${w.p99Ms} ms, RSS ${w.rssMb} MB, ${w.fds} fds${w.connections !== undefined ? `, ${w.connections} db connections` : ''}, non-2xx ${w.non2xx}, errors ${w.errors}`
+      )
     }
   } finally {
     await connections.close()
@@ -143,7 +186,13 @@ export async function runSoak (suite: Suite, engine: EngineName): Promise<Scenar
   return judge(engine, started, windows.slice(warmup), windows, failures)
 }
 
-function judge (engine: EngineName, started: number, measured: Window[], all: Window[], failures: Failures): ScenarioResult {
+function judge(
+  engine: EngineName,
+  started: number,
+  measured: Window[],
+  all: Window[],
+  failures: Failures
+): ScenarioResult {
   const first = measured[0]
   const last = measured[measured.length - 1]
   // A leak raises the floor memory returns to after garbage collection; between collections RSS
@@ -158,12 +207,28 @@ function judge (engine: EngineName, started: number, measured: Window[], all: Wi
   const failed = all.reduce((n, w) => n + w.non2xx + w.errors, 0) - failures.shed
   const maxConnections = Math.max(...measured.map(w => w.connections ?? 0))
   const checks = [
-    check('RSS growth', rssGrowth < MAX_RSS_GROWTH, `${(rssGrowth * 100).toFixed(1)}% (floor ${startFloor} -> ${endFloor} MB, first and last third)`),
+    check(
+      'RSS growth',
+      rssGrowth < MAX_RSS_GROWTH,
+      `${(rssGrowth * 100).toFixed(1)}% (floor ${startFloor} -> ${endFloor} MB, first and last third)`
+    ),
     check('fds', last.fds <= first.fds + FD_SLACK, `${first.fds} -> ${last.fds}`),
-    check('db connections', first.connections === undefined || (maxConnections <= first.connections + 1), first.connections === undefined ? 'n/a' : `${first.connections} -> ${last.connections} (max ${maxConnections})`),
-    check('throughput end/start', drop <= MAX_THROUGHPUT_DROP, `${last.reqPerSec}/${first.reqPerSec} req/s (${(-drop * 100).toFixed(1)}%)`),
+    check(
+      'db connections',
+      first.connections === undefined || maxConnections <= first.connections + 1,
+      first.connections === undefined ? 'n/a' : `${first.connections} -> ${last.connections} (max ${maxConnections})`
+    ),
+    check(
+      'throughput end/start',
+      drop <= MAX_THROUGHPUT_DROP,
+      `${last.reqPerSec}/${first.reqPerSec} req/s (${(-drop * 100).toFixed(1)}%)`
+    ),
     check('failed requests', failed === 0, failed),
-    check('shed with 503 + Retry-After', failures.shed <= requests * MAX_SHED_SHARE, `${failures.shed} (at most ${Math.floor(requests * MAX_SHED_SHARE)})`)
+    check(
+      'shed with 503 + Retry-After',
+      failures.shed <= requests * MAX_SHED_SHARE,
+      `${failures.shed} (at most ${Math.floor(requests * MAX_SHED_SHARE)})`
+    )
   ]
   const figures = {
     seconds: Math.round((Date.now() - started) / 1000),

@@ -26,7 +26,7 @@ export const ANONYMOUS: Caller = Object.freeze({ admin: false, groups: [] as str
 export const ROLE_NAMES = ['admin', 'owner', 'user', 'all']
 
 /** The caller a user record stands for (its current admin flag and groups), authenticated `via`. */
-export function callerFromUser (user: Doc, via: Via): Caller {
+export function callerFromUser(user: Doc, via: Via): Caller {
   return {
     userId: user._id as string,
     email: user.email as string,
@@ -37,7 +37,7 @@ export function callerFromUser (user: Doc, via: Via): Caller {
 }
 
 /** The roles a caller holds, as named in a model's perms ("owner" is decided per document). */
-export function rolesOf (caller: Caller): string[] {
+export function rolesOf(caller: Caller): string[] {
   if (!caller.userId) return ['all']
   return ['all', 'user', ...(caller.admin ? ['admin'] : []), ...caller.groups]
 }
@@ -47,6 +47,7 @@ export function rolesOf (caller: Caller): string[] {
  * or holds the API key: a login link (one hour, possibly forwarded) logs in, nothing more.
  * Throws 403 for callers that came with a login link.
  */
-export function refuseLoginLinks (caller: Caller, action: string): void {
-  if (caller.via === 'jwt') throw new QuireError('FORBIDDEN', `A login link cannot ${action}: log in with your password`)
+export function refuseLoginLinks(caller: Caller, action: string): void {
+  if (caller.via === 'jwt')
+    throw new QuireError('FORBIDDEN', `A login link cannot ${action}: log in with your password`)
 }

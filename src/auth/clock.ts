@@ -6,6 +6,6 @@ export interface Clock {
   now: () => number
 }
 
-export function systemClock (): Clock {
+export function systemClock(): Clock {
   return { now: () => Date.now() }
 }

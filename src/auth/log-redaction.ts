@@ -14,23 +14,38 @@ const SECRET_PARAMS = new Set(['apikey', 'jwt'])
 /** Quire's tokens and API keys (src/auth/secrets.ts) and JWTs (login links), wherever they appear. */
 const SECRET_SHAPE = new RegExp(`${Object.values(PREFIX).join('|')}|eyJ[\\w-]*\\.[\\w-]*\\.`)
 
-function decoded (text: string): string {
-  try { return decodeURIComponent(text.replace(/\+/g, ' ')) } catch { return text }
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '))
+  } catch {
+    return text
+  }
 }
 
-const isSecretName = (name: string): boolean => SECRET_PARAMS.has(decoded(name).toLowerCase().replace(/[^a-z]/g, ''))
+const isSecretName = (name: string): boolean =>
+  SECRET_PARAMS.has(
+    decoded(name)
+      .toLowerCase()
+      .replace(/[^a-z]/g, '')
+  )
 const holdsSecret = (text: string): boolean => SECRET_SHAPE.test(decoded(text))
 
 /** The URL with the values of credential query parameters, and path segments holding credentials, redacted. */
-function redactUrl (url: string): string {
+function redactUrl(url: string): string {
   const mark = url.indexOf('?')
-  const path = (mark < 0 ? url : url.slice(0, mark)).split('/').map(segment => holdsSecret(segment) ? '[redacted]' : segment).join('/')
+  const path = (mark < 0 ? url : url.slice(0, mark))
+    .split('/')
+    .map(segment => (holdsSecret(segment) ? '[redacted]' : segment))
+    .join('/')
   if (mark < 0) return path
-  const pairs = url.slice(mark + 1).split('&').map(pair => {
-    const eq = pair.indexOf('=')
-    const name = eq < 0 ? pair : pair.slice(0, eq)
-    return isSecretName(name) || holdsSecret(pair) ? `${holdsSecret(name) ? '[redacted]' : name}=[redacted]` : pair
-  })
+  const pairs = url
+    .slice(mark + 1)
+    .split('&')
+    .map(pair => {
+      const eq = pair.indexOf('=')
+      const name = eq < 0 ? pair : pair.slice(0, eq)
+      return isSecretName(name) || holdsSecret(pair) ? `${holdsSecret(name) ? '[redacted]' : name}=[redacted]` : pair
+    })
   return `${path}?${pairs.join('&')}`
 }
 
@@ -44,7 +59,7 @@ interface LoggedRequest {
 }
 
 /** Fastify's request log serializer, with the URL redacted. */
-function serializeRequest (req: LoggedRequest): Record<string, unknown> {
+function serializeRequest(req: LoggedRequest): Record<string, unknown> {
   return {
     method: req.method,
     url: redactUrl(req.url),
@@ -56,7 +71,7 @@ function serializeRequest (req: LoggedRequest): Record<string, unknown> {
 }
 
 /** Fastify logger options with the redacting request serializer added (false stays false). */
-export function withRedactedUrls (logger: LoggerOption): LoggerOption {
+export function withRedactedUrls(logger: LoggerOption): LoggerOption {
   if (!logger) return logger
   const options = logger === true ? {} : logger
   return { ...options, serializers: { ...options.serializers, req: serializeRequest } } as unknown as LoggerOption

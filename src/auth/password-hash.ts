@@ -9,15 +9,18 @@ import { QuireError } from '../errors.ts'
 const MAX_PASSWORD_BYTES = 72
 
 /** Throws VALIDATION_FAILED when a password is longer than bcrypt reads. */
-export function checkPasswordLength (value: string, field: string): void {
+export function checkPasswordLength(value: string, field: string): void {
   const bytes = Buffer.byteLength(value, 'utf8')
   if (bytes <= MAX_PASSWORD_BYTES) return
-  throw new QuireError('VALIDATION_FAILED', `${field.slice(0, 64)} is ${bytes} bytes long in UTF-8: a password is at most ${MAX_PASSWORD_BYTES} bytes (bcrypt ignores the rest)`,
-    [{ field: field.slice(0, 64), message: `must be at most ${MAX_PASSWORD_BYTES} bytes (UTF-8)` }])
+  throw new QuireError(
+    'VALIDATION_FAILED',
+    `${field.slice(0, 64)} is ${bytes} bytes long in UTF-8: a password is at most ${MAX_PASSWORD_BYTES} bytes (bcrypt ignores the rest)`,
+    [{ field: field.slice(0, 64), message: `must be at most ${MAX_PASSWORD_BYTES} bytes (UTF-8)` }]
+  )
 }
 
 /** bcrypt hash of a password; VALIDATION_FAILED when it is longer than bcrypt reads. */
-export async function hashPassword (password: string, rounds: number, field = 'password'): Promise<string> {
+export async function hashPassword(password: string, rounds: number, field = 'password'): Promise<string> {
   checkPasswordLength(password, field)
   return await bcrypt.hash(password, rounds)
 }

@@ -7,16 +7,16 @@ import { QuireError } from '../errors.ts'
 
 export type Presented =
   /** `encoded`: the header's credentials part (base64 of `email:password`), as sent. */
-  | { kind: 'basic', encoded: string }
-  | { kind: 'bearer', token: string }
-  | { kind: 'apikey', key: string }
-  | { kind: 'jwt', jwt: string }
+  | { kind: 'basic'; encoded: string }
+  | { kind: 'bearer'; token: string }
+  | { kind: 'apikey'; key: string }
+  | { kind: 'jwt'; jwt: string }
 
-function denied (reason: string): never {
+function denied(reason: string): never {
   throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
 }
 
-function fromAuthorization (header: string): Presented {
+function fromAuthorization(header: string): Presented {
   if (/^basic\s/i.test(header)) return { kind: 'basic', encoded: header.slice(6).trim() }
   if (/^bearer\s/i.test(header)) {
     const token = header.slice(7).trim()
@@ -25,7 +25,7 @@ function fromAuthorization (header: string): Presented {
   return denied('Unsupported authorization scheme')
 }
 
-function single (name: string, value: unknown): string | undefined {
+function single(name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined
   if (typeof value !== 'string') return denied(`${name} is given more than once`)
   return value
@@ -35,16 +35,20 @@ function single (name: string, value: unknown): string | undefined {
  * `?apikey=undefined` (or `null`) is what jxp-helper sends when it has no key: no key, so the
  * request is anonymous. No API key has these values; an empty or unknown key is still a 401.
  */
-function noKey (value: unknown): unknown {
+function noKey(value: unknown): unknown {
   return value === 'undefined' || value === 'null' ? undefined : value
 }
 
 /** The credential the request presents, or undefined for an anonymous request. */
-export function presentedCredential (headers: IncomingHttpHeaders, query: unknown): Presented | undefined {
+export function presentedCredential(headers: IncomingHttpHeaders, query: unknown): Presented | undefined {
   const params = (query && typeof query === 'object' ? query : {}) as Record<string, unknown>
   const found: Presented[] = []
   if (headers.authorization !== undefined) found.push(fromAuthorization(headers.authorization))
-  for (const [name, value] of [['apikey', noKey(params.apikey)], ['apikey header', headers.apikey], ['X-API-Key header', headers['x-api-key']]]) {
+  for (const [name, value] of [
+    ['apikey', noKey(params.apikey)],
+    ['apikey header', headers.apikey],
+    ['X-API-Key header', headers['x-api-key']]
+  ]) {
     const key = single(name as string, value)
     if (key !== undefined) found.push({ kind: 'apikey', key })
   }

@@ -29,32 +29,47 @@ Open this link within {minutes} minutes to choose a new one:
 If you did not ask for this, you can ignore this email.
 `
 
-function recoveryLink (urlTemplate: string, jwt: string): string {
+function recoveryLink(urlTemplate: string, jwt: string): string {
   const token = encodeURIComponent(jwt)
   if (urlTemplate.includes('{jwt}')) return urlTemplate.replaceAll('{jwt}', token)
   return `${urlTemplate}${urlTemplate.includes('?') ? '&' : '?'}jwt=${token}`
 }
 
 /** Fills the template's placeholders and splits off its subject line. */
-function renderRecoveryMail (template: string, values: Record<'email' | 'link' | 'minutes', string>): { subject: string, text: string } {
+function renderRecoveryMail(
+  template: string,
+  values: Record<'email' | 'link' | 'minutes', string>
+): { subject: string; text: string } {
   const filled = template.replace(/\{(email|link|minutes)\}/g, (_, name: 'email' | 'link' | 'minutes') => values[name])
   const subject = /^Subject:[ \t]*(.*)\r?\n(\r?\n)?/.exec(filled)
-  return subject ? { subject: subject[1].trim(), text: filled.slice(subject[0].length) } : { subject: 'Reset your password', text: filled }
+  return subject
+    ? { subject: subject[1].trim(), text: filled.slice(subject[0].length) }
+    : { subject: 'Reset your password', text: filled }
 }
 
-export function createRecoveryMailer (settings: MailSettings, warn: (msg: string) => void): RecoveryMailer {
-  const template = settings.recoveryEmailTemplate ? readFileSync(settings.recoveryEmailTemplate, 'utf8') : DEFAULT_TEMPLATE
+export function createRecoveryMailer(settings: MailSettings, warn: (msg: string) => void): RecoveryMailer {
+  const template = settings.recoveryEmailTemplate
+    ? readFileSync(settings.recoveryEmailTemplate, 'utf8')
+    : DEFAULT_TEMPLATE
   const transport = settings.smtpUrl ? nodemailer.createTransport(settings.smtpUrl) : undefined
   return {
     send: async (to, jwt) => {
       const link = recoveryLink(settings.passwordRecoveryUrl, jwt)
       if (!transport) {
-        warn(`SMTP_URL is not set, so no email was sent: pass this password recovery link to ${to} by hand (it can reset their password; keep it secret): ${link}`)
+        warn(
+          `SMTP_URL is not set, so no email was sent: pass this password recovery link to ${to} by hand (it can reset their password; keep it secret): ${link}`
+        )
         return
       }
-      const mail = renderRecoveryMail(template, { email: to, link, minutes: String(Math.round(settings.jwtTtlSeconds / 60)) })
+      const mail = renderRecoveryMail(template, {
+        email: to,
+        link,
+        minutes: String(Math.round(settings.jwtTtlSeconds / 60))
+      })
       await transport.sendMail({ from: settings.mailFrom, to, ...mail })
     },
-    close: () => { transport?.close() }
+    close: () => {
+      transport?.close()
+    }
   }
 }

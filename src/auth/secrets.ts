@@ -9,22 +9,22 @@ export const PREFIX = { access: 'qat_', refresh: 'qrt_', apikey: 'qak_' } as con
 export type CredentialKind = keyof typeof PREFIX
 
 /** A new random credential of `kind`: its prefix and 256 random bits, base64url. */
-export function newCredential (kind: CredentialKind): string {
+export function newCredential(kind: CredentialKind): string {
   return PREFIX[kind] + randomBytes(32).toString('base64url')
 }
 
 /** The digest a credential is stored and looked up under (one-shot: a third of createHash's cost, on every authenticated request). */
-export function digestOf (credential: string): string {
+export function digestOf(credential: string): string {
   return hash('sha256', credential, 'hex')
 }
 
 /** A 256-bit key for one purpose, derived from the service secret. */
-export function deriveKey (secret: string, purpose: string): Buffer {
+export function deriveKey(secret: string, purpose: string): Buffer {
   return createHmac('sha256', secret).update(`quire:${purpose}`).digest()
 }
 
 /** AES-256-GCM: iv, tag and ciphertext, base64url, joined by dots. */
-export function seal (key: Buffer, text: string): string {
+export function seal(key: Buffer, text: string): string {
   const iv = randomBytes(12)
   const cipher = createCipheriv('aes-256-gcm', key, iv)
   const data = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()])
@@ -32,7 +32,7 @@ export function seal (key: Buffer, text: string): string {
 }
 
 /** The text `seal` sealed, or undefined when it was sealed under another key or is damaged. */
-export function unseal (key: Buffer, sealed: string): string | undefined {
+export function unseal(key: Buffer, sealed: string): string | undefined {
   const [iv, tag, data] = sealed.split('.').map(part => Buffer.from(part, 'base64url'))
   if (!iv || !tag || !data || iv.length !== 12 || tag.length !== 16) return undefined
   try {

@@ -19,14 +19,18 @@ import { deriveKey } from './secrets.ts'
 import { SECRET_FILE } from '../embedded/data-dir.ts'
 
 /** Settings of the service kept in its database, one document per name (`_id`). */
-const SERVICE_MODEL: Model = { ...resolveModel({ name: '_service', fields: { value: { type: 'string' } }, perms: {} }), builtIn: true }
+const SERVICE_MODEL: Model = {
+  ...resolveModel({ name: '_service', fields: { value: { type: 'string' } }, perms: {} }),
+  builtIn: true
+}
 
 const FINGERPRINT = 'secret-fingerprint'
 const STORED_SECRET = 'secret'
-const ADOPT_HINT = 'or run `quire secret adopt` to make this secret the one (API keys are then reissued at each user\'s next login, and login links die)'
+const ADOPT_HINT =
+  "or run `quire secret adopt` to make this secret the one (API keys are then reissued at each user's next login, and login links die)"
 
 /** Where the secret's file is kept: DATA_DIR with the embedded server; none with a database server of one's own. */
-export function secretDataDir (config: Pick<Config, 'embedded' | 'dataDir'>): string | undefined {
+export function secretDataDir(config: Pick<Config, 'embedded' | 'dataDir'>): string | undefined {
   return config.embedded ? config.dataDir : undefined
 }
 
@@ -40,15 +44,15 @@ export interface SecretOptions {
   log: (msg: string) => void
 }
 
-async function readSetting (store: SystemStore, name: string): Promise<string | undefined> {
+async function readSetting(store: SystemStore, name: string): Promise<string | undefined> {
   const doc = await store.findRaw(SERVICE_MODEL, { _id: name })
   return typeof doc?.value === 'string' ? doc.value : undefined
 }
 
 /** Stores a setting; unless `overwrite`, only when it is not set yet. Returns the value now stored. */
-async function writeSetting (store: SystemStore, name: string, value: string, overwrite: boolean): Promise<string> {
+async function writeSetting(store: SystemStore, name: string, value: string, overwrite: boolean): Promise<string> {
   const updatedAt = new Date().toISOString()
-  if (overwrite && await store.updateOne(SERVICE_MODEL, { _id: name }, { value, updatedAt }) !== null) return value
+  if (overwrite && (await store.updateOne(SERVICE_MODEL, { _id: name }, { value, updatedAt })) !== null) return value
   try {
     await store.insert(SERVICE_MODEL, { _id: name, value, createdAt: updatedAt, updatedAt, __v: 0 })
     return value
@@ -60,10 +64,13 @@ async function writeSetting (store: SystemStore, name: string, value: string, ov
 }
 
 /** The secret in the data directory's file, created (mode 0600) unless the database expects an existing one. */
-function fileSecret (dataDir: string, expected: boolean, log: (msg: string) => void): string {
+function fileSecret(dataDir: string, expected: boolean, log: (msg: string) => void): string {
   const file = join(dataDir, SECRET_FILE)
   if (!existsSync(file)) {
-    if (expected) throw new StartupError(`QUIRE_SECRET is not set and ${file} is missing, but this database was set up with a secret: set QUIRE_SECRET to it, restore the file from a backup, ${ADOPT_HINT}`)
+    if (expected)
+      throw new StartupError(
+        `QUIRE_SECRET is not set and ${file} is missing, but this database was set up with a secret: set QUIRE_SECRET to it, restore the file from a backup, ${ADOPT_HINT}`
+      )
     try {
       writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
       log(`created the service secret in ${file}: keep it with the data, and back it up with it`)
@@ -78,37 +85,60 @@ function fileSecret (dataDir: string, expected: boolean, log: (msg: string) => v
 }
 
 /** The secret kept in the database (servers without QUIRE_SECRET), created by the first process to start. */
-async function storedSecret (store: SystemStore, fingerprinted: boolean, adopt: boolean, log: (msg: string) => void): Promise<string> {
+async function storedSecret(
+  store: SystemStore,
+  fingerprinted: boolean,
+  adopt: boolean,
+  log: (msg: string) => void
+): Promise<string> {
   const stored = adopt ? undefined : await readSetting(store, STORED_SECRET)
   if (stored === undefined && fingerprinted && !adopt) {
-    throw new StartupError(`QUIRE_SECRET is not set, but this database was set up with one: set the same QUIRE_SECRET on every process, ${ADOPT_HINT}`)
+    throw new StartupError(
+      `QUIRE_SECRET is not set, but this database was set up with one: set the same QUIRE_SECRET on every process, ${ADOPT_HINT}`
+    )
   }
-  log('QUIRE_SECRET is not set: using the secret stored in the database, shared by every process using it. ' +
-    'Whoever can read the database (or a backup) can then open API keys and sign login links: set QUIRE_SECRET in production')
-  return stored ?? await writeSetting(store, STORED_SECRET, randomBytes(32).toString('hex'), adopt)
+  log(
+    'QUIRE_SECRET is not set: using the secret stored in the database, shared by every process using it. ' +
+      'Whoever can read the database (or a backup) can then open API keys and sign login links: set QUIRE_SECRET in production'
+  )
+  return stored ?? (await writeSetting(store, STORED_SECRET, randomBytes(32).toString('hex'), adopt))
 }
 
 /** Records the secret's fingerprint: when none is recorded, or to adopt it; false when another one is recorded. */
-async function recordFingerprint (store: SystemStore, secret: string, recorded: string | undefined, adopt: boolean): Promise<boolean> {
+async function recordFingerprint(
+  store: SystemStore,
+  secret: string,
+  recorded: string | undefined,
+  adopt: boolean
+): Promise<boolean> {
   const fingerprint = deriveKey(secret, 'fingerprint').toString('base64url')
   if (fingerprint === recorded) return true
   if (recorded !== undefined && !adopt) return false
-  return await writeSetting(store, FINGERPRINT, fingerprint, adopt) === fingerprint
+  return (await writeSetting(store, FINGERPRINT, fingerprint, adopt)) === fingerprint
 }
 
 /** The secret this process uses; StartupError when it differs from the one the database was set up with (unless adopting). */
-export async function resolveServiceSecret (engine: Engine, options: SecretOptions): Promise<string> {
+export async function resolveServiceSecret(engine: Engine, options: SecretOptions): Promise<string> {
   const { explicit, dataDir, adopt = false, log } = options
   await engine.syncModels([SERVICE_MODEL])
   const store = systemStore(engine)
   const recorded = await readSetting(store, FINGERPRINT)
   const expected = recorded !== undefined && !adopt
-  const secret = explicit ?? (dataDir ? fileSecret(dataDir, expected, log) : await storedSecret(store, recorded !== undefined, adopt, log))
-  if (!await recordFingerprint(store, secret, recorded, adopt)) {
-    const what = explicit ? 'QUIRE_SECRET' : dataDir ? `the secret in ${join(dataDir, SECRET_FILE)}` : 'the secret stored in the database'
-    throw new StartupError(`${what} differs from the secret this database was set up with: use the same secret on every process (set QUIRE_SECRET), ${ADOPT_HINT}`)
+  const secret =
+    explicit ??
+    (dataDir ? fileSecret(dataDir, expected, log) : await storedSecret(store, recorded !== undefined, adopt, log))
+  if (!(await recordFingerprint(store, secret, recorded, adopt))) {
+    const what = explicit
+      ? 'QUIRE_SECRET'
+      : dataDir
+        ? `the secret in ${join(dataDir, SECRET_FILE)}`
+        : 'the secret stored in the database'
+    throw new StartupError(
+      `${what} differs from the secret this database was set up with: use the same secret on every process (set QUIRE_SECRET), ${ADOPT_HINT}`
+    )
   }
   // Once QUIRE_SECRET is in use, the database need not (and should not) keep a copy of a secret.
-  if (explicit && await readSetting(store, STORED_SECRET) !== undefined) await store.updateOne(SERVICE_MODEL, { _id: STORED_SECRET }, { value: null })
+  if (explicit && (await readSetting(store, STORED_SECRET)) !== undefined)
+    await store.updateOne(SERVICE_MODEL, { _id: STORED_SECRET }, { value: null })
   return secret
 }

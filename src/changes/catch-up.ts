@@ -18,13 +18,17 @@ export interface CatchUpOptions {
 const PAGE = 200
 
 /** What a change weighs for a subscriber's buffer: its event's text when the subscriber may receive it. */
-function weight (sub: Subscription, change: StoredChange): number {
+function weight(sub: Subscription, change: StoredChange): number {
   const { model } = sub.request
-  return change.model === model.name ? feedEventOf(model, change).json.length : userOfChange(change) === undefined ? 0 : 100
+  return change.model === model.name
+    ? feedEventOf(model, change).json.length
+    : userOfChange(change) === undefined
+      ? 0
+      : 100
 }
 
 /** Keeps live changes for a subscriber that is behind; past its bound the buffer is dropped (the log has them). */
-export function bufferChanges (sub: Subscription, changes: StoredChange[], queueBytes: number): void {
+export function bufferChanges(sub: Subscription, changes: StoredChange[], queueBytes: number): void {
   const behind = sub.behind!
   for (const change of changes) {
     const bytes = weight(sub, change)
@@ -39,25 +43,30 @@ export function bufferChanges (sub: Subscription, changes: StoredChange[], queue
   }
 }
 
-async function waitForRoom (sub: Subscription, stallMs: number): Promise<boolean> {
+async function waitForRoom(sub: Subscription, stallMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined
-  const stalled = new Promise<'stalled'>(resolve => { timer = setTimeout(() => resolve('stalled'), stallMs) })
+  const stalled = new Promise<'stalled'>(resolve => {
+    timer = setTimeout(() => resolve('stalled'), stallMs)
+  })
   const outcome = await Promise.race([sub.request.sink.drained(), stalled])
   clearTimeout(timer)
   if (outcome !== 'stalled') return true
-  sub.request.sink.close({ code: 'SLOW_CONSUMER', message: `The client read nothing for ${Math.round(stallMs / 1000)} s: reconnect with Last-Event-ID to resume` })
+  sub.request.sink.close({
+    code: 'SLOW_CONSUMER',
+    message: `The client read nothing for ${Math.round(stallMs / 1000)} s: reconnect with Last-Event-ID to resume`
+  })
   return false
 }
 
 /** Sends changes to one subscriber in pieces of about half its queue, each once there is room. */
-async function deliverPaced (sub: Subscription, changes: StoredChange[], options: CatchUpOptions): Promise<void> {
+async function deliverPaced(sub: Subscription, changes: StoredChange[], options: CatchUpOptions): Promise<void> {
   let piece: StoredChange[] = []
   let bytes = 0
   for (const [i, change] of changes.entries()) {
     piece.push(change)
     bytes += weight(sub, change)
     if (bytes < options.queueBytes / 2 && i < changes.length - 1) continue
-    if (!await waitForRoom(sub, options.stallMs)) return
+    if (!(await waitForRoom(sub, options.stallMs))) return
     await options.delivery.deliver([sub], piece, false)
     piece = []
     bytes = 0
@@ -65,7 +74,12 @@ async function deliverPaced (sub: Subscription, changes: StoredChange[], options
 }
 
 /** Sends the subscriber what it missed after its cursor (pruned: `onGone`), then what waited, then it is live again. */
-export async function catchUp (sub: Subscription, first: StoredChange[] | 'gone', options: CatchUpOptions, onGone: (sub: Subscription) => Promise<void>): Promise<void> {
+export async function catchUp(
+  sub: Subscription,
+  first: StoredChange[] | 'gone',
+  options: CatchUpOptions,
+  onGone: (sub: Subscription) => Promise<void>
+): Promise<void> {
   const behind = sub.behind!
   let page = first
   while (isOpen(sub)) {

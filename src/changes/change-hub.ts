@@ -31,46 +31,63 @@ export interface ChangeHub {
   /** Starts a subscription; throws (4xx, 503) before anything was sent when it cannot. */
   subscribe: (request: SubscribeRequest) => Promise<void>
   /** Open subscriptions, and what waits for them in memory: queues and buffers (bytes, about), in all and for the one holding most. */
-  stats: () => { streams: number, queuedBytes: number, largestQueuedBytes: number }
+  stats: () => { streams: number; queuedBytes: number; largestQueuedBytes: number }
   /** Ends every subscription (SHUTDOWN) and stops following. */
   close: () => Promise<void>
 }
 
 const STOP_FOLLOWING_AFTER_MS = 10_000
 
-export function createChangeHub (options: ChangeHubOptions): ChangeHub {
+export function createChangeHub(options: ChangeHubOptions): ChangeHub {
   const { engine, registry, log } = options
   const recheckMs = options.recheckMs ?? 60_000
   const now = options.now ?? Date.now
   const delivery = createDelivery({ engine, registry, queueBytes: options.queueBytes, recheckMs, now, log })
-  const catchUpOptions: CatchUpOptions = { log: engine.changes, delivery, queueBytes: options.queueBytes, stallMs: options.stallMs }
+  const catchUpOptions: CatchUpOptions = {
+    log: engine.changes,
+    delivery,
+    queueBytes: options.queueBytes,
+    stallMs: options.stallMs
+  }
   const subs = new Set<Subscription>()
   let following: Promise<() => Promise<void>> | undefined
   let stopTimer: NodeJS.Timeout | undefined
   let serial: Promise<void> = Promise.resolve()
-  const heartbeat = setInterval(() => { void serialize(beat) }, Math.max(1000, Math.floor(recheckMs / 2)))
+  const heartbeat = setInterval(
+    () => {
+      void serialize(beat)
+    },
+    Math.max(1000, Math.floor(recheckMs / 2))
+  )
   heartbeat.unref()
 
-  function serialize (task: () => Promise<void>): Promise<void> {
+  function serialize(task: () => Promise<void>): Promise<void> {
     const run = serial.then(task)
     serial = run.catch(err => log(`change feed: ${(err as Error).message}`))
     return run
   }
 
-  async function reset (sub: Subscription): Promise<void> {
+  async function reset(sub: Subscription): Promise<void> {
     const after = sub.cursor
     sub.cursor = await engine.changes.head()
-    sub.request.sink.send({ type: 'reset', pos: sub.cursor, reason: `Changes after ${after.slice(0, 40)} are no longer kept (or it is not a position of this feed): read the current state again` })
-  }
-
-  function readLog (sub: Subscription, first: StoredChange[] | 'gone'): void {
-    void catchUp(sub, first, catchUpOptions, reset).catch(err => {
-      log(`change feed: reading the change log failed: ${(err as Error).message}`)
-      sub.request.sink.close({ code: 'UNAVAILABLE', message: 'The change log could not be read: reconnect with Last-Event-ID to resume' })
+    sub.request.sink.send({
+      type: 'reset',
+      pos: sub.cursor,
+      reason: `Changes after ${after.slice(0, 40)} are no longer kept (or it is not a position of this feed): read the current state again`
     })
   }
 
-  async function deliverLive (changes: StoredChange[]): Promise<void> {
+  function readLog(sub: Subscription, first: StoredChange[] | 'gone'): void {
+    void catchUp(sub, first, catchUpOptions, reset).catch(err => {
+      log(`change feed: reading the change log failed: ${(err as Error).message}`)
+      sub.request.sink.close({
+        code: 'UNAVAILABLE',
+        message: 'The change log could not be read: reconnect with Last-Event-ID to resume'
+      })
+    })
+  }
+
+  async function deliverLive(changes: StoredChange[]): Promise<void> {
     const { compare } = engine.changes
     const current: Subscription[] = []
     const ahead: Subscription[] = []
@@ -81,20 +98,27 @@ export function createChangeHub (options: ChangeHubOptions): ChangeHub {
     }
     const behind = await delivery.deliver(current, changes, true)
     // A subscriber that read the log further than this batch (after catching up) takes only what it has not seen.
-    for (const sub of ahead) behind.push(...await delivery.deliver([sub], changes.filter(change => compare(change.pos, sub.cursor) > 0), true))
+    for (const sub of ahead)
+      behind.push(
+        ...(await delivery.deliver(
+          [sub],
+          changes.filter(change => compare(change.pos, sub.cursor) > 0),
+          true
+        ))
+      )
     for (const sub of behind) {
       sub.behind = { ...startBehind(), dropped: true }
       readLog(sub, [])
     }
   }
 
-  async function beat (): Promise<void> {
+  async function beat(): Promise<void> {
     const live = [...subs].filter(sub => !sub.behind && isOpen(sub))
     await delivery.refreshStale(live)
     for (const sub of live) if (isOpen(sub)) sub.request.sink.send({ type: 'position', pos: sub.cursor })
   }
 
-  async function ensureFollowing (): Promise<void> {
+  async function ensureFollowing(): Promise<void> {
     clearTimeout(stopTimer)
     // Outside the subscribing request's scope: its client's leaving must not cancel what every subscriber shares.
     following ??= outsideRequestScope(() => engine.changes.follow(changes => serialize(() => deliverLive(changes))))
@@ -106,7 +130,7 @@ export function createChangeHub (options: ChangeHubOptions): ChangeHub {
     }
   }
 
-  function remove (sub: Subscription): void {
+  function remove(sub: Subscription): void {
     subs.delete(sub)
     if (subs.size > 0 || !following) return
     clearTimeout(stopTimer)
@@ -119,15 +143,18 @@ export function createChangeHub (options: ChangeHubOptions): ChangeHub {
     stopTimer.unref()
   }
 
-  function checkLimits (client: string): void {
+  function checkLimits(client: string): void {
     const mine = [...subs].filter(sub => sub.request.client === client).length
     if (subs.size >= options.maxStreams || mine >= options.maxStreamsPerClient) {
-      throw new QuireError('TOO_MANY_STREAMS', `At most ${options.maxStreams} change streams (${options.maxStreamsPerClient} per client address) are open at once`)
+      throw new QuireError(
+        'TOO_MANY_STREAMS',
+        `At most ${options.maxStreams} change streams (${options.maxStreamsPerClient} per client address) are open at once`
+      )
     }
   }
 
   /** Where the subscriber starts: after its Last-Event-ID (with the first page of its backlog), or now. */
-  async function start (sub: Subscription, after: string | undefined): Promise<StoredChange[] | 'gone'> {
+  async function start(sub: Subscription, after: string | undefined): Promise<StoredChange[] | 'gone'> {
     if (after === undefined) {
       sub.cursor = await engine.changes.head()
       sub.request.sink.send({ type: 'ready', pos: sub.cursor })
@@ -140,7 +167,7 @@ export function createChangeHub (options: ChangeHubOptions): ChangeHub {
   }
 
   return {
-    subscribe: async (request) => {
+    subscribe: async request => {
       checkLimits(request.client)
       const sub = createSubscription(request, registry, now())
       // Counted, and removed when its sink closes, before anything is awaited: subscribes arriving
@@ -158,12 +185,20 @@ export function createChangeHub (options: ChangeHubOptions): ChangeHub {
     },
     stats: () => {
       const held = [...subs].map(sub => sub.request.sink.queuedBytes + (sub.behind?.bytes ?? 0))
-      return { streams: subs.size, queuedBytes: held.reduce((sum, bytes) => sum + bytes, 0), largestQueuedBytes: Math.max(0, ...held) }
+      return {
+        streams: subs.size,
+        queuedBytes: held.reduce((sum, bytes) => sum + bytes, 0),
+        largestQueuedBytes: Math.max(0, ...held)
+      }
     },
     close: async () => {
       clearInterval(heartbeat)
       clearTimeout(stopTimer)
-      for (const sub of [...subs]) sub.request.sink.close({ code: 'SHUTDOWN', message: 'The server is shutting down: reconnect with Last-Event-ID to resume' })
+      for (const sub of [...subs])
+        sub.request.sink.close({
+          code: 'SHUTDOWN',
+          message: 'The server is shutting down: reconnect with Last-Event-ID to resume'
+        })
       const stopping = following
       following = undefined
       if (stopping) await (await stopping.catch(() => async () => {}))()

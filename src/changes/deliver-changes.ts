@@ -35,7 +35,7 @@ export interface Delivery {
 }
 
 /** The user whose credentials or record a change touched, when it did. */
-export function userOfChange (change: StoredChange): string | undefined {
+export function userOfChange(change: StoredChange): string | undefined {
   if (change.model === USER_MODEL.name) return change.docId
   if (change.model === CREDENTIAL_MODEL.name && typeof change.doc?.user_id === 'string') return change.doc.user_id
   return undefined
@@ -43,16 +43,23 @@ export function userOfChange (change: StoredChange): string | undefined {
 
 export const isOpen = (sub: Subscription): boolean => !sub.request.sink.closed
 
-export function createDelivery (options: DeliveryOptions): Delivery {
+export function createDelivery(options: DeliveryOptions): Delivery {
   const { engine, registry, queueBytes, log, now } = options
 
-  async function refreshStale (group: Subscription[]): Promise<void> {
-    const stale = group.filter(sub => isOpen(sub) && sub.caller.userId !== undefined && now() - sub.checkedAt >= options.recheckMs)
+  async function refreshStale(group: Subscription[]): Promise<void> {
+    const stale = group.filter(
+      sub => isOpen(sub) && sub.caller.userId !== undefined && now() - sub.checkedAt >= options.recheckMs
+    )
     await Promise.all(stale.map(sub => refreshSubscription(sub, registry, now())))
   }
 
   /** Queues a subscriber's matching events, unless (live) they would not fit: then it falls behind. */
-  function queue (sub: Subscription, events: ReturnType<typeof feedEventOf>[], live: boolean, behind: Set<Subscription>): void {
+  function queue(
+    sub: Subscription,
+    events: ReturnType<typeof feedEventOf>[],
+    live: boolean,
+    behind: Set<Subscription>
+  ): void {
     const bytes = events.reduce((sum, event) => sum + event.json.length, 0)
     if (live && bytes > 0 && sub.request.sink.queuedBytes + bytes > queueBytes) {
       behind.add(sub)
@@ -62,7 +69,12 @@ export function createDelivery (options: DeliveryOptions): Delivery {
   }
 
   /** One segment of changes (no credential change inside) to the open subscribers of `group` not behind. */
-  async function deliverSegment (group: Subscription[], changes: StoredChange[], live: boolean, behind: Set<Subscription>): Promise<void> {
+  async function deliverSegment(
+    group: Subscription[],
+    changes: StoredChange[],
+    live: boolean,
+    behind: Set<Subscription>
+  ): Promise<void> {
     if (changes.length === 0) return
     await refreshStale(group)
     for (const name of new Set(changes.map(change => change.model))) {
@@ -72,10 +84,20 @@ export function createDelivery (options: DeliveryOptions): Delivery {
       const mine = changes.filter(change => change.model === name)
       try {
         const matches = await matchChanges(engine, model, mine, readers)
-        for (const sub of readers) queue(sub, mine.filter((_, i) => matches.get(sub)![i]).map(change => feedEventOf(model, change)), live, behind)
+        for (const sub of readers)
+          queue(
+            sub,
+            mine.filter((_, i) => matches.get(sub)![i]).map(change => feedEventOf(model, change)),
+            live,
+            behind
+          )
       } catch (err) {
         log(`change feed: matching ${name} changes failed: ${(err as Error).message}`)
-        for (const sub of readers) sub.request.sink.close({ code: 'UNAVAILABLE', message: 'The feed could not evaluate a change: reconnect with Last-Event-ID to resume' })
+        for (const sub of readers)
+          sub.request.sink.close({
+            code: 'UNAVAILABLE',
+            message: 'The feed could not evaluate a change: reconnect with Last-Event-ID to resume'
+          })
       }
     }
     for (const sub of group) if (!behind.has(sub)) sub.cursor = changes[changes.length - 1].pos
@@ -88,7 +110,8 @@ export function createDelivery (options: DeliveryOptions): Delivery {
       let start = 0
       for (const [i, change] of changes.entries()) {
         const user = userOfChange(change)
-        const touched = user === undefined ? [] : group.filter(sub => isOpen(sub) && !behind.has(sub) && sub.caller.userId === user)
+        const touched =
+          user === undefined ? [] : group.filter(sub => isOpen(sub) && !behind.has(sub) && sub.caller.userId === user)
         if (touched.length === 0) continue
         await deliverSegment(group, changes.slice(start, i), live, behind)
         await Promise.all(touched.map(sub => refreshSubscription(sub, registry, now())))

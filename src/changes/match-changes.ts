@@ -12,7 +12,7 @@ import { matchedDocument } from './feed-event.ts'
 import type { Subscription } from './subscription.ts'
 
 /** The top-level fields a (checked) filter's conditions name, through $and, $or and $nor. */
-function namedFields (filter: Filter, into: Set<string>): Set<string> {
+function namedFields(filter: Filter, into: Set<string>): Set<string> {
   for (const [key, value] of Object.entries(filter)) {
     if (!key.startsWith('$')) into.add(key.split('.')[0])
     else if (Array.isArray(value)) for (const inner of value) namedFields(inner as Filter, into)
@@ -21,28 +21,40 @@ function namedFields (filter: Filter, into: Set<string>): Set<string> {
 }
 
 /** The documents with only the given fields (and `_id`). */
-function keepFields (docs: Doc[], fields: Set<string>): Doc[] {
+function keepFields(docs: Doc[], fields: Set<string>): Doc[] {
   const kept = [...fields.add('_id')]
   return docs.map(doc => Object.fromEntries(kept.filter(field => field in doc).map(field => [field, doc[field]])))
 }
 
 /** For each subscriber, one flag per change: whether it receives it. */
-export async function matchChanges (engine: Engine, model: Model, changes: StoredChange[], subs: Subscription[]): Promise<Map<Subscription, boolean[]>> {
-  const known = changes.flatMap((change, i) => change.doc === null ? [] : [i])
+export async function matchChanges(
+  engine: Engine,
+  model: Model,
+  changes: StoredChange[],
+  subs: Subscription[]
+): Promise<Map<Subscription, boolean[]>> {
+  const known = changes.flatMap((change, i) => (change.doc === null ? [] : [i]))
   const groups = new Map<string, Subscription[]>()
   for (const sub of subs) {
     const key = JSON.stringify(sub.filter)
-    groups.set(key, [...groups.get(key) ?? [], sub])
+    groups.set(key, [...(groups.get(key) ?? []), sub])
   }
   const filters = [...groups.values()].map(members => members[0].filter)
   const fields = filters.reduce((named, filter) => namedFields(filter, named), new Set<string>())
-  const docs = keepFields(known.map(i => matchedDocument(changes[i])!), fields)
+  const docs = keepFields(
+    known.map(i => matchedDocument(changes[i])!),
+    fields
+  )
   const matched = docs.length === 0 ? filters.map(() => []) : await engine.matchDocuments(model, docs, filters)
   const result = new Map<Subscription, boolean[]>()
   ;[...groups.values()].forEach((members, f) => {
     for (const sub of members) {
-      const flags = changes.map(change => change.doc === null && mayLearnOfUnknown(sub.caller, model, sub.request.filter, change.docId))
-      known.forEach((i, d) => { flags[i] = matched[f][d] })
+      const flags = changes.map(
+        change => change.doc === null && mayLearnOfUnknown(sub.caller, model, sub.request.filter, change.docId)
+      )
+      known.forEach((i, d) => {
+        flags[i] = matched[f][d]
+      })
       result.set(sub, flags)
     }
   })

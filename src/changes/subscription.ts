@@ -55,7 +55,7 @@ export interface Subscription {
   behind: Behind | undefined
 }
 
-export function createSubscription (request: SubscribeRequest, registry: ModelRegistry, now: number): Subscription {
+export function createSubscription(request: SubscribeRequest, registry: ModelRegistry, now: number): Subscription {
   const { caller } = request.callers
   return {
     request,
@@ -68,19 +68,22 @@ export function createSubscription (request: SubscribeRequest, registry: ModelRe
 }
 
 /** Resolves the subscriber's caller again and its filter with it; closes it when either is refused. */
-export async function refreshSubscription (sub: Subscription, registry: ModelRegistry, now: number): Promise<void> {
+export async function refreshSubscription(sub: Subscription, registry: ModelRegistry, now: number): Promise<void> {
   const { request } = sub
   try {
     sub.caller = await request.callers.resolve()
     sub.checkedAt = now
   } catch (err) {
-    const reason = err instanceof QuireError ? err.reason ?? err.message : 'the credential could not be checked'
+    const reason = err instanceof QuireError ? (err.reason ?? err.message) : 'the credential could not be checked'
     request.sink.close({ code: 'CREDENTIALS_REVOKED', message: `The credential no longer holds: ${reason}` })
     return
   }
   try {
     sub.filter = authorizeFeed(sub.caller, registry, request.model, request.filter, request.showDeleted)
   } catch (err) {
-    request.sink.close({ code: 'FORBIDDEN', message: err instanceof QuireError ? err.message : 'No longer allowed to read' })
+    request.sink.close({
+      code: 'FORBIDDEN',
+      message: err instanceof QuireError ? err.message : 'No longer allowed to read'
+    })
   }
 }

@@ -9,6 +9,6 @@ const WORKER_MARK = 'QUIRE_CLUSTER_WORKER'
 /** The environment of a worker that Quire's primary forks. */
 export const WORKER_ENV = { [WORKER_MARK]: '1' }
 
-export function isQuireWorker (): boolean {
+export function isQuireWorker(): boolean {
   return cluster.isWorker && process.env[WORKER_MARK] === '1'
 }

@@ -7,10 +7,13 @@ import type { CountPeers } from '../storage/decorators/count-cache.ts'
 
 const NEWS = 'quire:counts-changed'
 
-interface News { type: typeof NEWS, models: string[] }
+interface News {
+  type: typeof NEWS
+  models: string[]
+}
 
 /** The primary: passes `worker`'s news on to the other workers. */
-export function relayCountChanges (worker: Worker): void {
+export function relayCountChanges(worker: Worker): void {
   worker.on('message', (message: News) => {
     if (message?.type !== NEWS) return
     for (const other of Object.values(cluster.workers ?? {})) {
@@ -20,11 +23,15 @@ export function relayCountChanges (worker: Worker): void {
 }
 
 /** A worker: its count cache's peers are the other workers, through the primary. */
-export function countPeersInCluster (): CountPeers {
+export function countPeersInCluster(): CountPeers {
   return {
-    tell: (models) => { if (process.connected) process.send?.({ type: NEWS, models } satisfies News) },
-    hear: (listener) => {
-      process.on('message', (message: News) => { if (message?.type === NEWS && Array.isArray(message.models)) listener(message.models) })
+    tell: models => {
+      if (process.connected) process.send?.({ type: NEWS, models } satisfies News)
+    },
+    hear: listener => {
+      process.on('message', (message: News) => {
+        if (message?.type === NEWS && Array.isArray(message.models)) listener(message.models)
+      })
     }
   }
 }

@@ -8,23 +8,37 @@ import type { CounterTable, WindowCount, WindowCounters } from '../auth/throttle
 const ASK = 'quire:counter'
 const ANSWER = 'quire:counted'
 
-interface Question { type: typeof ASK, id: number, key: string, windowMs: number, by: number, reset?: boolean }
-interface Answer { type: typeof ANSWER, id: number, count: number, ttl: number }
+interface Question {
+  type: typeof ASK
+  id: number
+  key: string
+  windowMs: number
+  by: number
+  reset?: boolean
+}
+interface Answer {
+  type: typeof ANSWER
+  id: number
+  count: number
+  ttl: number
+}
 
 /** The primary: answers `worker`'s counter questions from `table`. */
-export function answerCounterQuestions (worker: Worker, table: CounterTable): void {
+export function answerCounterQuestions(worker: Worker, table: CounterTable): void {
   worker.on('message', (message: Question) => {
     if (message?.type !== ASK) return
     if (message.reset) table.reset(message.key)
-    const { count, ttl } = message.reset ? { count: 0, ttl: 0 } : table.add(String(message.key), message.windowMs, message.by)
+    const { count, ttl } = message.reset
+      ? { count: 0, ttl: 0 }
+      : table.add(String(message.key), message.windowMs, message.by)
     const answer: Answer = { type: ANSWER, id: message.id, count, ttl }
     if (worker.isConnected()) worker.send(answer)
   })
 }
 
 /** A worker: counters that the primary keeps. A question fails when the primary is gone. */
-export function askPrimaryCounters (): WindowCounters {
-  const waiting = new Map<number, { resolve: (count: WindowCount) => void, reject: (err: Error) => void }>()
+export function askPrimaryCounters(): WindowCounters {
+  const waiting = new Map<number, { resolve: (count: WindowCount) => void; reject: (err: Error) => void }>()
   let next = 0
   process.on('message', (message: Answer) => {
     if (message?.type !== ANSWER) return
@@ -35,7 +49,7 @@ export function askPrimaryCounters (): WindowCounters {
     for (const { reject } of waiting.values()) reject(new Error('the cluster primary is gone'))
     waiting.clear()
   })
-  function ask (question: Omit<Question, 'type' | 'id'>): Promise<WindowCount> {
+  function ask(question: Omit<Question, 'type' | 'id'>): Promise<WindowCount> {
     const id = ++next
     return new Promise((resolve, reject) => {
       if (!process.connected || !process.send) return reject(new Error('the cluster primary is gone'))
@@ -45,6 +59,8 @@ export function askPrimaryCounters (): WindowCounters {
   }
   return {
     add: async (key, windowMs, by) => await ask({ key, windowMs, by }),
-    reset: async (key) => { await ask({ key, windowMs: 0, by: 0, reset: true }) }
+    reset: async key => {
+      await ask({ key, windowMs: 0, by: 0, reset: true })
+    }
   }
 }

@@ -17,19 +17,21 @@ import { WORKER_ENV } from './cluster-role.ts'
 const KILL_MARGIN_MS = 2000
 
 /** Starts `config.workers` workers and supervises them until a signal stops them all; then lets go of the database. */
-export function runPrimary (config: Config, log: Logger, database: AttachedDatabase): void {
+export function runPrimary(config: Config, log: Logger, database: AttachedDatabase): void {
   const table = createCounterTable(Date.now)
   const listened = new WeakSet<Worker>()
   let stopping = false
 
-  function fork (): void {
+  function fork(): void {
     const worker = cluster.fork(WORKER_ENV)
     answerCounterQuestions(worker, table)
     relayCountChanges(worker)
-    worker.once('listening', () => { listened.add(worker) })
+    worker.once('listening', () => {
+      listened.add(worker)
+    })
   }
 
-  function stop (signal: string, code: number): void {
+  function stop(signal: string, code: number): void {
     if (stopping) return
     stopping = true
     const workers = Object.values(cluster.workers ?? {}).filter(w => w !== undefined)
@@ -49,7 +51,9 @@ export function runPrimary (config: Config, log: Logger, database: AttachedDatab
       log.info(`worker ${worker.process.pid} stopped (${how})`)
       if (Object.keys(cluster.workers ?? {}).length === 0) {
         log.info('all workers stopped')
-        database.release().catch((err: unknown) => { log.error({ err }, 'could not stop the embedded PostgreSQL server') })
+        database.release().catch((err: unknown) => {
+          log.error({ err }, 'could not stop the embedded PostgreSQL server')
+        })
       }
     } else if (!listened.has(worker)) {
       log.error(`worker ${worker.process.pid} exited (${how}) before it listened: stopping`)
@@ -65,6 +69,6 @@ export function runPrimary (config: Config, log: Logger, database: AttachedDatab
 }
 
 /** A worker's configuration: on MongoDB no other process hears of credential changes, so no credential cache. */
-export function workerConfig (config: Config): Config {
+export function workerConfig(config: Config): Config {
   return config.databaseUrl.startsWith('mongodb') ? { ...config, credentialCacheMs: 0 } : config
 }

@@ -7,7 +7,7 @@ import { withDatabase } from '../embedded/attach-database.ts'
 import { resolveServiceSecret, secretDataDir } from '../auth/service-secret.ts'
 
 /** Adopts the configured secret and says where it comes from. */
-export async function adoptSecret (config: Config, log: (msg: string) => void): Promise<string> {
+export async function adoptSecret(config: Config, log: (msg: string) => void): Promise<string> {
   const dataDir = secretDataDir(config)
   await withDatabase(config, log, async () => {
     const { engine } = await openStorage(config, { log: () => {}, sync: false })
@@ -17,5 +17,9 @@ export async function adoptSecret (config: Config, log: (msg: string) => void): 
       await engine.close()
     }
   })
-  return config.secret ? 'QUIRE_SECRET' : dataDir ? `the secret file in ${dataDir}` : 'a new secret stored in the database'
+  return config.secret
+    ? 'QUIRE_SECRET'
+    : dataDir
+      ? `the secret file in ${dataDir}`
+      : 'a new secret stored in the database'
 }

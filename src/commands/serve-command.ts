@@ -14,19 +14,22 @@ import { isQuireWorker } from '../cluster/cluster-role.ts'
 import { attachDatabase, type AttachedDatabase } from '../embedded/attach-database.ts'
 
 /** JSON lines for log collectors; pino-pretty (readable, in colour on a terminal) when asked or on a terminal. */
-async function loggerOptions (config: Config): Promise<FastifyServerOptions['logger']> {
+async function loggerOptions(config: Config): Promise<FastifyServerOptions['logger']> {
   const terminal = process.stdout.isTTY === true
   const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && terminal)
   if (!pretty) return { level: config.logLevel }
   const { default: pinoPretty } = await import('pino-pretty')
-  return { level: config.logLevel, stream: pinoPretty({ colorize: terminal, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) }
+  return {
+    level: config.logLevel,
+    stream: pinoPretty({ colorize: terminal, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+  }
 }
 
-async function serve (): Promise<void> {
+async function serve(): Promise<void> {
   const config = loadConfig()
   const { runPrimary, workerConfig } = await import('../cluster/serve-cluster.ts')
   if (isQuireWorker()) return await serveOne(workerConfig(config), NOTHING_ATTACHED)
-  const options = await loggerOptions(config) as { level: string, stream?: NodeJS.WritableStream }
+  const options = (await loggerOptions(config)) as { level: string; stream?: NodeJS.WritableStream }
   const log = pino({ level: options.level }, options.stream ?? process.stdout)
   const primary = config.workers > 1 && cluster.isPrimary
   // The app's modules load while the database starts (each takes a few hundred ms).
@@ -39,7 +42,7 @@ async function serve (): Promise<void> {
 
 const NOTHING_ATTACHED: AttachedDatabase = { release: async () => {} }
 
-async function serveOne (config: Config, database: AttachedDatabase, appModule = import('../../app.ts')): Promise<void> {
+async function serveOne(config: Config, database: AttachedDatabase, appModule = import('../../app.ts')): Promise<void> {
   const { buildApp } = await appModule
   const app = await buildApp({ config, logger: await loggerOptions(config) }).catch(async (err: unknown) => {
     await database.release()
@@ -48,13 +51,21 @@ async function serveOne (config: Config, database: AttachedDatabase, appModule =
   // A worker is stopped by the primary's SIGTERM; a terminal's Ctrl-C reaches the primary too, which passes it on.
   const worker = isQuireWorker()
   if (worker) process.on('SIGINT', () => {})
-  closeWithGrace({ delay: config.shutdownTimeoutMs, skip: worker ? ['SIGINT'] : [], logger: { error: (message: unknown) => app.log.error(message) } }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'uncaught error: closing')
-    else app.log.info(`${signal ?? 'exit'}: closing; in-flight requests have ${config.shutdownTimeoutMs} ms to finish`)
-    await app.close()
-    await database.release()
-    app.log.info('closed')
-  })
+  closeWithGrace(
+    {
+      delay: config.shutdownTimeoutMs,
+      skip: worker ? ['SIGINT'] : [],
+      logger: { error: (message: unknown) => app.log.error(message) }
+    },
+    async ({ signal, err }) => {
+      if (err) app.log.error({ err }, 'uncaught error: closing')
+      else
+        app.log.info(`${signal ?? 'exit'}: closing; in-flight requests have ${config.shutdownTimeoutMs} ms to finish`)
+      await app.close()
+      await database.release()
+      app.log.info('closed')
+    }
+  )
   try {
     await app.listen({ port: config.port, host: config.host })
   } catch (err) {
@@ -64,8 +75,9 @@ async function serveOne (config: Config, database: AttachedDatabase, appModule =
   }
 }
 
-export function addServeCommand (program: Command): void {
-  program.command('serve')
+export function addServeCommand(program: Command): void {
+  program
+    .command('serve')
     .description('start the HTTP API (configured by environment variables; see the README)')
     .action(serve)
 }

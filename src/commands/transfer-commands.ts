@@ -8,21 +8,27 @@ import { withDatabase } from '../embedded/attach-database.ts'
 
 const quiet = (): void => {}
 
-export function addTransferCommands (program: Command): void {
-  program.command('import <model> <file>')
+export function addTransferCommands(program: Command): void {
+  program
+    .command('import <model> <file>')
     .description('import a JSON array, NDJSON or mongoexport file (extended JSON) into a model, keeping ids and dates')
     .option('--skip-invalid', 'skip documents that do not match the schema (listed on stderr) instead of stopping')
     .action(async (modelName: string, file: string, options: { skipInvalid?: boolean }) => {
       const config = loadConfig()
       const [{ default: cliProgress }, { openStorage }, { importDocuments }] = await Promise.all([
-        import('cli-progress'), import('../storage/open-storage.ts'), import('../transfer/import-documents.ts')
+        import('cli-progress'),
+        import('../storage/open-storage.ts'),
+        import('../transfer/import-documents.ts')
       ])
       await withDatabase(config, quiet, async () => {
         const { engine, models } = await openStorage(config, { log: quiet })
-        const bar = new cliProgress.SingleBar({
-          format: 'importing {bar} {percentage}% | {imported} documents | {rate} docs/s | {skipped} skipped',
-          stream: process.stderr
-        }, cliProgress.Presets.shades_classic)
+        const bar = new cliProgress.SingleBar(
+          {
+            format: 'importing {bar} {percentage}% | {imported} documents | {rate} docs/s | {skipped} skipped',
+            stream: process.stderr
+          },
+          cliProgress.Presets.shades_classic
+        )
         const started = Date.now()
         try {
           const model = models.get(modelName)
@@ -32,14 +38,20 @@ export function addTransferCommands (program: Command): void {
             bcryptRounds: config.bcryptRounds,
             onProgress: p => {
               bar.setTotal(p.totalBytes || 1)
-              bar.update(p.bytes, { imported: p.imported, skipped: p.skipped, rate: Math.round(p.imported / Math.max(0.001, (Date.now() - started) / 1000)) })
+              bar.update(p.bytes, {
+                imported: p.imported,
+                skipped: p.skipped,
+                rate: Math.round(p.imported / Math.max(0.001, (Date.now() - started) / 1000))
+              })
             },
             onSkip: (position, reason) => process.stderr.write(`\nskipped document ${position}: ${reason}\n`)
           })
           bar.stop()
           const seconds = (Date.now() - started) / 1000
-          process.stderr.write(`imported ${result.imported} documents into ${modelName} in ${seconds.toFixed(1)} s (${Math.round(result.imported / seconds)} docs/s)` +
-            `${result.skipped ? `, skipped ${result.skipped}` : ''}\n`)
+          process.stderr.write(
+            `imported ${result.imported} documents into ${modelName} in ${seconds.toFixed(1)} s (${Math.round(result.imported / seconds)} docs/s)` +
+              `${result.skipped ? `, skipped ${result.skipped}` : ''}\n`
+          )
         } finally {
           bar.stop()
           await engine.close()
@@ -47,16 +59,24 @@ export function addTransferCommands (program: Command): void {
       })
     })
 
-  program.command('export <model>')
+  program
+    .command('export <model>')
     .description('write every document of a model (soft-deleted ones too) to stdout as NDJSON')
     .action(async (modelName: string) => {
-      const [{ openStorage }, { exportDocuments }] = await Promise.all([import('../storage/open-storage.ts'), import('../transfer/export-documents.ts')])
+      const [{ openStorage }, { exportDocuments }] = await Promise.all([
+        import('../storage/open-storage.ts'),
+        import('../transfer/export-documents.ts')
+      ])
       const config = loadConfig()
       await withDatabase(config, quiet, async () => {
         const { engine, models } = await openStorage(config, { log: quiet })
-        process.stdout.on('error', (err: NodeJS.ErrnoException) => { if (err.code === 'EPIPE') process.exit(0) })
+        process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+          if (err.code === 'EPIPE') process.exit(0)
+        })
         try {
-          const count = await exportDocuments(engine, models.get(modelName), process.stdout, n => process.stderr.write(`\rexported ${n} documents`))
+          const count = await exportDocuments(engine, models.get(modelName), process.stdout, n =>
+            process.stderr.write(`\rexported ${n} documents`)
+          )
           process.stderr.write(`\rexported ${count} documents from ${modelName}\n`)
         } finally {
           await engine.close()

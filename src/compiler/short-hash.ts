@@ -2,6 +2,6 @@
 // statistics: a changed definition gets a new name.
 import { createHash } from 'node:crypto'
 
-export function shortHash (text: string): string {
+export function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 10)
 }

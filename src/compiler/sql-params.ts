@@ -25,17 +25,18 @@ export class SqlParams {
   /** Set by conditions whose best plan depends on their values (see StatementOptions.planForValues). */
   planForValues = false
 
-  constructor (private readonly options: SqlParamsOptions = {}) {}
+  constructor(private readonly options: SqlParamsOptions = {}) {}
 
   /** Binds a value and returns its placeholder ("$1", "$2", ...). */
-  add (value: SqlValue): string {
-    if (this.values.length >= MAX_PARAMETERS) throw new QuireError('QUERY_TOO_COMPLEX', `The query needs more than ${MAX_PARAMETERS} values`)
+  add(value: SqlValue): string {
+    if (this.values.length >= MAX_PARAMETERS)
+      throw new QuireError('QUERY_TOO_COMPLEX', `The query needs more than ${MAX_PARAMETERS} values`)
     this.values.push(value)
     return `$${this.values.length}`
   }
 
   /** Binds a JSON value as text and casts it to jsonb (postgres.js would otherwise re-encode strings). */
-  addJson (value: unknown): string {
+  addJson(value: unknown): string {
     const cast = `${this.add(JSON.stringify(value))}::text::jsonb`
     return this.options.castJsonOnce === true ? `(SELECT ${cast})` : cast
   }

@@ -16,7 +16,15 @@ import { checkUpdate } from '../validation/check-update.ts'
 import { LIMITS } from '../validation/limits.ts'
 import { isPlainObject } from '../validation/values.ts'
 import { reviveExtendedJson } from '../query/extended-json.ts'
-import { checkFieldValues, checkStoredDocument, hashPassword, hashPasswordFields, newSystemFields, shapeCreate, shapeReplacement } from './prepare-document.ts'
+import {
+  checkFieldValues,
+  checkStoredDocument,
+  hashPassword,
+  hashPasswordFields,
+  newSystemFields,
+  shapeCreate,
+  shapeReplacement
+} from './prepare-document.ts'
 import { QuireError } from '../errors.ts'
 import { refuseBulkUserWrites } from '../auth/users/user-rules.ts'
 import { checkPasswordLength } from '../auth/password-hash.ts'
@@ -29,19 +37,23 @@ export interface JxpBulkResult {
   ok: 1
   writeErrors: never[]
   writeConcernErrors: never[]
-  insertedIds: Array<{ index: number, _id: string }>
+  insertedIds: Array<{ index: number; _id: string }>
   nInserted: number
   nUpserted: number
   nMatched: number
   nModified: number
   nRemoved: number
-  upserted: Array<{ index: number, _id: string }>
+  upserted: Array<{ index: number; _id: string }>
 }
 
 /** A checked operation and the documents (or $set terms) holding passwords still to hash. */
-interface Planned { op: BulkOperation, docs: Doc[], passwordTerms: UpdateTerms }
+interface Planned {
+  op: BulkOperation
+  docs: Doc[]
+  passwordTerms: UpdateTerms
+}
 
-function objectArg (value: unknown, what: string): Body {
+function objectArg(value: unknown, what: string): Body {
   if (!isPlainObject(value)) throw new QuireError('INVALID_BODY', `${what} must be an object`)
   return value
 }
@@ -49,19 +61,23 @@ function objectArg (value: unknown, what: string): Body {
 const isSystemPath = (path: string): boolean => (SYSTEM_FIELDS as readonly string[]).includes(path.split('.')[0])
 
 /** Top-level equality conditions of a checked filter: the fields an upserted document starts with. */
-function seedFields (filter: Filter): Doc {
-  return Object.fromEntries(Object.entries(filter).filter(([k, v]) =>
-    !k.startsWith('$') && !k.includes('.') && !isSystemPath(k) && (v === null || typeof v !== 'object')))
+function seedFields(filter: Filter): Doc {
+  return Object.fromEntries(
+    Object.entries(filter).filter(
+      ([k, v]) => !k.startsWith('$') && !k.includes('.') && !isSystemPath(k) && (v === null || typeof v !== 'object')
+    )
+  )
 }
 
 /** The update's terms: password fields only by $set (validated now, hashed later), dates normalized. */
-function checkUpdateTerms (model: Model, update: unknown): { terms: UpdateTerms, passwordTerms: UpdateTerms } {
+function checkUpdateTerms(model: Model, update: unknown): { terms: UpdateTerms; passwordTerms: UpdateTerms } {
   const terms = checkUpdate(update, isSystemPath)
   const passwordTerms: UpdateTerms = []
   for (const term of terms) {
     const [op, path, value] = term
     if (hiddenFields(model).includes(path.split('.')[0])) {
-      if (op !== '$set' || path.includes('.')) throw new QuireError('INVALID_QUERY', `Only $set can change the password field ${path.slice(0, 64)}`)
+      if (op !== '$set' || path.includes('.'))
+        throw new QuireError('INVALID_QUERY', `Only $set can change the password field ${path.slice(0, 64)}`)
       checkFieldValues(model, { [path]: value })
       checkPasswordLength(value as string, path)
       passwordTerms.push(term)
@@ -70,17 +86,26 @@ function checkUpdateTerms (model: Model, update: unknown): { terms: UpdateTerms,
   return { terms, passwordTerms }
 }
 
-function planUpdate (ctx: DocumentContext, model: Model, args: Body, many: boolean, now: string): Planned {
+function planUpdate(ctx: DocumentContext, model: Model, args: Body, many: boolean, now: string): Planned {
   const filter = authorizeBulkFilter(model, ctx.caller, args.filter ?? {}, 'u')
   const upsert = args.upsert === true ? { ...seedFields(filter), ...newSystemFields(ctx.caller) } : undefined
   const { terms, passwordTerms } = checkUpdateTerms(model, bulkUpdateBody(model, args.update))
-  const op: BulkOperation = { kind: 'update', filter, update: terms, many, now, upsert, check: (doc) => checkStoredDocument(model, doc) }
+  const op: BulkOperation = {
+    kind: 'update',
+    filter,
+    update: terms,
+    many,
+    now,
+    upsert,
+    check: doc => checkStoredDocument(model, doc)
+  }
   return { op, docs: [], passwordTerms }
 }
 
-function planOperation (ctx: DocumentContext, model: Model, entry: unknown, now: string): Planned {
+function planOperation(ctx: DocumentContext, model: Model, entry: unknown, now: string): Planned {
   const [name, ...extra] = Object.keys(objectArg(entry, 'Each operation'))
-  if (extra.length) throw new QuireError('INVALID_BODY', 'Each operation has exactly one key, e.g. {"insertOne": {...}}')
+  if (extra.length)
+    throw new QuireError('INVALID_BODY', 'Each operation has exactly one key, e.g. {"insertOne": {...}}')
   const args = objectArg((entry as Body)[name], name)
   const input = { model, caller: ctx.caller, form: false }
   if (args.upsert === true || name === 'insertOne') requireAccess(model, ctx.caller, 'c')
@@ -89,7 +114,8 @@ function planOperation (ctx: DocumentContext, model: Model, entry: unknown, now:
       const doc = shapeCreate({ ...input, body: createBody(model, ctx.caller, args.document) })
       return { op: { kind: 'insert', doc }, docs: [doc], passwordTerms: [] }
     }
-    case 'updateOne': case 'updateMany':
+    case 'updateOne':
+    case 'updateMany':
       return planUpdate(ctx, model, args, name === 'updateMany', now)
     case 'replaceOne': {
       const filter = authorizeBulkFilter(model, ctx.caller, args.filter ?? {}, 'u')
@@ -97,31 +123,54 @@ function planOperation (ctx: DocumentContext, model: Model, entry: unknown, now:
       const upsert = args.upsert === true ? newSystemFields(ctx.caller) : undefined
       return { op: { kind: 'replace', filter, replacement, now, upsert }, docs: [replacement], passwordTerms: [] }
     }
-    case 'deleteOne': case 'deleteMany':
-      return { op: { kind: 'delete', filter: authorizeBulkFilter(model, ctx.caller, args.filter ?? {}, 'd'), many: name === 'deleteMany', now }, docs: [], passwordTerms: [] }
+    case 'deleteOne':
+    case 'deleteMany':
+      return {
+        op: {
+          kind: 'delete',
+          filter: authorizeBulkFilter(model, ctx.caller, args.filter ?? {}, 'd'),
+          many: name === 'deleteMany',
+          now
+        },
+        docs: [],
+        passwordTerms: []
+      }
     default:
       throw new QuireError('UNSUPPORTED_OPERATOR', `Unsupported bulk operation: ${String(name).slice(0, 40)}`)
   }
 }
 
 /** Hashes every password the planned operations set, once all of them are valid. */
-async function hashPlannedPasswords (ctx: DocumentContext, model: Model, planned: Planned[]): Promise<void> {
+async function hashPlannedPasswords(ctx: DocumentContext, model: Model, planned: Planned[]): Promise<void> {
   const terms = planned.flatMap(p => p.passwordTerms)
   const docs = planned.flatMap(p => p.docs)
   const inDocs = docs.reduce((n, doc) => n + hiddenFields(model).filter(f => typeof doc[f] === 'string').length, 0)
   if (terms.length + inDocs > LIMITS.passwordsPerRequest) {
-    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.passwordsPerRequest} passwords may be set in one request`)
+    throw new QuireError(
+      'QUERY_TOO_COMPLEX',
+      `At most ${LIMITS.passwordsPerRequest} passwords may be set in one request`
+    )
   }
   await hashPasswordFields(model, docs, ctx.config.bcryptRounds)
-  await Promise.all(terms.map(async term => { term[2] = await hashPassword(term[2] as string, ctx.config.bcryptRounds) }))
+  await Promise.all(
+    terms.map(async term => {
+      term[2] = await hashPassword(term[2] as string, ctx.config.bcryptRounds)
+    })
+  )
 }
 
 /** Checks and runs a bulk request; nothing is written unless every operation is valid and succeeds. */
-export async function bulkWrite (ctx: DocumentContext, model: Model, body: unknown): Promise<BulkResult & { data: JxpBulkResult }> {
+export async function bulkWrite(
+  ctx: DocumentContext,
+  model: Model,
+  body: unknown
+): Promise<BulkResult & { data: JxpBulkResult }> {
   refuseBulkUserWrites(model)
   const list = reviveExtendedJson(body)
-  if (!Array.isArray(list) || list.length === 0) throw new QuireError('INVALID_BODY', 'The body must be a non-empty array of operations')
-  if (list.length > LIMITS.bulkOperations) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.bulkOperations} operations per request`)
+  if (!Array.isArray(list) || list.length === 0)
+    throw new QuireError('INVALID_BODY', 'The body must be a non-empty array of operations')
+  if (list.length > LIMITS.bulkOperations)
+    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.bulkOperations} operations per request`)
   const now = new Date().toISOString()
   const planned = list.map((entry, i) => {
     try {
@@ -132,7 +181,10 @@ export async function bulkWrite (ctx: DocumentContext, model: Model, body: unkno
     }
   })
   await hashPlannedPasswords(ctx, model, planned)
-  const result = await ctx.engine.bulkWrite(model, planned.map(p => p.op))
+  const result = await ctx.engine.bulkWrite(
+    model,
+    planned.map(p => p.op)
+  )
   return { ...result, data: jxpResult(planned, result) }
 }
 
@@ -140,19 +192,25 @@ export async function bulkWrite (ctx: DocumentContext, model: Model, body: unkno
  * The result as JXP answers it (MongoDB's BulkWriteResult, as its driver 4 serializes it), under
  * `data`: each inserted and upserted id with the index of its operation.
  */
-function jxpResult (planned: Planned[], result: BulkResult): JxpBulkResult {
-  const idOf = (op: BulkOperation): string | undefined => op.kind === 'insert' ? String(op.doc._id) : op.kind !== 'delete' && op.upsert ? String(op.upsert._id) : undefined
+function jxpResult(planned: Planned[], result: BulkResult): JxpBulkResult {
+  const idOf = (op: BulkOperation): string | undefined =>
+    op.kind === 'insert' ? String(op.doc._id) : op.kind !== 'delete' && op.upsert ? String(op.upsert._id) : undefined
   const ids = planned.map((p, index) => ({ index, _id: idOf(p.op) }))
   return {
     ok: 1,
     writeErrors: [],
     writeConcernErrors: [],
-    insertedIds: ids.filter(({ index }) => planned[index].op.kind === 'insert') as Array<{ index: number, _id: string }>,
+    insertedIds: ids.filter(({ index }) => planned[index].op.kind === 'insert') as Array<{
+      index: number
+      _id: string
+    }>,
     nInserted: result.nInserted,
     nUpserted: result.nUpserted,
     nMatched: result.nMatched,
     nModified: result.nModified,
     nRemoved: result.nDeleted,
-    upserted: ids.filter(({ index, _id }) => planned[index].op.kind !== 'insert' && _id !== undefined && result.upsertedIds.includes(_id)) as Array<{ index: number, _id: string }>
+    upserted: ids.filter(
+      ({ index, _id }) => planned[index].op.kind !== 'insert' && _id !== undefined && result.upsertedIds.includes(_id)
+    ) as Array<{ index: number; _id: string }>
   }
 }

@@ -20,7 +20,7 @@ export interface MethodCall {
   params: Record<string, unknown>
 }
 
-async function itemOf (ctx: DocumentContext, model: Model, letter: 'c' | 'r' | 'u' | 'd', id: string): Promise<Doc> {
+async function itemOf(ctx: DocumentContext, model: Model, letter: 'c' | 'r' | 'u' | 'd', id: string): Promise<Doc> {
   checkId(id)
   const text = await ctx.engine.findOne(model, authorizeCallItem(model, ctx.caller, letter, id))
   if (text === null) throw new QuireError('DOCUMENT_NOT_FOUND', `No ${model.name} document with id ${id}`)
@@ -28,13 +28,15 @@ async function itemOf (ctx: DocumentContext, model: Model, letter: 'c' | 'r' | '
 }
 
 /** Runs the method and returns its result as JSON text (`null` when it returns nothing). */
-export async function callMethod (ctx: DocumentContext, model: Model, call: MethodCall): Promise<string> {
+export async function callMethod(ctx: DocumentContext, model: Model, call: MethodCall): Promise<string> {
   requireVisible(model, ctx.caller)
   const method = ctx.code.method(model.name, call.name)
   const document = call.id === undefined ? undefined : await itemOf(ctx, model, method.letter, call.id)
   if (call.id === undefined) authorizeCall(model, ctx.caller, method.letter)
   const { apikey: _key, jwt: _jwt, ...params } = call.params
-  const result = await runModelCode(() => method.run(codeContext(ctx, model, { body: call.body ?? {}, params, ...(document && { document }) })))
+  const result = await runModelCode(() =>
+    method.run(codeContext(ctx, model, { body: call.body ?? {}, params, ...(document && { document }) }))
+  )
   const json = JSON.stringify(result)
   return json === undefined ? 'null' : JSON.stringify(withoutHiddenFields(JSON.parse(json), hiddenNames(ctx.registry)))
 }

@@ -17,7 +17,7 @@ import type { QueryParams } from '../query/parse-list-params.ts'
 import type { DocumentContext } from './document-context.ts'
 
 /** JXP's flags of a DELETE: `_permaDelete=1`, `_cascade=1` (a misspelled one is a 400, never a different delete). */
-export function deleteOptions (query: QueryParams): DeleteOptions {
+export function deleteOptions(query: QueryParams): DeleteOptions {
   const flags = readFlags(query, ['_permaDelete', '_cascade'])
   return { permanent: flags._permaDelete, cascade: flags._cascade }
 }
@@ -26,12 +26,22 @@ export function deleteOptions (query: QueryParams): DeleteOptions {
  * Runs the model's beforeDelete hook, only for a document the caller may delete (a hook with
  * effects, or a refusal of its own, must not answer a caller who could only read it).
  */
-async function runBeforeDelete (ctx: DocumentContext, model: Model, id: string, plan: Authorized<DeletePlan>): Promise<void> {
+async function runBeforeDelete(
+  ctx: DocumentContext,
+  model: Model,
+  id: string,
+  plan: Authorized<DeletePlan>
+): Promise<void> {
   if (!ctx.code.hooksOf(model.name).beforeDelete) return
-  if (await ctx.engine.count(model, deletionTarget(plan)) > 0) await beforeDelete(ctx, model, id, plan.permanent)
+  if ((await ctx.engine.count(model, deletionTarget(plan))) > 0) await beforeDelete(ctx, model, id, plan.permanent)
 }
 
-export async function deleteDocument (ctx: DocumentContext, model: Model, id: string, options: DeleteOptions = { permanent: false, cascade: false }): Promise<WriteResult> {
+export async function deleteDocument(
+  ctx: DocumentContext,
+  model: Model,
+  id: string,
+  options: DeleteOptions = { permanent: false, cascade: false }
+): Promise<WriteResult> {
   checkId(id)
   const plan = authorizeDeletion(ctx.registry, model, ctx.caller, id, options)
   await runBeforeDelete(ctx, model, id, plan)
@@ -40,9 +50,17 @@ export async function deleteDocument (ctx: DocumentContext, model: Model, id: st
     case 'missing':
       throw await notWritable(ctx, model, id, 'delete', options.permanent)
     case 'referenced':
-      throw new QuireError('REFERENCED', `Parent link item exists in ${outcome.model}/${outcome.field}`, { model: outcome.model, field: outcome.field, hint: 'delete with _cascade=1 to delete the linking documents too' })
+      throw new QuireError('REFERENCED', `Parent link item exists in ${outcome.model}/${outcome.field}`, {
+        model: outcome.model,
+        field: outcome.field,
+        hint: 'delete with _cascade=1 to delete the linking documents too'
+      })
     case 'blocked':
-      throw new QuireError('FORBIDDEN', `Cannot cascade into ${outcome.model}/${outcome.field}: some ${outcome.model} documents linking to ${model.name}/${id} are not yours to delete`, { model: outcome.model, field: outcome.field })
+      throw new QuireError(
+        'FORBIDDEN',
+        `Cannot cascade into ${outcome.model}/${outcome.field}: some ${outcome.model} documents linking to ${model.name}/${id} are not yours to delete`,
+        { model: outcome.model, field: outcome.field }
+      )
   }
   await afterUserWrite(ctx.system, model, id, { _deleted: true })
   await afterWrite(ctx, model, 'afterDelete', outcome.document, options.permanent)

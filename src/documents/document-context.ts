@@ -28,9 +28,13 @@ export interface DocumentContext {
 const ESTIMATE_TTL_MS = 5000
 
 /** A cached wrapper around engine.estimateCount, one per process. */
-export function cachedEstimates (engine: Engine, registry: ModelRegistry, now: () => number = Date.now): (modelName: string) => Promise<number> {
-  const cache = new Map<string, { n: number, at: number }>()
-  return async (modelName) => {
+export function cachedEstimates(
+  engine: Engine,
+  registry: ModelRegistry,
+  now: () => number = Date.now
+): (modelName: string) => Promise<number> {
+  const cache = new Map<string, { n: number; at: number }>()
+  return async modelName => {
     const hit = cache.get(modelName)
     if (hit && now() - hit.at < ESTIMATE_TTL_MS) return hit.n
     const n = await engine.estimateCount(registry.get(modelName))

@@ -18,31 +18,43 @@ const CREATE_SYSTEM_KEYS: ReadonlySet<string> = new Set(SYSTEM_FIELDS)
 const UPDATE_SYSTEM_KEYS: ReadonlySet<string> = new Set([...SYSTEM_FIELDS, 'updatedAt'])
 
 /** What model code gets besides its document, with `extra`; the caller's copy and the scoped documents are made when first used. */
-export function codeContext<T extends object = object> (ctx: DocumentContext, model: Model, extra?: T): ModelCodeContext & T {
+export function codeContext<T extends object = object>(
+  ctx: DocumentContext,
+  model: Model,
+  extra?: T
+): ModelCodeContext & T {
   let documents: ModelCodeContext['documents'] | undefined
   let caller: ModelCodeContext['caller'] | undefined
   const context: ModelCodeContext = {
-    get caller () { return (caller ??= Object.freeze({ ...ctx.caller, groups: [...ctx.caller.groups] })) },
+    get caller() {
+      return (caller ??= Object.freeze({ ...ctx.caller, groups: [...ctx.caller.groups] }))
+    },
     model: model.name,
-    get documents () { return (documents ??= ctx.documents) },
-    refuse: (status, message) => { throw new RefusalError(status, message) }
+    get documents() {
+      return (documents ??= ctx.documents)
+    },
+    refuse: (status, message) => {
+      throw new RefusalError(status, message)
+    }
   }
   return Object.assign(context, extra)
 }
 
 /** Runs model code; a thrown error with a 4xx `statusCode` (or `status`) becomes that refusal. */
-export async function runModelCode<T> (work: () => T | Promise<T>): Promise<T> {
+export async function runModelCode<T>(work: () => T | Promise<T>): Promise<T> {
   try {
     return await work()
   } catch (err) {
     if (err instanceof QuireError) throw err
-    const status = (err as { statusCode?: unknown, status?: unknown })?.statusCode ?? (err as { status?: unknown })?.status
-    if (typeof status === 'number' && status >= 400 && status <= 499) throw new RefusalError(status, String((err as Error).message || 'Refused'))
+    const status =
+      (err as { statusCode?: unknown; status?: unknown })?.statusCode ?? (err as { status?: unknown })?.status
+    if (typeof status === 'number' && status >= 400 && status <= 499)
+      throw new RefusalError(status, String((err as Error).message || 'Refused'))
     throw err
   }
 }
 
-function split (doc: Doc, systemKeys: ReadonlySet<string>): { fields: Doc, system: Doc } {
+function split(doc: Doc, systemKeys: ReadonlySet<string>): { fields: Doc; system: Doc } {
   const fields: Doc = {}
   const system: Doc = {}
   for (const key in doc) (systemKeys.has(key) ? system : fields)[key] = doc[key]
@@ -56,19 +68,21 @@ const isObject = (value: unknown): value is object => typeof value === 'object' 
  * object (which a hook may change in place, at any depth) the same JSON. Cheaper than the JSON
  * of the whole document twice: most values are primitives, compared as they are.
  */
-function changeCheck (fields: Doc): () => boolean {
+function changeCheck(fields: Doc): () => boolean {
   const keys = Object.keys(fields)
   const values = keys.map(key => fields[key])
-  const jsons = values.map(value => isObject(value) ? JSON.stringify(value) : undefined)
-  return () => Object.keys(fields).length !== keys.length || keys.some((key, i) => {
-    if (!Object.hasOwn(fields, key)) return true
-    const value = fields[key]
-    return jsons[i] === undefined ? value !== values[i] : !isObject(value) || JSON.stringify(value) !== jsons[i]
-  })
+  const jsons = values.map(value => (isObject(value) ? JSON.stringify(value) : undefined))
+  return () =>
+    Object.keys(fields).length !== keys.length ||
+    keys.some((key, i) => {
+      if (!Object.hasOwn(fields, key)) return true
+      const value = fields[key]
+      return jsons[i] === undefined ? value !== values[i] : !isObject(value) || JSON.stringify(value) !== jsons[i]
+    })
 }
 
 /** The new document after `beforeCreate` (system fields as the service set them), validated again. */
-export async function beforeCreate (ctx: DocumentContext, model: Model, doc: Doc): Promise<Doc> {
+export async function beforeCreate(ctx: DocumentContext, model: Model, doc: Doc): Promise<Doc> {
   const hook = ctx.code.hooksOf(model.name).beforeCreate
   if (!hook) return doc
   const { fields, system } = split(doc, CREATE_SYSTEM_KEYS)
@@ -82,22 +96,31 @@ export async function beforeCreate (ctx: DocumentContext, model: Model, doc: Doc
 }
 
 /** The changes of a PUT after `beforeUpdate`, validated again. */
-export async function beforeUpdate (ctx: DocumentContext, model: Model, id: string, set: Doc): Promise<Doc> {
+export async function beforeUpdate(ctx: DocumentContext, model: Model, id: string, set: Doc): Promise<Doc> {
   const hook = ctx.code.hooksOf(model.name).beforeUpdate
   if (!hook) return set
   const { fields, system } = split(set, UPDATE_SYSTEM_KEYS)
-  const changed = normalizeDates(model.fields, await runModelCode(() => hook(fields, codeContext(ctx, model, { id }))) ?? fields)
+  const changed = normalizeDates(
+    model.fields,
+    (await runModelCode(() => hook(fields, codeContext(ctx, model, { id })))) ?? fields
+  )
   checkFieldValues(model, changed)
   return { ...changed, ...system }
 }
 
-export async function beforeDelete (ctx: DocumentContext, model: Model, id: string, permanent: boolean): Promise<void> {
+export async function beforeDelete(ctx: DocumentContext, model: Model, id: string, permanent: boolean): Promise<void> {
   const hook = ctx.code.hooksOf(model.name).beforeDelete
   if (hook) await runModelCode(() => hook(id, codeContext(ctx, model, { permanent })))
 }
 
 /** Runs an after hook on the stored document (JSON text); what it throws is logged, not answered. */
-export async function afterWrite (ctx: DocumentContext, model: Model, name: 'afterCreate' | 'afterUpdate' | 'afterDelete', stored: string, permanent = false): Promise<void> {
+export async function afterWrite(
+  ctx: DocumentContext,
+  model: Model,
+  name: 'afterCreate' | 'afterUpdate' | 'afterDelete',
+  stored: string,
+  permanent = false
+): Promise<void> {
   const hook: ModelHooks[typeof name] = ctx.code.hooksOf(model.name)[name]
   if (!hook) return
   try {

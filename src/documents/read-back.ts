@@ -17,23 +17,25 @@ export interface ReadBack {
 }
 
 /** Keys a read produced that are not fields of the model: populated link names, the search score, JXP's _silence. */
-function producedKeys (model: Model): string[] {
+function producedKeys(model: Model): string[] {
   return [...model.links.map(link => link.as), 'score', '_silence'].filter(key => !Object.hasOwn(model.fields, key))
 }
 
 /** `body` without `keys`: the body itself when it has none of them (most writes). */
-function withoutKeys (body: Doc, keys: string[]): Doc {
+function withoutKeys(body: Doc, keys: string[]): Doc {
   if (!keys.some(key => Object.hasOwn(body, key))) return body
   return Object.fromEntries(Object.entries(body).filter(([key]) => !keys.includes(key)))
 }
 
-function checkSentOwner (owner: unknown): string | null {
+function checkSentOwner(owner: unknown): string | null {
   if (owner === null || isValidId(owner)) return owner
-  throw new QuireError('VALIDATION_FAILED', '_owner_id must be a document id', [{ field: '_owner_id', message: 'must be 24 hex characters' }])
+  throw new QuireError('VALIDATION_FAILED', '_owner_id must be a document id', [
+    { field: '_owner_id', message: 'must be 24 hex characters' }
+  ])
 }
 
 /** A create's body: a non-admin's own `_owner_id` and `_deleted: false` (what a read shows) are left out. */
-export function createBody (model: Model, caller: Caller, body: unknown): unknown {
+export function createBody(model: Model, caller: Caller, body: unknown): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body
   const drop = producedKeys(model)
   const doc = body as Doc
@@ -46,14 +48,20 @@ export function createBody (model: Model, caller: Caller, body: unknown): unknow
 const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v']
 
 /** A bulk update: one without operators (a whole document) loses what a read produced and the read-only fields. */
-export function bulkUpdateBody (model: Model, update: unknown): unknown {
-  if (!update || typeof update !== 'object' || Array.isArray(update) || Object.keys(update).some(key => key.startsWith('$'))) return update
+export function bulkUpdateBody(model: Model, update: unknown): unknown {
+  if (
+    !update ||
+    typeof update !== 'object' ||
+    Array.isArray(update) ||
+    Object.keys(update).some(key => key.startsWith('$'))
+  )
+    return update
   const drop = [...producedKeys(model), ...READ_ONLY, ...((update as Doc)._deleted === false ? ['_deleted'] : [])]
   return withoutKeys(update as Doc, drop)
 }
 
 /** An update's body, and the `_owner_id` a non-admin sent back (a condition, not a change). */
-export function updateBody (model: Model, caller: Caller, body: unknown): ReadBack {
+export function updateBody(model: Model, caller: Caller, body: unknown): ReadBack {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { body }
   const doc = body as Doc
   if (caller.admin || doc._owner_id === undefined) return { body: withoutKeys(doc, producedKeys(model)) }

@@ -9,7 +9,11 @@ import { createDocument, updateDocument } from './write-documents.ts'
 import { deleteDocument } from './delete-document.ts'
 import type { DocumentContext } from './document-context.ts'
 
-interface ListPageResult { count: number, data: Doc[], [key: string]: unknown }
+interface ListPageResult {
+  count: number
+  data: Doc[]
+  [key: string]: unknown
+}
 
 export interface ScopedDocuments {
   /** A list page, as GET /api/{model}?params answers it. */
@@ -22,17 +26,22 @@ export interface ScopedDocuments {
   remove: (model: string, id: string, options?: Partial<DeleteOptions>) => Promise<void>
 }
 
-export function scopedDocuments (ctx: DocumentContext): ScopedDocuments {
+export function scopedDocuments(ctx: DocumentContext): ScopedDocuments {
   const modelOf = (name: string) => ctx.registry.get(name)
   const written = (result: { data?: string }): Doc => JSON.parse(result.data ?? 'null') as Doc
   return {
-    list: async (model, params = {}) => JSON.parse(await listDocuments(ctx, modelOf(model), params, `/api/${model}`)) as ListPageResult,
-    get: async (model, id, params = {}) => (JSON.parse(await readDocument(ctx, modelOf(model), id, params)) as { data: Doc }).data,
+    list: async (model, params = {}) =>
+      JSON.parse(await listDocuments(ctx, modelOf(model), params, `/api/${model}`)) as ListPageResult,
+    get: async (model, id, params = {}) =>
+      (JSON.parse(await readDocument(ctx, modelOf(model), id, params)) as { data: Doc }).data,
     count: async (model, params = {}) => await countDocuments(ctx, modelOf(model), params),
     create: async (model, body) => written(await createDocument(ctx, modelOf(model), body, false)),
     update: async (model, id, body) => written(await updateDocument(ctx, modelOf(model), id, body, false)),
     remove: async (model, id, options = {}) => {
-      await deleteDocument(ctx, modelOf(model), id, { permanent: options.permanent === true, cascade: options.cascade === true })
+      await deleteDocument(ctx, modelOf(model), id, {
+        permanent: options.permanent === true,
+        cascade: options.cascade === true
+      })
     }
   }
 }

@@ -13,25 +13,44 @@ import { QuireError } from '../errors.ts'
 import { afterUserWrite, checkPasswordChange } from '../auth/users/user-rules.ts'
 import type { DocumentContext } from './document-context.ts'
 
-export interface WriteResult { message: string, data?: string }
+export interface WriteResult {
+  message: string
+  data?: string
+}
 
-function writeInput (ctx: DocumentContext, model: Model, body: unknown, form: boolean) {
+function writeInput(ctx: DocumentContext, model: Model, body: unknown, form: boolean) {
   return { model, body, caller: ctx.caller, form }
 }
 
 /** The error of a write that matched nothing: 403 when the caller may read the document, 404 otherwise. */
-export async function notWritable (ctx: DocumentContext, model: Model, id: string, action: string, includeDeleted: boolean, why = ''): Promise<QuireError> {
+export async function notWritable(
+  ctx: DocumentContext,
+  model: Model,
+  id: string,
+  action: string,
+  includeDeleted: boolean,
+  why = ''
+): Promise<QuireError> {
   const visible = authorizeVisible(model, ctx.caller, id, includeDeleted)
-  if (visible && await ctx.engine.count(model, visible) > 0) {
+  if (visible && (await ctx.engine.count(model, visible)) > 0) {
     return new QuireError('FORBIDDEN', `Not allowed to ${action} ${model.name} document ${id}${why}`)
   }
   return new QuireError('DOCUMENT_NOT_FOUND', `No ${model.name} document with id ${id}`)
 }
 
 /** POST /api/{model}: always creates; the caller becomes the owner. */
-export async function createDocument (ctx: DocumentContext, model: Model, body: unknown, form: boolean): Promise<WriteResult> {
+export async function createDocument(
+  ctx: DocumentContext,
+  model: Model,
+  body: unknown,
+  form: boolean
+): Promise<WriteResult> {
   requireAccess(model, ctx.caller, 'c')
-  const doc = await beforeCreate(ctx, model, shapeCreate(writeInput(ctx, model, createBody(model, ctx.caller, body), form)))
+  const doc = await beforeCreate(
+    ctx,
+    model,
+    shapeCreate(writeInput(ctx, model, createBody(model, ctx.caller, body), form))
+  )
   await hashPasswordFields(model, [doc], ctx.config.bcryptRounds)
   const data = await ctx.engine.insert(model, doc)
   await afterWrite(ctx, model, 'afterCreate', data)
@@ -39,7 +58,13 @@ export async function createDocument (ctx: DocumentContext, model: Model, body: 
 }
 
 /** PUT /api/{model}/{_id}: merges the given top-level fields; `_deleted:false` restores, `_deleted:true` deletes. */
-export async function updateDocument (ctx: DocumentContext, model: Model, id: string, body: unknown, form: boolean): Promise<WriteResult> {
+export async function updateDocument(
+  ctx: DocumentContext,
+  model: Model,
+  id: string,
+  body: unknown,
+  form: boolean
+): Promise<WriteResult> {
   checkId(id)
   requireAccess(model, ctx.caller, 'u')
   const sent = updateBody(model, ctx.caller, await checkPasswordChange(ctx, model, id, body))
@@ -48,7 +73,8 @@ export async function updateDocument (ctx: DocumentContext, model: Model, id: st
   const kind = { deletes: set._deleted === true, restores: set._deleted === false, sentOwner: sent.sentOwner }
   const data = await ctx.engine.updateOne(model, authorizeUpdate(model, ctx.caller, id, kind), set)
   if (data === null) {
-    const why = sent.sentOwner === undefined ? '' : ' (or its _owner_id is not the one sent: only an admin can change it)'
+    const why =
+      sent.sentOwner === undefined ? '' : ' (or its _owner_id is not the one sent: only an admin can change it)'
     throw await notWritable(ctx, model, id, kind.deletes ? 'delete' : 'update', kind.restores, why)
   }
   await afterUserWrite(ctx.system, model, id, set)

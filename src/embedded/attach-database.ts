@@ -8,14 +8,14 @@ export interface AttachedDatabase {
   release: () => Promise<void>
 }
 
-export async function attachDatabase (config: Config, log: (msg: string) => void): Promise<AttachedDatabase> {
+export async function attachDatabase(config: Config, log: (msg: string) => void): Promise<AttachedDatabase> {
   if (!config.embedded) return { release: async () => {} }
   const { useEmbeddedServer } = await import('./embedded-server.ts')
   return await useEmbeddedServer(config.dataDir, log)
 }
 
 /** Runs `work` with the database attached, releasing it however `work` ends. */
-export async function withDatabase<T> (config: Config, log: (msg: string) => void, work: () => Promise<T>): Promise<T> {
+export async function withDatabase<T>(config: Config, log: (msg: string) => void, work: () => Promise<T>): Promise<T> {
   const database = await attachDatabase(config, log)
   try {
     return await work()

@@ -33,60 +33,86 @@ const SETTINGS: Record<string, string> = {
 }
 
 /** The major version of PostgreSQL that made a cluster (its PG_VERSION file). */
-function clusterVersion (dir: string): string | undefined {
+function clusterVersion(dir: string): string | undefined {
   const file = join(dir, 'PG_VERSION')
   return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined
 }
 
 /** Refuses a DATA_DIR that cannot hold the cluster: too long a path for the socket, PGlite's, or someone else's. */
-function checkDataDir (dataDir: string, cluster: string, user: ServerUser): void {
+function checkDataDir(dataDir: string, cluster: string, user: ServerUser): void {
   const socket = join(cluster, `.s.PGSQL.${SOCKET_PORT}`)
   if (socket.length > MAX_SOCKET_PATH) {
-    throw new StartupError(`DATA_DIR ${dataDir} is too long a path for the database server's Unix socket (${socket.length} characters, at most ${MAX_SOCKET_PATH}): choose a shorter DATA_DIR`)
+    throw new StartupError(
+      `DATA_DIR ${dataDir} is too long a path for the database server's Unix socket (${socket.length} characters, at most ${MAX_SOCKET_PATH}): choose a shorter DATA_DIR`
+    )
   }
   if (existsSync(join(dataDir, 'PG_VERSION'))) {
-    throw new StartupError(`DATA_DIR ${dataDir} holds a database of Quire's previous embedded engine (PGlite), which this version no longer reads: with the previous version run \`quire export MODEL > MODEL.ndjson\` for each model (users too), then with this version \`quire import MODEL MODEL.ndjson\` into a new DATA_DIR (CHANGELOG.md, 0.2.0)`)
+    throw new StartupError(
+      `DATA_DIR ${dataDir} holds a database of Quire's previous embedded engine (PGlite), which this version no longer reads: with the previous version run \`quire export MODEL > MODEL.ndjson\` for each model (users too), then with this version \`quire import MODEL MODEL.ndjson\` into a new DATA_DIR (CHANGELOG.md, 0.2.0)`
+    )
   }
-  const strangers = readdirSync(dataDir).filter(name => name !== CLUSTER_DIR && name !== SECRET_FILE && !name.startsWith(`${CLUSTER_DIR}.init-`))
+  const strangers = readdirSync(dataDir).filter(
+    name => name !== CLUSTER_DIR && name !== SECRET_FILE && !name.startsWith(`${CLUSTER_DIR}.init-`)
+  )
   if (!existsSync(cluster) && strangers.length > 0) {
-    throw new StartupError(`DATA_DIR ${dataDir} is not empty and holds no Quire database (${strangers.slice(0, 3).join(', ')}${strangers.length > 3 ? ', ...' : ''}): choose a new or empty directory`)
+    throw new StartupError(
+      `DATA_DIR ${dataDir} is not empty and holds no Quire database (${strangers.slice(0, 3).join(', ')}${strangers.length > 3 ? ', ...' : ''}): choose a new or empty directory`
+    )
   }
   if (!canReach(user, dataDir)) {
-    throw new StartupError(`the database server runs as user ${user.name} (PostgreSQL refuses root), who cannot reach DATA_DIR ${dataDir}: choose a DATA_DIR that user can reach (e.g. /var/lib/quire), make its parent directories searchable (chmod o+x), or run Quire as an unprivileged user`)
+    throw new StartupError(
+      `the database server runs as user ${user.name} (PostgreSQL refuses root), who cannot reach DATA_DIR ${dataDir}: choose a DATA_DIR that user can reach (e.g. /var/lib/quire), make its parent directories searchable (chmod o+x), or run Quire as an unprivileged user`
+    )
   }
 }
 
 /** Refuses a cluster directory that is not a cluster of these binaries' major version. */
-function checkCluster (cluster: string, binaries: PostgresBinaries): void {
+function checkCluster(cluster: string, binaries: PostgresBinaries): void {
   const version = clusterVersion(cluster)
   const major = binaries.version.split('.')[0]
   if (version === undefined) {
-    throw new StartupError(`${cluster} is not a PostgreSQL cluster (no PG_VERSION): move it away, or choose another DATA_DIR`)
+    throw new StartupError(
+      `${cluster} is not a PostgreSQL cluster (no PG_VERSION): move it away, or choose another DATA_DIR`
+    )
   }
   if (version !== major) {
-    throw new StartupError(`${cluster} was made by PostgreSQL ${version}, and the embedded server is PostgreSQL ${major}: export the data with the Quire version that made it (\`quire export\`) and import it into a new DATA_DIR, or upgrade the cluster with pg_upgrade`)
+    throw new StartupError(
+      `${cluster} was made by PostgreSQL ${version}, and the embedded server is PostgreSQL ${major}: export the data with the Quire version that made it (\`quire export\`) and import it into a new DATA_DIR, or upgrade the cluster with pg_upgrade`
+    )
   }
 }
 
 /** The line of a failed initdb that says why (its first error; it goes on to say what it cleaned up). */
-function initdbReason (err: unknown): string {
-  const lines = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim().split('\n').filter(Boolean)
+function initdbReason(err: unknown): string {
+  const lines = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message)
+    .trim()
+    .split('\n')
+    .filter(Boolean)
   const reason = lines.find(line => /error|fatal|could not|no space/i.test(line)) ?? lines.at(-1) ?? 'failed'
   return reason.replace(/^initdb: (error: )?/, '')
 }
 
 /** Runs initdb into a fresh directory beside the cluster's place, then moves it there (a concurrent start keeps the first). */
-function initCluster (cluster: string, binaries: PostgresBinaries, user: ServerUser, log: (msg: string) => void): void {
+function initCluster(cluster: string, binaries: PostgresBinaries, user: ServerUser, log: (msg: string) => void): void {
   const started = performance.now()
   const partial = `${cluster}.init-${process.pid}`
   rmSync(partial, { recursive: true, force: true })
   mkdirSync(partial, { mode: 0o700 })
   if (user.uid !== undefined) chownSync(partial, user.uid, user.gid!)
   try {
-    execFileSync(join(binaries.bin, 'initdb'), ['-D', partial, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-instructions'],
-      { ...asServerUser(user), stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } })
-    const settings = Object.entries(SETTINGS).map(([name, value]) => `${name} = ${value}`).join('\n')
-    writeFileSync(join(partial, 'postgresql.conf'), `\n# Quire's embedded server (src/embedded/cluster-dir.ts)\n${settings}\n`, { flag: 'a' })
+    execFileSync(
+      join(binaries.bin, 'initdb'),
+      ['-D', partial, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-instructions'],
+      { ...asServerUser(user), stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } }
+    )
+    const settings = Object.entries(SETTINGS)
+      .map(([name, value]) => `${name} = ${value}`)
+      .join('\n')
+    writeFileSync(
+      join(partial, 'postgresql.conf'),
+      `\n# Quire's embedded server (src/embedded/cluster-dir.ts)\n${settings}\n`,
+      { flag: 'a' }
+    )
   } catch (err) {
     rmSync(partial, { recursive: true, force: true })
     throw new StartupError(`cannot create the database in ${cluster}: initdb: ${initdbReason(err)}`)
@@ -96,11 +122,18 @@ function initCluster (cluster: string, binaries: PostgresBinaries, user: ServerU
   } catch {
     rmSync(partial, { recursive: true, force: true }) // another process made it first
   }
-  log(`created a PostgreSQL ${binaries.version.split('.')[0]} database in ${cluster} (${Math.round(performance.now() - started)} ms)`)
+  log(
+    `created a PostgreSQL ${binaries.version.split('.')[0]} database in ${cluster} (${Math.round(performance.now() - started)} ms)`
+  )
 }
 
 /** Makes sure DATA_DIR holds a usable cluster, creating it when DATA_DIR is new or empty; returns its directory. */
-export function prepareCluster (dataDir: string, binaries: PostgresBinaries, user: ServerUser, log: (msg: string) => void): string {
+export function prepareCluster(
+  dataDir: string,
+  binaries: PostgresBinaries,
+  user: ServerUser,
+  log: (msg: string) => void
+): string {
   const dir = resolve(dataDir)
   mkdirSync(dir, { recursive: true })
   const cluster = clusterDirOf(dir)

@@ -14,11 +14,11 @@ const DATABASE = 'postgres'
 export const SOCKET_PORT = 5432
 
 /** The absolute cluster directory of a DATA_DIR. */
-export function clusterDirOf (dataDir: string): string {
+export function clusterDirOf(dataDir: string): string {
   return join(resolve(dataDir), CLUSTER_DIR)
 }
 
 /** The postgres:// URL of the embedded server of `dataDir`: its Unix socket, libpq style (`?host=/dir`). */
-export function embeddedDatabaseUrl (dataDir: string): string {
+export function embeddedDatabaseUrl(dataDir: string): string {
   return `postgres://${SUPERUSER}@localhost/${DATABASE}?host=${encodeURIComponent(clusterDirOf(dataDir))}`
 }

@@ -27,39 +27,55 @@ const WAIT_MS = 60_000
 const SERVER_LOG = 'server.log'
 
 /** The server log's last lines written since `from` (a byte offset), for an error message. */
-function logSince (cluster: string, from: number): string {
+function logSince(cluster: string, from: number): string {
   try {
     const text = readFileSync(join(cluster, SERVER_LOG)).subarray(from).toString('utf8')
-    return text.trim().split('\n').filter(line => line.trim() !== '').slice(-3).join(' / ')
+    return text
+      .trim()
+      .split('\n')
+      .filter(line => line.trim() !== '')
+      .slice(-3)
+      .join(' / ')
   } catch {
     return ''
   }
 }
 
-function logSize (cluster: string): number {
-  try { return statSync(join(cluster, SERVER_LOG)).size } catch { return 0 }
+function logSize(cluster: string): number {
+  try {
+    return statSync(join(cluster, SERVER_LOG)).size
+  } catch {
+    return 0
+  }
 }
 
 /** Waits until a server is ready on the cluster, or throws when `child` (our start) failed and no other server runs. */
-async function waitReady (cluster: string, child: ChildProcess | undefined, logFrom: number): Promise<void> {
+async function waitReady(cluster: string, child: ChildProcess | undefined, logFrom: number): Promise<void> {
   try {
-    await waitUntilReady(cluster, WAIT_MS, () => child !== undefined && child.exitCode !== null && runningServer(cluster) === undefined
-      ? `did not start (exit code ${child.exitCode}): ${logSince(cluster, logFrom) || `see ${join(cluster, SERVER_LOG)}`}`
-      : undefined)
+    await waitUntilReady(cluster, WAIT_MS, () =>
+      child !== undefined && child.exitCode !== null && runningServer(cluster) === undefined
+        ? `did not start (exit code ${child.exitCode}): ${logSince(cluster, logFrom) || `see ${join(cluster, SERVER_LOG)}`}`
+        : undefined
+    )
   } catch (err) {
     throw new StartupError(`the embedded PostgreSQL server in ${cluster} ${(err as Error).message}`)
   }
 }
 
-async function waitStopped (cluster: string): Promise<void> {
-  if (!await waitUntilStopped(cluster, WAIT_MS)) throw new StartupError(`the embedded PostgreSQL server in ${cluster} did not stop within ${WAIT_MS / 1000} s`)
+async function waitStopped(cluster: string): Promise<void> {
+  if (!(await waitUntilStopped(cluster, WAIT_MS)))
+    throw new StartupError(`the embedded PostgreSQL server in ${cluster} did not stop within ${WAIT_MS / 1000} s`)
 }
 
 /** Starts the server on the cluster, detached from this process, its output appended to server.log. */
-function spawnServer (cluster: string, bin: string, user: ReturnType<typeof serverUser>): ChildProcess {
+function spawnServer(cluster: string, bin: string, user: ReturnType<typeof serverUser>): ChildProcess {
   const logFd = openSync(join(cluster, SERVER_LOG), 'a', 0o600)
   try {
-    const child = spawn(join(bin, 'postgres'), ['-D', cluster], { ...asServerUser(user), detached: true, stdio: ['ignore', logFd, logFd] })
+    const child = spawn(join(bin, 'postgres'), ['-D', cluster], {
+      ...asServerUser(user),
+      detached: true,
+      stdio: ['ignore', logFd, logFd]
+    })
     child.on('error', () => {}) // reported through its exit code
     child.unref()
     return child
@@ -69,11 +85,12 @@ function spawnServer (cluster: string, bin: string, user: ReturnType<typeof serv
 }
 
 /** Other clients connected to the server, seen through a connection of our own. */
-async function otherClients (url: string): Promise<number> {
+async function otherClients(url: string): Promise<number> {
   const target = postgresTarget(url)
   const sql = postgres(target.url, { host: target.host, max: 1, onnotice: () => {}, connect_timeout: 5 })
   try {
-    const [row] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`
+    const [row] =
+      await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`
     return row.n as number
   } finally {
     await sql.end({ timeout: 5 })
@@ -81,7 +98,7 @@ async function otherClients (url: string): Promise<number> {
 }
 
 /** Stops the server when nobody else uses it; `log` says which. */
-async function letGo (cluster: string, url: string, log: (msg: string) => void): Promise<void> {
+async function letGo(cluster: string, url: string, log: (msg: string) => void): Promise<void> {
   const running = runningServer(cluster)
   if (running === undefined) return
   const others = await otherClients(url).catch(() => 0)
@@ -99,13 +116,13 @@ async function letGo (cluster: string, url: string, log: (msg: string) => void):
  * the pid it names is alive, whatever that process is (after a container restart, often one of
  * Quire's own threads).
  */
-function removeStalePidFile (cluster: string): void {
+function removeStalePidFile(cluster: string): void {
   const file = readPidFile(cluster)
   if (file !== undefined && isStale(file)) rmSync(join(cluster, 'postmaster.pid'), { force: true })
 }
 
 /** Starts the embedded server of `dataDir` (creating its cluster when new), or shares the one already running. */
-export async function useEmbeddedServer (dataDir: string, log: (msg: string) => void): Promise<EmbeddedServer> {
+export async function useEmbeddedServer(dataDir: string, log: (msg: string) => void): Promise<EmbeddedServer> {
   const user = serverUser()
   const binaries = await findPostgresBinaries(user)
   const cluster = prepareCluster(dataDir, binaries, user, log)
@@ -122,9 +139,11 @@ export async function useEmbeddedServer (dataDir: string, log: (msg: string) => 
     const child = spawnServer(cluster, binaries.bin, user)
     await waitReady(cluster, child, from)
     const pid = runningServer(cluster)?.pid
-    log(pid === child.pid
-      ? `started the embedded PostgreSQL server in ${cluster} (pid ${pid}, ${Math.round(performance.now() - started)} ms)`
-      : `using the embedded PostgreSQL server another process started in ${cluster} (pid ${pid})`)
+    log(
+      pid === child.pid
+        ? `started the embedded PostgreSQL server in ${cluster} (pid ${pid}, ${Math.round(performance.now() - started)} ms)`
+        : `using the embedded PostgreSQL server another process started in ${cluster} (pid ${pid})`
+    )
   }
   let released = false
   return {
@@ -138,7 +157,7 @@ export async function useEmbeddedServer (dataDir: string, log: (msg: string) => 
 }
 
 /** Whether a DATA_DIR has a server running on it now (for tests and tools). */
-export function embeddedServerRunning (dataDir: string): boolean {
+export function embeddedServerRunning(dataDir: string): boolean {
   const cluster = clusterDirOf(dataDir)
   return existsSync(cluster) && runningServer(cluster) !== undefined
 }

@@ -5,12 +5,15 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-export interface PidFile { pid: number, status: string }
+export interface PidFile {
+  pid: number
+  status: string
+}
 
 const POLL_MS = 20
 
 /** postmaster.pid's process id and status line, when the file is there. */
-export function readPidFile (cluster: string): PidFile | undefined {
+export function readPidFile(cluster: string): PidFile | undefined {
   try {
     const lines = readFileSync(join(cluster, 'postmaster.pid'), 'utf8').split('\n')
     const pid = Number(lines[0])
@@ -20,7 +23,7 @@ export function readPidFile (cluster: string): PidFile | undefined {
   }
 }
 
-function isAlive (pid: number): boolean {
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
@@ -33,7 +36,7 @@ function isAlive (pid: number): boolean {
  * What the process `pid` runs, where the system says (Linux's /proc): a pid file left by a
  * server that died with its machine or container may name a process that is not PostgreSQL.
  */
-function programOf (pid: number): string | undefined {
+function programOf(pid: number): string | undefined {
   try {
     return readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
   } catch {
@@ -42,14 +45,14 @@ function programOf (pid: number): string | undefined {
 }
 
 /** The pid file names a process that certainly is not a PostgreSQL server (dead, or another program). */
-export function isStale (file: PidFile): boolean {
+export function isStale(file: PidFile): boolean {
   if (!isAlive(file.pid)) return true
   const program = programOf(file.pid)
   return program !== undefined && program !== 'postgres'
 }
 
 /** The live server's pid file, or undefined when no server runs on the cluster. */
-export function runningServer (cluster: string): PidFile | undefined {
+export function runningServer(cluster: string): PidFile | undefined {
   const file = readPidFile(cluster)
   return file !== undefined && !isStale(file) ? file : undefined
 }
@@ -59,7 +62,11 @@ export function runningServer (cluster: string): PidFile | undefined {
  * reason to give up (the server we started exited), or undefined to go on. Throws the reason,
  * or a time-out after `timeoutMs`.
  */
-export async function waitUntilReady (cluster: string, timeoutMs: number, failed: () => string | undefined): Promise<void> {
+export async function waitUntilReady(
+  cluster: string,
+  timeoutMs: number,
+  failed: () => string | undefined
+): Promise<void> {
   const deadline = performance.now() + timeoutMs
   while (performance.now() < deadline) {
     if (runningServer(cluster)?.status === 'ready') return
@@ -71,7 +78,7 @@ export async function waitUntilReady (cluster: string, timeoutMs: number, failed
 }
 
 /** Waits until no server runs on `cluster`; false when one still does after `timeoutMs`. */
-export async function waitUntilStopped (cluster: string, timeoutMs: number): Promise<boolean> {
+export async function waitUntilStopped(cluster: string, timeoutMs: number): Promise<boolean> {
   const deadline = performance.now() + timeoutMs
   while (runningServer(cluster) !== undefined) {
     if (performance.now() > deadline) return false

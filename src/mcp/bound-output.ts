@@ -7,10 +7,12 @@ export const MCP_LIMITS = { rows: 100, stringChars: 2000, bytes: 100_000 }
 /** The marker ending a shortened string. */
 export const STRING_MARK = '…[truncated]'
 
-interface Cuts { strings: number }
+interface Cuts {
+  strings: number
+}
 
 /** `value` with every string longer than the limit shortened (and marked), counted in `cuts`. */
-function shortenStrings (value: unknown, cuts: Cuts): unknown {
+function shortenStrings(value: unknown, cuts: Cuts): unknown {
   if (typeof value === 'string') {
     if (value.length <= MCP_LIMITS.stringChars) return value
     cuts.strings++
@@ -27,7 +29,7 @@ function shortenStrings (value: unknown, cuts: Cuts): unknown {
  * `{...head, data: rows, truncated?}` as JSON text within the limits: rows past the row limit
  * or the byte budget are left out, and `truncated` says how many and why.
  */
-export function boundRows (head: Record<string, unknown>, rows: unknown[], note?: string): string {
+export function boundRows(head: Record<string, unknown>, rows: unknown[], note?: string): string {
   const cuts: Cuts = { strings: 0 }
   const headText = JSON.stringify(shortenStrings(head, cuts))
   let budget = MCP_LIMITS.bytes - headText.length - 200
@@ -42,18 +44,39 @@ export function boundRows (head: Record<string, unknown>, rows: unknown[], note?
   const omitted = rows.length - kept.length
   const reasons = [
     note,
-    omitted > 0 ? `${omitted} of ${rows.length} rows omitted (at most ${MCP_LIMITS.rows} rows and ${MCP_LIMITS.bytes} bytes per result)` : undefined,
-    cuts.strings > 0 ? `${cuts.strings} strings shortened to ${MCP_LIMITS.stringChars} characters (ending ${STRING_MARK})` : undefined
+    omitted > 0
+      ? `${omitted} of ${rows.length} rows omitted (at most ${MCP_LIMITS.rows} rows and ${MCP_LIMITS.bytes} bytes per result)`
+      : undefined,
+    cuts.strings > 0
+      ? `${cuts.strings} strings shortened to ${MCP_LIMITS.stringChars} characters (ending ${STRING_MARK})`
+      : undefined
   ].filter(reason => reason !== undefined)
-  const truncated = reasons.length === 0 ? undefined : { rowsOmitted: omitted, stringsShortened: cuts.strings, reason: reasons.join('; ') }
-  return JSON.stringify({ ...JSON.parse(headText) as Record<string, unknown>, data: kept, ...(truncated && { truncated }) })
+  const truncated =
+    reasons.length === 0
+      ? undefined
+      : { rowsOmitted: omitted, stringsShortened: cuts.strings, reason: reasons.join('; ') }
+  return JSON.stringify({
+    ...(JSON.parse(headText) as Record<string, unknown>),
+    data: kept,
+    ...(truncated && { truncated })
+  })
 }
 
 /** One value (a document, a description) within the limits: `{data, truncated?}` as JSON text. */
-export function boundValue (value: unknown): string {
+export function boundValue(value: unknown): string {
   const cuts: Cuts = { strings: 0 }
   const text = JSON.stringify({ data: shortenStrings(value, cuts) })
-  if (text.length > MCP_LIMITS.bytes) return JSON.stringify({ data: null, truncated: { reason: `the result (${text.length} bytes) is over ${MCP_LIMITS.bytes} bytes: ask for fewer fields` } })
+  if (text.length > MCP_LIMITS.bytes)
+    return JSON.stringify({
+      data: null,
+      truncated: { reason: `the result (${text.length} bytes) is over ${MCP_LIMITS.bytes} bytes: ask for fewer fields` }
+    })
   if (cuts.strings === 0) return text
-  return JSON.stringify({ ...JSON.parse(text) as object, truncated: { stringsShortened: cuts.strings, reason: `${cuts.strings} strings shortened to ${MCP_LIMITS.stringChars} characters (ending ${STRING_MARK})` } })
+  return JSON.stringify({
+    ...(JSON.parse(text) as object),
+    truncated: {
+      stringsShortened: cuts.strings,
+      reason: `${cuts.strings} strings shortened to ${MCP_LIMITS.stringChars} characters (ending ${STRING_MARK})`
+    }
+  })
 }

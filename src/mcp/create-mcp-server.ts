@@ -8,7 +8,7 @@ import type { ToolLog } from './tool-result.ts'
 
 const MCP_SERVER_INFO = { name: 'quire', version: '1.0.0' }
 
-export function createMcpServer (ctx: DocumentContext, log: ToolLog): McpServer {
+export function createMcpServer(ctx: DocumentContext, log: ToolLog): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } })
   registerReadTools(server, ctx, log)
   if (ctx.config.mcpWrites) registerWriteTools(server, ctx, log)

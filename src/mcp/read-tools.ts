@@ -12,22 +12,38 @@ import type { Filter } from '../query/types.ts'
 import { MCP_LIMITS, boundRows, boundValue } from './bound-output.ts'
 import { runTool, type ToolLog } from './tool-result.ts'
 
-const modelName = z.string().min(1).max(64).describe('the model\'s name (list_models shows them)')
+const modelName = z.string().min(1).max(64).describe("the model's name (list_models shows them)")
 const filter = z.record(z.string(), z.unknown()).optional().describe('a MongoDB filter, e.g. {"age": {"$gt": 30}}')
 const showDeleted = z.boolean().optional().describe('include soft-deleted documents (where the caller may see them)')
 
 const findArgs = {
   model: modelName,
   filter,
-  sort: z.string().max(500).optional().describe('sort terms separated by commas, "-" for descending: "-createdAt,name"'),
+  sort: z
+    .string()
+    .max(500)
+    .optional()
+    .describe('sort terms separated by commas, "-" for descending: "-createdAt,name"'),
   fields: z.array(z.string().max(200)).max(50).optional().describe('only these fields (and _id)'),
-  limit: z.number().int().min(1).max(MCP_LIMITS.rows).optional().describe(`documents per page, at most ${MCP_LIMITS.rows} (the default)`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MCP_LIMITS.rows)
+    .optional()
+    .describe(`documents per page, at most ${MCP_LIMITS.rows} (the default)`),
   page: z.number().int().min(1).max(1_000_000).optional().describe('page number, from 1'),
   showDeleted
 }
 
 /** The list parameters of a find, in the list syntax REST reads. */
-function listQuery (args: { sort?: string, fields?: string[], limit?: number, page?: number, showDeleted?: boolean }): Record<string, string | undefined> {
+function listQuery(args: {
+  sort?: string
+  fields?: string[]
+  limit?: number
+  page?: number
+  showDeleted?: boolean
+}): Record<string, string | undefined> {
   return {
     sort: args.sort,
     fields: args.fields?.join(','),
@@ -37,36 +53,88 @@ function listQuery (args: { sort?: string, fields?: string[], limit?: number, pa
   }
 }
 
-export function registerReadTools (server: McpServer, ctx: DocumentContext, log: ToolLog): void {
+export function registerReadTools(server: McpServer, ctx: DocumentContext, log: ToolLog): void {
   const { registry, caller } = ctx
 
-  server.registerTool('list_models', { description: 'The models the caller may use, with the letters (c, r, u, d) held on each' }, () =>
-    runTool('list_models', log, async () => boundRows({}, visibleModels(registry, caller).map(model => ({ model: model.name, letters: lettersHeld(model, caller).join('') })))))
+  server.registerTool(
+    'list_models',
+    { description: 'The models the caller may use, with the letters (c, r, u, d) held on each' },
+    () =>
+      runTool('list_models', log, async () =>
+        boundRows(
+          {},
+          visibleModels(registry, caller).map(model => ({
+            model: model.name,
+            letters: lettersHeld(model, caller).join('')
+          }))
+        )
+      )
+  )
 
-  server.registerTool('describe_model', { description: 'One model: its fields, required fields, links, indexes and methods', inputSchema: { model: modelName } }, ({ model }) =>
-    runTool('describe_model', log, async () => {
-      const found = registry.get(model)
-      requireVisible(found, caller)
-      return boundValue(describeEntry(found, lettersHeld(found, caller).join(''), ctx.code.describeMethods(found.name)))
-    }))
+  server.registerTool(
+    'describe_model',
+    {
+      description: 'One model: its fields, required fields, links, indexes and methods',
+      inputSchema: { model: modelName }
+    },
+    ({ model }) =>
+      runTool('describe_model', log, async () => {
+        const found = registry.get(model)
+        requireVisible(found, caller)
+        return boundValue(
+          describeEntry(found, lettersHeld(found, caller).join(''), ctx.code.describeMethods(found.name))
+        )
+      })
+  )
 
-  server.registerTool('find', { description: 'Documents of a model matching a filter, sorted, projected and paged', inputSchema: findArgs }, (args) =>
-    runTool('find', log, async () => {
-      const page = JSON.parse(await listDocuments(ctx, registry.get(args.model), listQuery(args), '/mcp', (args.filter ?? {}) as Filter)) as { data: unknown[], count: number, page?: number, limit?: number }
-      const { data, ...head } = page
-      return boundRows(head, data)
-    }))
+  server.registerTool(
+    'find',
+    { description: 'Documents of a model matching a filter, sorted, projected and paged', inputSchema: findArgs },
+    args =>
+      runTool('find', log, async () => {
+        const page = JSON.parse(
+          await listDocuments(ctx, registry.get(args.model), listQuery(args), '/mcp', (args.filter ?? {}) as Filter)
+        ) as { data: unknown[]; count: number; page?: number; limit?: number }
+        const { data, ...head } = page
+        return boundRows(head, data)
+      })
+  )
 
-  server.registerTool('count', { description: 'The number of documents of a model matching a filter', inputSchema: { model: modelName, filter, showDeleted } }, (args) =>
-    runTool('count', log, async () => {
-      const model = registry.get(args.model)
-      const query = { ...listQuery({ showDeleted: args.showDeleted }), limit: undefined }
-      return JSON.stringify({ count: await countDocuments(ctx, model, query, (args.filter ?? {}) as Filter) })
-    }))
+  server.registerTool(
+    'count',
+    {
+      description: 'The number of documents of a model matching a filter',
+      inputSchema: { model: modelName, filter, showDeleted }
+    },
+    args =>
+      runTool('count', log, async () => {
+        const model = registry.get(args.model)
+        const query = { ...listQuery({ showDeleted: args.showDeleted }), limit: undefined }
+        return JSON.stringify({ count: await countDocuments(ctx, model, query, (args.filter ?? {}) as Filter) })
+      })
+  )
 
-  server.registerTool('aggregate', {
-    description: 'Runs a MongoDB aggregation pipeline on a model (the stages the REST /aggregate endpoint accepts)',
-    inputSchema: { model: modelName, pipeline: z.array(z.record(z.string(), z.unknown())).max(50).describe('the stages, e.g. [{"$group": {"_id": "$kind", "n": {"$sum": 1}}}]'), showDeleted }
-  }, (args) =>
-    runTool('aggregate', log, async () => boundRows({}, JSON.parse(await aggregate(ctx, registry.get(args.model), args.pipeline, args.showDeleted === true)) as unknown[])))
+  server.registerTool(
+    'aggregate',
+    {
+      description: 'Runs a MongoDB aggregation pipeline on a model (the stages the REST /aggregate endpoint accepts)',
+      inputSchema: {
+        model: modelName,
+        pipeline: z
+          .array(z.record(z.string(), z.unknown()))
+          .max(50)
+          .describe('the stages, e.g. [{"$group": {"_id": "$kind", "n": {"$sum": 1}}}]'),
+        showDeleted
+      }
+    },
+    args =>
+      runTool('aggregate', log, async () =>
+        boundRows(
+          {},
+          JSON.parse(
+            await aggregate(ctx, registry.get(args.model), args.pipeline, args.showDeleted === true)
+          ) as unknown[]
+        )
+      )
+  )
 }

@@ -15,25 +15,29 @@ export interface BridgeOptions {
 }
 
 /** The credential headers named by the environment: QUIRE_API_KEY (X-API-Key) or QUIRE_TOKEN (Bearer). */
-export function credentialHeaders (env: NodeJS.ProcessEnv): Record<string, string> {
+export function credentialHeaders(env: NodeJS.ProcessEnv): Record<string, string> {
   if (env.QUIRE_API_KEY) return { 'x-api-key': env.QUIRE_API_KEY }
   if (env.QUIRE_TOKEN) return { authorization: `Bearer ${env.QUIRE_TOKEN}` }
   return {}
 }
 
 /** A JSON-RPC error reply to `message` when it is a request (it has an id). */
-function errorReply (message: JSONRPCMessage, text: string): JSONRPCMessage | undefined {
+function errorReply(message: JSONRPCMessage, text: string): JSONRPCMessage | undefined {
   if (!('id' in message) || !('method' in message)) return undefined
   return { jsonrpc: '2.0', id: message.id, error: { code: -32000, message: text } }
 }
 
 /** Runs the bridge until stdin closes. */
-export async function runStdioBridge ({ url, headers, log }: BridgeOptions): Promise<void> {
+export async function runStdioBridge({ url, headers, log }: BridgeOptions): Promise<void> {
   const endpoint = new URL('/mcp', url)
   const stdio = new StdioServerTransport()
   const http = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers } })
-  http.onmessage = message => { void stdio.send(message) }
-  http.onerror = err => { log(`quire mcp: ${err.message}`) }
+  http.onmessage = message => {
+    void stdio.send(message)
+  }
+  http.onerror = err => {
+    log(`quire mcp: ${err.message}`)
+  }
   stdio.onmessage = message => {
     http.send(message).catch((err: Error) => {
       log(`quire mcp: ${endpoint.href}: ${err.message}`)
@@ -41,8 +45,12 @@ export async function runStdioBridge ({ url, headers, log }: BridgeOptions): Pro
       if (reply) void stdio.send(reply)
     })
   }
-  const closed = new Promise<void>(resolve => { stdio.onclose = resolve })
-  process.stdin.once('end', () => { void stdio.close() })
+  const closed = new Promise<void>(resolve => {
+    stdio.onclose = resolve
+  })
+  process.stdin.once('end', () => {
+    void stdio.close()
+  })
   await http.start()
   await stdio.start()
   await closed

@@ -6,12 +6,17 @@ import { QuireError } from '../errors.ts'
 
 export type ToolLog = (err: unknown, message: string) => void
 
-export async function runTool (tool: string, log: ToolLog, produce: () => Promise<string>): Promise<CallToolResult> {
+export async function runTool(tool: string, log: ToolLog, produce: () => Promise<string>): Promise<CallToolResult> {
   try {
     return { content: [{ type: 'text', text: await produce() }] }
   } catch (err) {
     if (!(err instanceof QuireError)) log(err, `mcp: tool ${tool} failed`)
     const known = err instanceof QuireError ? err : new QuireError('INTERNAL')
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: known.code, status: known.status, message: known.message }) }] }
+    return {
+      isError: true,
+      content: [
+        { type: 'text', text: JSON.stringify({ error: known.code, status: known.status, message: known.message }) }
+      ]
+    }
   }
 }

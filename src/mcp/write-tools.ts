@@ -9,27 +9,57 @@ import { deleteDocument } from '../documents/delete-document.ts'
 import { boundValue } from './bound-output.ts'
 import { runTool, type ToolLog } from './tool-result.ts'
 
-const modelName = z.string().min(1).max(64).describe('the model\'s name')
-const id = z.string().max(64).describe('the document\'s _id (24 hexadecimal characters)')
-const fields = z.record(z.string(), z.unknown()).describe('the document\'s fields')
+const modelName = z.string().min(1).max(64).describe("the model's name")
+const id = z.string().max(64).describe("the document's _id (24 hexadecimal characters)")
+const fields = z.record(z.string(), z.unknown()).describe("the document's fields")
 
 /** A write's outcome as the tool's text: the message and the document as the caller may see it. */
-function writeText (result: WriteResult): string {
-  return boundValue({ message: result.message, document: result.data === undefined ? undefined : JSON.parse(result.data) as unknown })
+function writeText(result: WriteResult): string {
+  return boundValue({
+    message: result.message,
+    document: result.data === undefined ? undefined : (JSON.parse(result.data) as unknown)
+  })
 }
 
-export function registerWriteTools (server: McpServer, ctx: DocumentContext, log: ToolLog): void {
+export function registerWriteTools(server: McpServer, ctx: DocumentContext, log: ToolLog): void {
   const { registry } = ctx
 
-  server.registerTool('create', { description: 'Creates a document (the caller becomes its owner)', inputSchema: { model: modelName, document: fields } }, (args) =>
-    runTool('create', log, async () => writeText(await createDocument(ctx, registry.get(args.model), args.document, false))))
+  server.registerTool(
+    'create',
+    {
+      description: 'Creates a document (the caller becomes its owner)',
+      inputSchema: { model: modelName, document: fields }
+    },
+    args =>
+      runTool('create', log, async () =>
+        writeText(await createDocument(ctx, registry.get(args.model), args.document, false))
+      )
+  )
 
-  server.registerTool('update', { description: 'Updates the given top-level fields of a document', inputSchema: { model: modelName, id, fields } }, (args) =>
-    runTool('update', log, async () => writeText(await updateDocument(ctx, registry.get(args.model), args.id, args.fields, false))))
+  server.registerTool(
+    'update',
+    { description: 'Updates the given top-level fields of a document', inputSchema: { model: modelName, id, fields } },
+    args =>
+      runTool('update', log, async () =>
+        writeText(await updateDocument(ctx, registry.get(args.model), args.id, args.fields, false))
+      )
+  )
 
-  server.registerTool('delete', {
-    description: 'Deletes a document (soft delete where the model keeps deleted documents; permanent: true deletes it for good)',
-    inputSchema: { model: modelName, id, permanent: z.boolean().optional() }
-  }, (args) =>
-    runTool('delete', log, async () => writeText(await deleteDocument(ctx, registry.get(args.model), args.id, { permanent: args.permanent === true, cascade: false }))))
+  server.registerTool(
+    'delete',
+    {
+      description:
+        'Deletes a document (soft delete where the model keeps deleted documents; permanent: true deletes it for good)',
+      inputSchema: { model: modelName, id, permanent: z.boolean().optional() }
+    },
+    args =>
+      runTool('delete', log, async () =>
+        writeText(
+          await deleteDocument(ctx, registry.get(args.model), args.id, {
+            permanent: args.permanent === true,
+            cascade: false
+          })
+        )
+      )
+  )
 }

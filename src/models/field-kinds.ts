@@ -4,7 +4,13 @@ import type { FieldKind, FieldKindLookup } from '../query/types.ts'
 import type { FieldSpec, Model } from './model-definition.ts'
 
 const SYSTEM_KINDS: Record<string, FieldKind> = {
-  _id: 'string', id: 'string', _deleted: 'boolean', _owner_id: 'string', createdAt: 'date', updatedAt: 'date', __v: 'integer'
+  _id: 'string',
+  id: 'string',
+  _deleted: 'boolean',
+  _owner_id: 'string',
+  createdAt: 'date',
+  updatedAt: 'date',
+  __v: 'integer'
 }
 
 /** Kinds whose values have one scalar SQL form: the ones a covering index can hold (src/compiler/ddl/covering-columns.ts). */
@@ -17,27 +23,32 @@ export const COVERABLE_KINDS: ReadonlySet<FieldKind> = new Set(['string', 'date'
 export const MAX_INCLUDED_TEXT = 500
 
 /** Why a path cannot be in a covering index, or undefined when it can. */
-export function uncoverableReason (model: Model, path: string): string | undefined {
+export function uncoverableReason(model: Model, path: string): string | undefined {
   if (model.passwordFields.includes(path)) return 'is a password field'
   const kind = fieldKindLookup(model)(path)
-  return kind !== undefined && COVERABLE_KINDS.has(kind) ? undefined : 'is not a declared string, date, number, integer or boolean field'
+  return kind !== undefined && COVERABLE_KINDS.has(kind)
+    ? undefined
+    : 'is not a declared string, date, number, integer or boolean field'
 }
 
 /** The characters an included path may hold, when it is a string field of the model's own (system fields have a fixed size). */
-export function includedTextLength (model: Model, path: string): number | undefined {
+export function includedTextLength(model: Model, path: string): number | undefined {
   const spec = fieldSpecAt(model, path)
-  return spec?.type === 'string' ? spec.maxLength ?? Infinity : undefined
+  return spec?.type === 'string' ? (spec.maxLength ?? Infinity) : undefined
 }
 
-function kindOfSpec (spec: FieldSpec): FieldKind {
+function kindOfSpec(spec: FieldSpec): FieldKind {
   switch (spec.type) {
-    case 'password': case 'id': return 'string'
-    default: return spec.type
+    case 'password':
+    case 'id':
+      return 'string'
+    default:
+      return spec.type
   }
 }
 
 /** Finds the spec of a dotted path; undefined when it crosses an array or an unknown field. */
-export function fieldSpecAt (model: Model, path: string): FieldSpec | undefined {
+export function fieldSpecAt(model: Model, path: string): FieldSpec | undefined {
   const [first, ...rest] = path.split('.')
   let spec: FieldSpec | undefined = Object.hasOwn(model.fields, first) ? model.fields[first] : undefined
   for (const seg of rest) {
@@ -47,7 +58,7 @@ export function fieldSpecAt (model: Model, path: string): FieldSpec | undefined 
   return spec
 }
 
-export function fieldKindLookup (model: Model): FieldKindLookup {
+export function fieldKindLookup(model: Model): FieldKindLookup {
   return (path: string) => {
     if (Object.hasOwn(SYSTEM_KINDS, path)) return SYSTEM_KINDS[path]
     const spec = fieldSpecAt(model, path)

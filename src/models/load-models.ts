@@ -8,24 +8,26 @@ import { MAX_INCLUDED_TEXT, fieldSpecAt, includedTextLength, uncoverableReason }
 
 const LINK_SUFFIX = /_ids?$/
 
-function linkTarget (spec: FieldSpec): { target: string, many: boolean } | undefined {
+function linkTarget(spec: FieldSpec): { target: string; many: boolean } | undefined {
   if (spec.link && spec.type === 'array') return { target: spec.link, many: true }
   if (spec.link) return { target: spec.link, many: false }
   return undefined
 }
 
 /** Paths of password fields nested inside objects or arrays (only top-level ones are hashed and hidden). */
-function nestedPasswordFields (specs: Record<string, FieldSpec>, prefix = ''): string[] {
+function nestedPasswordFields(specs: Record<string, FieldSpec>, prefix = ''): string[] {
   return Object.entries(specs).flatMap(([name, spec]) => {
     const inner = { ...spec.properties, ...(spec.items && { '[]': spec.items }) }
     const path = `${prefix}${name}`
-    const nested = Object.entries(inner).filter(([, s]) => s.type === 'password').map(([n]) => `${path}.${n}`)
+    const nested = Object.entries(inner)
+      .filter(([, s]) => s.type === 'password')
+      .map(([n]) => `${path}.${n}`)
     return [...nested, ...nestedPasswordFields(inner, `${path}.`)]
   })
 }
 
 /** Turns a checked model file into a Model; throws with the file's name on a mistake. */
-export function resolveModel (file: ModelFile): Model {
+export function resolveModel(file: ModelFile): Model {
   const problems: string[] = []
   for (const name of Object.keys(file.fields)) {
     if ((SYSTEM_FIELDS as readonly string[]).includes(name)) problems.push(`field ${name} is a system field`)
@@ -43,10 +45,16 @@ export function resolveModel (file: ModelFile): Model {
     fields: file.fields,
     required: file.required ?? [],
     additionalFields: file.additionalFields ?? false,
-    indexes: (file.indexes ?? []).map(i => ({ fields: i.fields, unique: i.unique ?? false, ...(i.include && { include: i.include }) })),
+    indexes: (file.indexes ?? []).map(i => ({
+      fields: i.fields,
+      unique: i.unique ?? false,
+      ...(i.include && { include: i.include })
+    })),
     fulltext: file.fulltext && { fields: file.fulltext.fields, language: file.fulltext.language ?? 'english' },
     perms: file.perms ?? {},
-    passwordFields: Object.entries(file.fields).filter(([, s]) => s.type === 'password').map(([n]) => n),
+    passwordFields: Object.entries(file.fields)
+      .filter(([, s]) => s.type === 'password')
+      .map(([n]) => n),
     links
   }
   for (const path of nestedPasswordFields(file.fields)) {
@@ -54,16 +62,22 @@ export function resolveModel (file: ModelFile): Model {
   }
   for (const r of draft.required) if (!file.fields[r]) problems.push(`required field ${r} is not defined`)
   for (const index of draft.indexes) {
-    for (const f of index.fields) if (!fieldSpecAt(draft, f) && f !== '_owner_id' && f !== 'createdAt' && f !== 'updatedAt') problems.push(`index field ${f} is not defined`)
+    for (const f of index.fields)
+      if (!fieldSpecAt(draft, f) && f !== '_owner_id' && f !== 'createdAt' && f !== 'updatedAt')
+        problems.push(`index field ${f} is not defined`)
   }
   for (const index of draft.indexes.filter(i => i.include !== undefined)) {
-    for (const f of [...index.fields, ...index.include ?? []]) {
+    for (const f of [...index.fields, ...(index.include ?? [])]) {
       const reason = uncoverableReason(draft, f)
       if (reason !== undefined) problems.push(`covering index field ${f} ${reason}`)
     }
-    const text = (index.include ?? []).map(f => [f, includedTextLength(draft, f)] as const).filter(([, n]) => n !== undefined)
+    const text = (index.include ?? [])
+      .map(f => [f, includedTextLength(draft, f)] as const)
+      .filter(([, n]) => n !== undefined)
     if (text.reduce((sum, [, n]) => sum + (n ?? 0), 0) > MAX_INCLUDED_TEXT) {
-      problems.push(`the string fields a covering index includes (${text.map(([f]) => f).join(', ')}) need a maxLength, ${MAX_INCLUDED_TEXT} characters at most together (an index entry holds about 2.7 KB)`)
+      problems.push(
+        `the string fields a covering index includes (${text.map(([f]) => f).join(', ')}) need a maxLength, ${MAX_INCLUDED_TEXT} characters at most together (an index entry holds about 2.7 KB)`
+      )
     }
   }
   for (const f of draft.fulltext?.fields ?? []) {
@@ -74,18 +88,23 @@ export function resolveModel (file: ModelFile): Model {
 }
 
 /** Checks that every link points at a known model. */
-function checkLinks (models: Map<string, Model>): void {
+function checkLinks(models: Map<string, Model>): void {
   for (const model of models.values()) {
     for (const link of model.links) {
-      if (!models.has(link.target)) throw new Error(`model ${model.name}: link ${link.field} points at unknown model ${link.target}`)
+      if (!models.has(link.target))
+        throw new Error(`model ${model.name}: link ${link.field} points at unknown model ${link.target}`)
     }
   }
 }
 
 /** Parses and checks one model file's JSON text. */
-export function parseModelFile (text: string, source: string): Model {
+export function parseModelFile(text: string, source: string): Model {
   let json: unknown
-  try { json = JSON.parse(text) } catch (err) { throw new Error(`${source}: not valid JSON (${(err as Error).message})`) }
+  try {
+    json = JSON.parse(text)
+  } catch (err) {
+    throw new Error(`${source}: not valid JSON (${(err as Error).message})`)
+  }
   if (!Value.Check(ModelFileSchema, json)) {
     const first = [...Value.Errors(ModelFileSchema, json)].slice(0, 3).map(e => `${e.path || '/'} ${e.message}`)
     throw new Error(`${source}: not a valid model file: ${first.join('; ')}`)
@@ -94,9 +113,13 @@ export function parseModelFile (text: string, source: string): Model {
 }
 
 /** Loads every *.json model in a directory (none when it does not exist), plus built-in models. */
-export function loadModels (dir: string, builtIns: Model[] = []): Map<string, Model> {
+export function loadModels(dir: string, builtIns: Model[] = []): Map<string, Model> {
   const models = new Map<string, Model>(builtIns.map(m => [m.name, m]))
-  const files = existsSync(dir) ? readdirSync(dir).filter(f => f.endsWith('.json')).sort() : []
+  const files = existsSync(dir)
+    ? readdirSync(dir)
+        .filter(f => f.endsWith('.json'))
+        .sort()
+    : []
   for (const file of files) {
     const model = parseModelFile(readFileSync(join(dir, file), 'utf8'), join(dir, file))
     if (models.has(model.name)) throw new Error(`${file}: model ${model.name} is defined twice (or is built in)`)

@@ -55,72 +55,104 @@ export interface ModelMethod {
   description?: string
 }
 
-const HOOK_NAMES = ['beforeCreate', 'afterCreate', 'beforeUpdate', 'afterUpdate', 'beforeDelete', 'afterDelete'] as const
+const HOOK_NAMES = [
+  'beforeCreate',
+  'afterCreate',
+  'beforeUpdate',
+  'afterUpdate',
+  'beforeDelete',
+  'afterDelete'
+] as const
 const METHOD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/
 /** Names of JavaScript's object machinery: never a method, even if a module defines one. */
-const RESERVED = new Set(['constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'toLocaleString', 'propertyIsEnumerable'])
+const RESERVED = new Set([
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'toLocaleString',
+  'propertyIsEnumerable'
+])
 const CODE_EXTENSIONS = ['.js', '.mjs', '.ts', '.mts']
 
-interface ModelCode { hooks: ModelHooks, methods: Map<string, ModelMethod> }
+interface ModelCode {
+  hooks: ModelHooks
+  methods: Map<string, ModelMethod>
+}
 
 const NO_CODE: ModelCode = { hooks: {}, methods: new Map() }
 
 /** The loaded code of every model, by model name. */
 export class ModelCodeRegistry {
-  constructor (private readonly code: Map<string, ModelCode> = new Map()) {}
+  constructor(private readonly code: Map<string, ModelCode> = new Map()) {}
 
-  hooksOf (model: string): ModelHooks {
+  hooksOf(model: string): ModelHooks {
     return (this.code.get(model) ?? NO_CODE).hooks
   }
 
-  methodNames (model: string): string[] {
+  methodNames(model: string): string[] {
     return [...(this.code.get(model) ?? NO_CODE).methods.keys()]
   }
 
   /** The methods of `model` as discovery shows them. */
-  describeMethods (model: string): Array<{ name: string, letter: Letter, description?: string }> {
-    return [...(this.code.get(model) ?? NO_CODE).methods].map(([name, m]) => ({ name, letter: m.letter, ...(m.description !== undefined && { description: m.description }) }))
+  describeMethods(model: string): Array<{ name: string; letter: Letter; description?: string }> {
+    return [...(this.code.get(model) ?? NO_CODE).methods].map(([name, m]) => ({
+      name,
+      letter: m.letter,
+      ...(m.description !== undefined && { description: m.description })
+    }))
   }
 
   /** The method `name` of `model`; UNKNOWN_METHOD (404) when the model exposes none by that name. */
-  method (model: string, name: string): ModelMethod {
+  method(model: string, name: string): ModelMethod {
     const method = (this.code.get(model) ?? NO_CODE).methods.get(name)
     if (!method) throw new QuireError('UNKNOWN_METHOD', `Model ${model} exposes no method ${name.slice(0, 64)}`)
     return method
   }
 }
 
-function isPlainObject (value: unknown): value is Record<string, unknown> {
+function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
-function checkHooks (source: string, hooks: unknown): ModelHooks {
+function checkHooks(source: string, hooks: unknown): ModelHooks {
   if (hooks === undefined) return {}
   if (!isPlainObject(hooks)) throw new Error(`${source}: \`hooks\` must be an object`)
   for (const [name, hook] of Object.entries(hooks)) {
-    if (!(HOOK_NAMES as readonly string[]).includes(name)) throw new Error(`${source}: unknown hook ${name} (hooks: ${HOOK_NAMES.join(', ')})`)
+    if (!(HOOK_NAMES as readonly string[]).includes(name))
+      throw new Error(`${source}: unknown hook ${name} (hooks: ${HOOK_NAMES.join(', ')})`)
     if (typeof hook !== 'function') throw new Error(`${source}: hook ${name} must be a function`)
   }
   return hooks as ModelHooks
 }
 
-function checkMethod (source: string, name: string, method: unknown): ModelMethod {
-  if (!METHOD_NAME.test(name) || RESERVED.has(name)) throw new Error(`${source}: ${JSON.stringify(name)} cannot be a method name`)
-  if (!isPlainObject(method) || typeof method.run !== 'function' || !['c', 'r', 'u', 'd'].includes(method.letter as string)) {
-    throw new Error(`${source}: method ${name} must be { letter: 'c' | 'r' | 'u' | 'd', run (ctx) { ... } } (the letter a caller needs)`)
+function checkMethod(source: string, name: string, method: unknown): ModelMethod {
+  if (!METHOD_NAME.test(name) || RESERVED.has(name))
+    throw new Error(`${source}: ${JSON.stringify(name)} cannot be a method name`)
+  if (
+    !isPlainObject(method) ||
+    typeof method.run !== 'function' ||
+    !['c', 'r', 'u', 'd'].includes(method.letter as string)
+  ) {
+    throw new Error(
+      `${source}: method ${name} must be { letter: 'c' | 'r' | 'u' | 'd', run (ctx) { ... } } (the letter a caller needs)`
+    )
   }
   return method as unknown as ModelMethod
 }
 
 /** The module's exports, or (a CommonJS module.exports = { hooks, methods }) its default export. */
-function exportsOf (module: Record<string, unknown>): Record<string, unknown> {
+function exportsOf(module: Record<string, unknown>): Record<string, unknown> {
   return isPlainObject(module.default) ? { ...module.default } : module
 }
 
-function checkModule (source: string, loaded: Record<string, unknown>): ModelCode {
+function checkModule(source: string, loaded: Record<string, unknown>): ModelCode {
   const module = exportsOf(loaded)
   const unknown = Object.keys(module).filter(name => name !== 'hooks' && name !== 'methods')
-  if (unknown.length) throw new Error(`${source}: exports ${unknown.join(', ')}; a model module exports only \`hooks\` and \`methods\``)
+  if (unknown.length)
+    throw new Error(`${source}: exports ${unknown.join(', ')}; a model module exports only \`hooks\` and \`methods\``)
   const methods = module.methods ?? {}
   if (!isPlainObject(methods)) throw new Error(`${source}: \`methods\` must be an object`)
   return {
@@ -130,17 +162,22 @@ function checkModule (source: string, loaded: Record<string, unknown>): ModelCod
 }
 
 /** Loads `<dir>/<model>.js` (or .mjs, .ts, .mts) for the models that have one. */
-export async function loadModelCode (dir: string, registry: ModelRegistry): Promise<ModelCodeRegistry> {
-  const files = existsSync(dir) ? readdirSync(dir).filter(f => CODE_EXTENSIONS.includes(extname(f)) && !f.endsWith('.d.ts')).sort() : []
+export async function loadModelCode(dir: string, registry: ModelRegistry): Promise<ModelCodeRegistry> {
+  const files = existsSync(dir)
+    ? readdirSync(dir)
+        .filter(f => CODE_EXTENSIONS.includes(extname(f)) && !f.endsWith('.d.ts'))
+        .sort()
+    : []
   const code = new Map<string, ModelCode>()
   for (const file of files) {
     const name = basename(file, extname(file))
     const source = join(dir, file)
-    if (!registry.has(name) || registry.get(name).builtIn) throw new Error(`${source}: there is no model ${name} (a model's code is named after it, beside its JSON file)`)
+    if (!registry.has(name) || registry.get(name).builtIn)
+      throw new Error(`${source}: there is no model ${name} (a model's code is named after it, beside its JSON file)`)
     if (code.has(name)) throw new Error(`${source}: model ${name} already has code in another file`)
     let module: Record<string, unknown>
     try {
-      module = await import(pathToFileURL(source).href) as Record<string, unknown>
+      module = (await import(pathToFileURL(source).href)) as Record<string, unknown>
     } catch (err) {
       throw new Error(`${source}: cannot be loaded: ${(err as Error).message}`)
     }

@@ -3,11 +3,23 @@
 // (and a client generator) sees `GET /api/test` returning test documents. A route summary may
 // say `{model}`: each copy names its model.
 import type { Model } from '../models/model-definition.ts'
-import { documentInputSchema, documentOutputSchema, listParameters, listResponseSchema, ref, schemaName, type JsonSchema } from './model-schemas.ts'
+import {
+  documentInputSchema,
+  documentOutputSchema,
+  listParameters,
+  listResponseSchema,
+  ref,
+  schemaName,
+  type JsonSchema
+} from './model-schemas.ts'
 
-type Operation = JsonSchema & { parameters?: JsonSchema[], responses?: Record<string, JsonSchema>, summary?: string }
+type Operation = JsonSchema & { parameters?: JsonSchema[]; responses?: Record<string, JsonSchema>; summary?: string }
 type PathItem = Record<string, Operation>
-export interface OpenApiDocument { paths?: Record<string, PathItem>, components?: { schemas?: Record<string, JsonSchema> }, tags?: Array<{ name: string, description?: string }> }
+export interface OpenApiDocument {
+  paths?: Record<string, PathItem>
+  components?: { schemas?: Record<string, JsonSchema> }
+  tags?: Array<{ name: string; description?: string }>
+}
 
 const json = (schema: JsonSchema): JsonSchema => ({ content: { 'application/json': { schema } } })
 const answer = (description: string, schema: JsonSchema): JsonSchema => ({ description, ...json(schema) })
@@ -15,56 +27,114 @@ const body = (schema: JsonSchema): JsonSchema => ({
   required: true,
   content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } }
 })
-const writeAnswer = (model: Model): JsonSchema => ({ type: 'object', properties: { status: { const: 'ok' }, message: { type: 'string' }, data: ref(schemaName.document(model)) }, required: ['status', 'message'] })
+const writeAnswer = (model: Model): JsonSchema => ({
+  type: 'object',
+  properties: { status: { const: 'ok' }, message: { type: 'string' }, data: ref(schemaName.document(model)) },
+  required: ['status', 'message']
+})
 
 /** What each generic operation becomes for one model, keyed by "METHOD path". */
 const SPECIFICS: Record<string, (model: Model) => Partial<Operation>> = {
-  'get /api/{model}': model => ({ parameters: listParameters(model), responses: { 200: answer('a page of documents', listResponseSchema(model)) } }),
+  'get /api/{model}': model => ({
+    parameters: listParameters(model),
+    responses: { 200: answer('a page of documents', listResponseSchema(model)) }
+  }),
   'get /api/{model}/{id}': model => ({
     parameters: listParameters(model).filter(p => ['fields', 'populate', 'autopopulate'].includes(p.name as string)),
-    responses: { 200: answer('the document', { type: 'object', properties: { data: ref(schemaName.document(model)) }, required: ['data'] }) }
+    responses: {
+      200: answer('the document', {
+        type: 'object',
+        properties: { data: ref(schemaName.document(model)) },
+        required: ['data']
+      })
+    }
   }),
-  'post /api/{model}': model => ({ requestBody: body(ref(schemaName.create(model))), responses: { 200: answer('created', writeAnswer(model)) } }),
-  'put /api/{model}/{id}': model => ({ requestBody: body(ref(schemaName.update(model))), responses: { 200: answer('updated (a partial merge); {"_deleted": false} restores', writeAnswer(model)) } }),
+  'post /api/{model}': model => ({
+    requestBody: body(ref(schemaName.create(model))),
+    responses: { 200: answer('created', writeAnswer(model)) }
+  }),
+  'put /api/{model}/{id}': model => ({
+    requestBody: body(ref(schemaName.update(model))),
+    responses: { 200: answer('updated (a partial merge); {"_deleted": false} restores', writeAnswer(model)) }
+  }),
   'post /update/{model}/{id}': model => SPECIFICS['put /api/{model}/{id}'](model),
   'delete /api/{model}/{id}': () => ({
     parameters: [
       queryFlag('_permaDelete', 'remove the document for good instead of a soft delete'),
-      queryFlag('_cascade', 'also delete (soft, or for good with _permaDelete) the documents that link to it; without it, a linked document is a 409')
+      queryFlag(
+        '_cascade',
+        'also delete (soft, or for good with _permaDelete) the documents that link to it; without it, a linked document is a 409'
+      )
     ],
-    responses: { 200: answer('deleted', { type: 'object', properties: { status: { const: 'ok' }, message: { type: 'string' } } }) }
+    responses: {
+      200: answer('deleted', { type: 'object', properties: { status: { const: 'ok' }, message: { type: 'string' } } })
+    }
   }),
   'get /csv/{model}': model => ({
     parameters: listParameters(model),
-    responses: { 200: { description: 'the list as CSV (an attachment): a header row, nested fields as dotted columns', content: { 'text/csv': { schema: { type: 'string' } } } } }
+    responses: {
+      200: {
+        description: 'the list as CSV (an attachment): a header row, nested fields as dotted columns',
+        content: { 'text/csv': { schema: { type: 'string' } } }
+      }
+    }
   }),
   'get /changes/{model}': model => ({
     parameters: listParameters(model).filter(p => ['filter', 'search'].includes(p.name as string)),
-    responses: { 200: { description: 'a stream of change events (create, update, soft_delete, restore, delete) with ids for Last-Event-ID; see docs/changes.md', content: { 'text/event-stream': { schema: { type: 'string' } } } } }
+    responses: {
+      200: {
+        description:
+          'a stream of change events (create, update, soft_delete, restore, delete) with ids for Last-Event-ID; see docs/changes.md',
+        content: { 'text/event-stream': { schema: { type: 'string' } } }
+      }
+    }
   }),
-  'get /count/{model}': model => ({ parameters: listParameters(model).filter(p => ['filter', 'search', 'showDeleted'].includes(p.name as string)) }),
+  'get /count/{model}': model => ({
+    parameters: listParameters(model).filter(p => ['filter', 'search', 'showDeleted'].includes(p.name as string))
+  }),
   'post /query/{model}': model => ({
     parameters: listParameters(model).filter(p => p.name !== 'filter' && p.name !== 'search'),
     responses: { 200: answer('a page of documents', listResponseSchema(model)) }
   }),
-  'post /aggregate/{model}': model => ({ parameters: listParameters(model).filter(p => p.name === 'showDeleted'), responses: { 200: answer('the pipeline\'s output documents', { type: 'object', properties: { data: { type: 'array', items: { type: 'object' } } } }) } })
+  'post /aggregate/{model}': model => ({
+    parameters: listParameters(model).filter(p => p.name === 'showDeleted'),
+    responses: {
+      200: answer("the pipeline's output documents", {
+        type: 'object',
+        properties: { data: { type: 'array', items: { type: 'object' } } }
+      })
+    }
+  })
 }
 
-const queryFlag = (name: string, description: string): JsonSchema => ({ name, in: 'query', required: false, schema: { type: 'string', enum: ['1', 'true'] }, description })
+const queryFlag = (name: string, description: string): JsonSchema => ({
+  name,
+  in: 'query',
+  required: false,
+  schema: { type: 'string', enum: ['1', 'true'] },
+  description
+})
 
-const pascal = (name: string): string => name.split('_').map(part => part.charAt(0).toUpperCase() + part.slice(1)).join('')
+const pascal = (name: string): string =>
+  name
+    .split('_')
+    .map(part => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('')
 
 /** getApiTestById, postCallTestByIdByMethod: the method, then the path's segments (parameters as By...). */
-function operationId (model: Model, method: string, path: string): string {
-  const segments = path.split('/').filter(Boolean).map(segment => {
-    if (segment === '{model}') return pascal(model.name)
-    return segment.startsWith('{') ? `By${pascal(segment.slice(1, -1))}` : pascal(segment)
-  })
+function operationId(model: Model, method: string, path: string): string {
+  const segments = path
+    .split('/')
+    .filter(Boolean)
+    .map(segment => {
+      if (segment === '{model}') return pascal(model.name)
+      return segment.startsWith('{') ? `By${pascal(segment.slice(1, -1))}` : pascal(segment)
+    })
   return method + segments.join('')
 }
 
 /** One model's copy of a generic operation. */
-function operationFor (model: Model, method: string, path: string, generic: Operation): Operation {
+function operationFor(model: Model, method: string, path: string, generic: Operation): Operation {
   const { parameters = [], responses = {}, summary, ...rest } = structuredClone(generic)
   const specific = SPECIFICS[`${method} ${path}`]?.(model) ?? {}
   return {
@@ -73,34 +143,48 @@ function operationFor (model: Model, method: string, path: string, generic: Oper
     summary: summary?.replaceAll('{model}', model.name),
     operationId: operationId(model, method, path),
     // The routes' own query schema is open-ended (filter[...]); a model's list parameters replace it.
-    parameters: [...parameters.filter(p => p.name !== 'model' && (specific.parameters === undefined || p.in !== 'query')), ...(specific.parameters ?? [])],
+    parameters: [
+      ...parameters.filter(p => p.name !== 'model' && (specific.parameters === undefined || p.in !== 'query')),
+      ...(specific.parameters ?? [])
+    ],
     ...(specific.requestBody ? { requestBody: specific.requestBody } : {}),
     responses: { ...responses, ...specific.responses }
   }
 }
 
 /** A model's paths first (its documents, then the rest), models from MODELS_DIR before the built-in ones. */
-function modelOrder (models: Model[], generic: string[]): Array<[Model, string]> {
-  const byPath = [...generic].sort((a, b) => Number(!a.startsWith('/api/')) - Number(!b.startsWith('/api/')) || a.length - b.length)
+function modelOrder(models: Model[], generic: string[]): Array<[Model, string]> {
+  const byPath = [...generic].sort(
+    (a, b) => Number(!a.startsWith('/api/')) - Number(!b.startsWith('/api/')) || a.length - b.length
+  )
   const ordered = [...models].sort((a, b) => Number(a.builtIn ?? false) - Number(b.builtIn ?? false))
   return ordered.flatMap(model => byPath.map(path => [model, path] as [Model, string]))
 }
 
 /** Replaces every path with a {model} segment by one path per model, and adds the models' schemas and tags. */
-export function expandModelPaths<T extends OpenApiDocument> (document: T, models: Model[]): T {
+export function expandModelPaths<T extends OpenApiDocument>(document: T, models: Model[]): T {
   const all = Object.entries(document.paths ?? {})
   const paths: Record<string, PathItem> = {}
-  for (const [model, path] of modelOrder(models, all.map(([p]) => p).filter(p => p.includes('{model}')))) {
-    const copy = paths[path.replace('{model}', model.name)] ??= {}
-    for (const [method, operation] of Object.entries(document.paths![path])) copy[method] = operationFor(model, method, path, operation)
+  for (const [model, path] of modelOrder(
+    models,
+    all.map(([p]) => p).filter(p => p.includes('{model}'))
+  )) {
+    const copy = (paths[path.replace('{model}', model.name)] ??= {})
+    for (const [method, operation] of Object.entries(document.paths![path]))
+      copy[method] = operationFor(model, method, path, operation)
   }
   for (const [path, item] of all) if (!path.includes('{model}')) paths[path] = item
-  const schemas = Object.fromEntries(models.flatMap(model => [
-    [schemaName.document(model), documentOutputSchema(model)],
-    [schemaName.create(model), documentInputSchema(model, false)],
-    [schemaName.update(model), documentInputSchema(model, true)]
-  ]))
-  const tags = modelOrder(models, ['']).map(([model]) => ({ name: model.name, description: `Documents of the model ${model.name}` }))
+  const schemas = Object.fromEntries(
+    models.flatMap(model => [
+      [schemaName.document(model), documentOutputSchema(model)],
+      [schemaName.create(model), documentInputSchema(model, false)],
+      [schemaName.update(model), documentInputSchema(model, true)]
+    ])
+  )
+  const tags = modelOrder(models, ['']).map(([model]) => ({
+    name: model.name,
+    description: `Documents of the model ${model.name}`
+  }))
   return {
     ...document,
     paths,

@@ -31,14 +31,19 @@ const SYSTEM_PROPERTIES: Record<(typeof SYSTEM_FIELDS)[number], JsonSchema> = {
 }
 
 /** The document a read returns: the model's fields without password fields, the system fields and populated links. */
-export function documentOutputSchema (model: Model): JsonSchema {
+export function documentOutputSchema(model: Model): JsonSchema {
   const input = documentSchema(model, true) as { properties: Record<string, JsonSchema> }
   const hidden = new Set(hiddenFields(model))
   const fields = Object.fromEntries(Object.entries(input.properties).filter(([name]) => !hidden.has(name)))
-  const links = Object.fromEntries(model.links.map(link => [link.as, {
-    ...(link.many ? { type: 'array', items: ref(link.target) } : { anyOf: [ref(link.target), { type: 'null' }] }),
-    description: `the ${link.target} document(s) of ${link.field}, when populate asks for them`
-  }]))
+  const links = Object.fromEntries(
+    model.links.map(link => [
+      link.as,
+      {
+        ...(link.many ? { type: 'array', items: ref(link.target) } : { anyOf: [ref(link.target), { type: 'null' }] }),
+        description: `the ${link.target} document(s) of ${link.field}, when populate asks for them`
+      }
+    ])
+  )
   return {
     type: 'object',
     properties: { ...SYSTEM_PROPERTIES, ...fields, ...links },
@@ -48,21 +53,35 @@ export function documentOutputSchema (model: Model): JsonSchema {
 }
 
 /** A body that creates (`partial` false) or updates a document; password fields are write-only. */
-export function documentInputSchema (model: Model, partial: boolean): JsonSchema {
+export function documentInputSchema(model: Model, partial: boolean): JsonSchema {
   const schema = documentSchema(model, partial) as { properties: Record<string, JsonSchema> }
-  for (const name of hiddenFields(model)) schema.properties[name] = { ...schema.properties[name], format: 'password', writeOnly: true }
+  for (const name of hiddenFields(model))
+    schema.properties[name] = { ...schema.properties[name], format: 'password', writeOnly: true }
   return schema
 }
 
-const queryParameter = (name: string, schema: JsonSchema, description: string): JsonSchema => ({ name, in: 'query', required: false, schema, description })
+const queryParameter = (name: string, schema: JsonSchema, description: string): JsonSchema => ({
+  name,
+  in: 'query',
+  required: false,
+  schema,
+  description
+})
 
 /** The URL parameters of a list (GET /api/{model}, /count and /query take the filters too). */
-export function listParameters (model: Model): JsonSchema[] {
+export function listParameters(model: Model): JsonSchema[] {
   const fields = Object.keys(model.fields).filter(name => !hiddenFields(model).includes(name))
   const parameters = [
     {
-      ...queryParameter('filter', { type: 'object', properties: Object.fromEntries(fields.map(f => [f, { type: 'string' }])), additionalProperties: { type: 'string' } },
-        'filter[field]=value (exact, coerced by the schema), or an operator: $gt:, $gte:, $lt:, $lte:, $ne:, $in:[a,b], $nin:, $exists:, $regex:/re/flags; dotted paths reach nested fields; search[field]=text is a case-insensitive substring'),
+      ...queryParameter(
+        'filter',
+        {
+          type: 'object',
+          properties: Object.fromEntries(fields.map(f => [f, { type: 'string' }])),
+          additionalProperties: { type: 'string' }
+        },
+        'filter[field]=value (exact, coerced by the schema), or an operator: $gt:, $gte:, $lt:, $lte:, $ne:, $in:[a,b], $nin:, $exists:, $regex:/re/flags; dotted paths reach nested fields; search[field]=text is a case-insensitive substring'
+      ),
       style: 'deepObject',
       explode: true,
       // No sample filter: a reader trying a list should get the list, not a filter on every field.
@@ -70,18 +89,33 @@ export function listParameters (model: Model): JsonSchema[] {
     },
     queryParameter('sort', { type: 'string' }, 'fields to sort by, comma-separated; - for descending: -createdAt,foo'),
     queryParameter('fields', { type: 'string' }, 'only these fields (comma-separated); _id and id always come'),
-    queryParameter('populate', { type: 'string' }, `link fields to fill in: ${model.links.map(l => l.as).join(', ') || '(this model has none)'}`),
+    queryParameter(
+      'populate',
+      { type: 'string' },
+      `link fields to fill in: ${model.links.map(l => l.as).join(', ') || '(this model has none)'}`
+    ),
     queryParameter('autopopulate', { type: 'boolean' }, 'fill in every link'),
     queryParameter('limit', { type: 'integer', minimum: 1 }, 'page size (default 100, at most 1000)'),
     queryParameter('page', { type: 'integer', minimum: 1 }, 'page number, from 1'),
-    queryParameter('showDeleted', { type: 'boolean' }, 'soft-deleted documents too (needs the right to delete any document of the model)')
+    queryParameter(
+      'showDeleted',
+      { type: 'boolean' },
+      'soft-deleted documents too (needs the right to delete any document of the model)'
+    )
   ]
-  if (model.fulltext) parameters.push(queryParameter('search', { type: 'string' }, `full-text search on ${model.fulltext.fields.join(', ')} (words, "phrases", -not, or); ranked, with a score`))
+  if (model.fulltext)
+    parameters.push(
+      queryParameter(
+        'search',
+        { type: 'string' },
+        `full-text search on ${model.fulltext.fields.join(', ')} (words, "phrases", -not, or); ranked, with a score`
+      )
+    )
   return parameters
 }
 
 /** A list answer: the page and its paging fields. */
-export function listResponseSchema (model: Model): JsonSchema {
+export function listResponseSchema(model: Model): JsonSchema {
   return {
     type: 'object',
     properties: {
@@ -90,8 +124,8 @@ export function listResponseSchema (model: Model): JsonSchema {
       page: { type: 'integer' },
       page_count: { type: 'integer' },
       limit_capped: { type: 'boolean' },
-      next: { type: 'string', description: 'the next page\'s URL (absent on the last page)' },
-      prev: { type: 'string', description: 'the previous page\'s URL (absent on the first page)' },
+      next: { type: 'string', description: "the next page's URL (absent on the last page)" },
+      prev: { type: 'string', description: "the previous page's URL (absent on the first page)" },
       data: { type: 'array', items: ref(schemaName.document(model)) }
     },
     required: ['data']

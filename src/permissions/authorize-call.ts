@@ -10,12 +10,12 @@ import { authorized, type Authorized } from './authorized.ts'
 import { allOf, ownerCondition, readScope } from './row-scope.ts'
 
 /** Throws 401 (anonymous) or 403 unless the caller holds the method's letter on the model. */
-export function authorizeCall (model: Model, caller: Caller, letter: Letter): void {
+export function authorizeCall(model: Model, caller: Caller, letter: Letter): void {
   requireAccess(model, caller, letter)
 }
 
 /** The document an item call receives: readable by the caller and, for u and d methods, within that letter's scope. */
-export function authorizeCallItem (model: Model, caller: Caller, letter: Letter, id: string): Authorized<FindQuery> {
+export function authorizeCallItem(model: Model, caller: Caller, letter: Letter, id: string): Authorized<FindQuery> {
   requireAccess(model, caller, letter)
   const scope = letter === 'u' || letter === 'd' ? ownerCondition(accessTo(model, caller, letter), caller) : {}
   const filter = authorized(allOf({ _id: id }, readScope(model, caller), scope))

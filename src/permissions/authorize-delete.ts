@@ -22,20 +22,33 @@ export interface DeleteOptions {
 const NOTHING: Filter = { _id: { $in: [] } }
 
 /** Of a model's documents, those the caller may not delete. */
-function undeletable (model: Model, caller: Caller): Filter {
+function undeletable(model: Model, caller: Caller): Filter {
   switch (accessTo(model, caller, 'd')) {
-    case 'any': return NOTHING
-    case 'own': return { _owner_id: { $ne: caller.userId } }
-    case 'none': return {}
+    case 'any':
+      return NOTHING
+    case 'own':
+      return { _owner_id: { $ne: caller.userId } }
+    case 'none':
+      return {}
   }
 }
 
 /** Every link field of every model that points at `target`. */
-function linksInto (registry: ModelRegistry, target: Model): Array<{ model: Model, field: string }> {
-  return registry.all().flatMap(model => model.links.filter(link => link.target === target.name).map(link => ({ model, field: link.field })))
+function linksInto(registry: ModelRegistry, target: Model): Array<{ model: Model; field: string }> {
+  return registry
+    .all()
+    .flatMap(model =>
+      model.links.filter(link => link.target === target.name).map(link => ({ model, field: link.field }))
+    )
 }
 
-function referrer (caller: Caller, target: Model, id: string, link: { model: Model, field: string }, options: DeleteOptions): DeleteReferrer {
+function referrer(
+  caller: Caller,
+  target: Model,
+  id: string,
+  link: { model: Model; field: string },
+  options: DeleteOptions
+): DeleteReferrer {
   const { model, field } = link
   const live = options.permanent && options.cascade ? {} : { _deleted: false }
   const linking = allOf({ [field]: id }, live, model.name === target.name ? { _id: { $ne: id } } : {})
@@ -43,13 +56,19 @@ function referrer (caller: Caller, target: Model, id: string, link: { model: Mod
 }
 
 /** The plan of deleting document `id` of `model` for `caller`; 401/403 when it may not delete any. */
-export function authorizeDeletion (registry: ModelRegistry, model: Model, caller: Caller, id: string, options: DeleteOptions): Authorized<DeletePlan> {
+export function authorizeDeletion(
+  registry: ModelRegistry,
+  model: Model,
+  caller: Caller,
+  id: string,
+  options: DeleteOptions
+): Authorized<DeletePlan> {
   const target = allOf({ _id: id }, options.permanent ? {} : { _deleted: false }, writeScope(model, caller, ['d']))
   const referrers = linksInto(registry, model).map(link => referrer(caller, model, id, link, options))
   return authorized({ target, ...options, now: new Date().toISOString(), referrers })
 }
 
 /** The one document a planned delete may remove: its model's beforeDelete hook runs only when it is there. */
-export function deletionTarget (plan: Authorized<DeletePlan>): Authorized<Filter> {
+export function deletionTarget(plan: Authorized<DeletePlan>): Authorized<Filter> {
   return authorized(plan.target)
 }

@@ -10,16 +10,16 @@ import { accessTo, type Letter } from './access.ts'
 const LETTERS: Letter[] = ['c', 'r', 'u', 'd']
 
 /** The letters the caller holds on the model (owner-only ones included). */
-export function lettersHeld (model: Model, caller: Caller): Letter[] {
+export function lettersHeld(model: Model, caller: Caller): Letter[] {
   return LETTERS.filter(letter => accessTo(model, caller, letter) !== 'none')
 }
 
-export function visibleModels (registry: ModelRegistry, caller: Caller): Model[] {
+export function visibleModels(registry: ModelRegistry, caller: Caller): Model[] {
   return registry.all().filter(model => lettersHeld(model, caller).length > 0)
 }
 
 /** Throws 401 (anonymous) or 403 when the caller holds no letter on the model. */
-export function requireVisible (model: Model, caller: Caller): void {
+export function requireVisible(model: Model, caller: Caller): void {
   if (lettersHeld(model, caller).length > 0) return
   throw caller.userId
     ? new QuireError('FORBIDDEN', `Not allowed to see the model ${model.name}`)

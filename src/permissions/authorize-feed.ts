@@ -11,7 +11,13 @@ import type { Authorized } from './authorized.ts'
 import { scopedFilter } from './authorize-read.ts'
 
 /** The filter a change's document must match to reach the subscriber; 401/403/400 like a list read. */
-export function authorizeFeed (caller: Caller, registry: ModelRegistry, model: Model, filter: Filter, showDeleted: boolean): Authorized<Filter> {
+export function authorizeFeed(
+  caller: Caller,
+  registry: ModelRegistry,
+  model: Model,
+  filter: Filter,
+  showDeleted: boolean
+): Authorized<Filter> {
   return scopedFilter({ caller, registry }, model, filter, showDeleted)
 }
 
@@ -20,7 +26,7 @@ export function authorizeFeed (caller: Caller, registry: ModelRegistry, model: M
  * pre-images): only a subscriber that reads every document and filters on nothing but, at
  * most, this document's id may learn of it.
  */
-export function mayLearnOfUnknown (caller: Caller, model: Model, filter: Filter, docId: string): boolean {
+export function mayLearnOfUnknown(caller: Caller, model: Model, filter: Filter, docId: string): boolean {
   const keys = Object.keys(filter)
   const onlyThisId = keys.length === 0 || (keys.length === 1 && filter._id === docId)
   return onlyThisId && accessTo(model, caller, 'r') === 'any'

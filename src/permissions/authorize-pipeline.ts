@@ -13,13 +13,20 @@ import { authorized, type Authorized } from './authorized.ts'
 import { hiddenNames } from './field-policy.ts'
 import { linkScope, readScope } from './row-scope.ts'
 
-export function authorizePipeline (caller: Caller, registry: ModelRegistry, model: Model, pipeline: unknown, showDeleted: boolean): Authorized<PipelinePlan> {
+export function authorizePipeline(
+  caller: Caller,
+  registry: ModelRegistry,
+  model: Model,
+  pipeline: unknown,
+  showDeleted: boolean
+): Authorized<PipelinePlan> {
   const filter = readScope(model, caller, showDeleted)
   const lookups = new Map<string, PipelineSource>()
   const lookup = (name: string): void => {
     if (lookups.has(name)) return
     const target = registry.get(name)
-    if (accessTo(target, caller, 'r') === 'none') throw new QuireError('FORBIDDEN', `$lookup into ${name} is not allowed: no read access`)
+    if (accessTo(target, caller, 'r') === 'none')
+      throw new QuireError('FORBIDDEN', `$lookup into ${name} is not allowed: no read access`)
     lookups.set(name, { model: target, filter: linkScope(target, caller) })
   }
   const stages = checkPipeline(pipeline, { hidden: hiddenNames(registry), lookup })

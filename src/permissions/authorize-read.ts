@@ -32,28 +32,45 @@ export interface ReadRequest {
   showDeleted: boolean
 }
 
-export interface Page { limit: number, skip: number, count: boolean }
+export interface Page {
+  limit: number
+  skip: number
+  count: boolean
+}
 
 /** Populate specs for the requested links (by name or field), or for every link with autopopulate. */
-function authorizePopulate (ctx: ReadContext, model: Model, request: ReadRequest): PopulateSpec[] {
+function authorizePopulate(ctx: ReadContext, model: Model, request: ReadRequest): PopulateSpec[] {
   const requested = new Map(request.populate)
-  if (request.autopopulate) for (const link of model.links) if (!requested.has(link.as) && !requested.has(link.field)) requested.set(link.as, undefined)
+  if (request.autopopulate)
+    for (const link of model.links)
+      if (!requested.has(link.as) && !requested.has(link.field)) requested.set(link.as, undefined)
   return [...requested].map(([name, fields]) => {
     const link = model.links.find(l => l.as === name || l.field === name)
-    if (!link) throw new QuireError('BAD_REQUEST', `Cannot populate ${name.slice(0, 64)}: ${model.name} has no such link (links: ${model.links.map(l => l.as).join(', ') || 'none'})`)
+    if (!link)
+      throw new QuireError(
+        'BAD_REQUEST',
+        `Cannot populate ${name.slice(0, 64)}: ${model.name} has no such link (links: ${model.links.map(l => l.as).join(', ') || 'none'})`
+      )
     const target = ctx.registry.get(link.target)
-    return { field: link.field, as: link.as, target, many: link.many, fields: checkFields(fields), filter: authorized(linkScope(target, ctx.caller)) }
+    return {
+      field: link.field,
+      as: link.as,
+      target,
+      many: link.many,
+      fields: checkFields(fields),
+      filter: authorized(linkScope(target, ctx.caller))
+    }
   })
 }
 
 /** The checked client filter of a read of `model`, narrowed to the rows the caller may read. */
-export function scopedFilter (ctx: ReadContext, model: Model, filter: Filter, showDeleted: boolean): Authorized<Filter> {
+export function scopedFilter(ctx: ReadContext, model: Model, filter: Filter, showDeleted: boolean): Authorized<Filter> {
   const scope = readScope(model, ctx.caller, showDeleted)
   return authorized(allOf(scope, checkFilter(filter, hiddenFields(model))))
 }
 
 /** A list page (GET /api/{model}, POST /query/{model}) or a get by id, as the engines take it. */
-export function authorizeFind (ctx: ReadContext, model: Model, request: ReadRequest, page: Page): Authorized<FindQuery> {
+export function authorizeFind(ctx: ReadContext, model: Model, request: ReadRequest, page: Page): Authorized<FindQuery> {
   return authorized({
     filter: scopedFilter(ctx, model, request.filter, request.showDeleted),
     sort: checkSort(request.sort, hiddenFields(model)),
@@ -65,6 +82,11 @@ export function authorizeFind (ctx: ReadContext, model: Model, request: ReadRequ
 }
 
 /** The filter of a count (GET /count/{model}). */
-export function authorizeCount (ctx: ReadContext, model: Model, filter: Filter, showDeleted: boolean): Authorized<Filter> {
+export function authorizeCount(
+  ctx: ReadContext,
+  model: Model,
+  filter: Filter,
+  showDeleted: boolean
+): Authorized<Filter> {
   return scopedFilter(ctx, model, filter, showDeleted)
 }

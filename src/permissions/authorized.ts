@@ -9,6 +9,6 @@ declare const AUTHORIZED: unique symbol
 export type Authorized<T> = T & { readonly [AUTHORIZED]: true }
 
 /** Marks a value as authorized. Only the modules of src/permissions call this. */
-export function authorized<T> (value: T): Authorized<T> {
+export function authorized<T>(value: T): Authorized<T> {
   return value as Authorized<T>
 }

@@ -11,7 +11,7 @@ import { accessTo, requireAccess, type Access, type Letter } from './access.ts'
 const NOTHING: Filter = { _id: { $in: [] } }
 
 /** The owner condition of an access: the caller's own documents for 'own', nothing for 'any'. */
-export function ownerCondition (access: Access, caller: Caller): Filter {
+export function ownerCondition(access: Access, caller: Caller): Filter {
   return access === 'own' ? { _owner_id: caller.userId } : {}
 }
 
@@ -19,7 +19,7 @@ export function ownerCondition (access: Access, caller: Caller): Filter {
  * Joins conditions into one filter ({} when there are none): merged into one object when no key
  * repeats (so an `_id` stays at the top, where engines use the primary key), else under $and.
  */
-export function allOf (...filters: Filter[]): Filter {
+export function allOf(...filters: Filter[]): Filter {
   const parts = filters.filter(f => Object.keys(f).length > 0)
   if (parts.length <= 1) return parts[0] ?? {}
   const keys = parts.flatMap(f => Object.keys(f))
@@ -28,7 +28,7 @@ export function allOf (...filters: Filter[]): Filter {
 }
 
 /** What every read of `model` by `caller` is narrowed to; 401/403 when it may not read at all. */
-export function readScope (model: Model, caller: Caller, showDeleted = false): Filter {
+export function readScope(model: Model, caller: Caller, showDeleted = false): Filter {
   const access = requireAccess(model, caller, 'r')
   if (showDeleted && accessTo(model, caller, 'd') !== 'any') {
     throw new QuireError('FORBIDDEN', 'showDeleted needs the right to delete any document of this model')
@@ -37,7 +37,7 @@ export function readScope (model: Model, caller: Caller, showDeleted = false): F
 }
 
 /** The linked documents a caller may see (populate, $lookup): live ones it may read, or none at all. */
-export function linkScope (target: Model, caller: Caller): Filter {
+export function linkScope(target: Model, caller: Caller): Filter {
   const access = accessTo(target, caller, 'r')
   return access === 'none' ? NOTHING : allOf({ _deleted: false }, ownerCondition(access, caller))
 }
@@ -47,7 +47,7 @@ export function linkScope (target: Model, caller: Caller): Filter {
  * owner condition of each letter, so an owner-only right is never widened by another letter's.
  * 401/403 when a letter is not granted at all.
  */
-export function writeScope (model: Model, caller: Caller, letters: Letter[]): Filter {
+export function writeScope(model: Model, caller: Caller, letters: Letter[]): Filter {
   const accesses = letters.map(letter => requireAccess(model, caller, letter))
   return ownerCondition(accesses.includes('own') ? 'own' : 'any', caller)
 }

@@ -18,11 +18,11 @@ export interface SystemStore {
 }
 
 /** A populate spec of the service's own (its filter is not narrowed for any caller). */
-export function systemPopulate (spec: Omit<PopulateSpec, 'filter'> & { filter: Filter }): PopulateSpec {
+export function systemPopulate(spec: Omit<PopulateSpec, 'filter'> & { filter: Filter }): PopulateSpec {
   return { ...spec, filter: authorized(spec.filter) }
 }
 
-export function systemStore (engine: Engine): SystemStore {
+export function systemStore(engine: Engine): SystemStore {
   return {
     findRaw: (model, filter) => engine.findRaw(model, authorized(filter)),
     findOne: (model, filter, populate = []) => {

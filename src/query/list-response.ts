@@ -16,7 +16,7 @@ export interface ListPage {
 }
 
 /** The same URL with `page` set to `page` (every other parameter kept, credentials left out). */
-function pageUrl (url: string, page: number): string {
+function pageUrl(url: string, page: number): string {
   const [path, query = ''] = url.split(/\?(.*)/s)
   const params = new URLSearchParams(query)
   params.delete('apikey')
@@ -25,7 +25,7 @@ function pageUrl (url: string, page: number): string {
   return `${path}?${params.toString()}`
 }
 
-export function writeListResponse (page: ListPage): string {
+export function writeListResponse(page: ListPage): string {
   const pageCount = page.count < 0 ? -1 : Math.ceil(page.count / page.limit)
   const hasNext = page.count < 0 ? page.returned === page.limit : page.page < pageCount
   const head: Record<string, unknown> = {

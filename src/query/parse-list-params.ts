@@ -30,82 +30,117 @@ export interface ListParams {
 const LIST_LIMITS = { sortTerms: 8, fields: 50, filterTerms: 50, textLength: 1000 }
 
 /** Every parameter a list read knows (credentials are read by the auth plugin; `count` is always answered). */
-const KNOWN_PARAMS = ['limit', 'page', 'skip', 'sort', 'fields', 'filter', 'search', 'populate', 'autopopulate', 'showDeleted', 'count', 'apikey', 'jwt']
+const KNOWN_PARAMS = [
+  'limit',
+  'page',
+  'skip',
+  'sort',
+  'fields',
+  'filter',
+  'search',
+  'populate',
+  'autopopulate',
+  'showDeleted',
+  'count',
+  'apikey',
+  'jwt'
+]
 const BRACKET_KEY = /^(filter|search|sort|populate)\[([^\]]*)\](?:\[([^\]]*)\])?$/
 const SORT_WORDS: Record<string, 1 | -1> = { 1: 1, '-1': -1, asc: 1, ascending: 1, desc: -1, descending: -1 }
 
-function values (raw: string | string[] | undefined): string[] {
+function values(raw: string | string[] | undefined): string[] {
   if (raw === undefined) return []
   const list = Array.isArray(raw) ? raw : [raw]
-  for (const v of list) if (v.length > LIST_LIMITS.textLength) throw new QuireError('QUERY_TOO_COMPLEX', `A parameter value is longer than ${LIST_LIMITS.textLength} characters`)
+  for (const v of list)
+    if (v.length > LIST_LIMITS.textLength)
+      throw new QuireError('QUERY_TOO_COMPLEX', `A parameter value is longer than ${LIST_LIMITS.textLength} characters`)
   return list
 }
 
-function single (name: string, raw: string | string[] | undefined): string | undefined {
+function single(name: string, raw: string | string[] | undefined): string | undefined {
   const list = values(raw)
   if (list.length > 1) throw new QuireError('BAD_REQUEST', `${name} is given more than once`)
   return list[0]
 }
 
 /** A whole number from 0; 0 (as JXP reads it) means "not given" for limit and page. */
-function wholeNumber (name: string, raw: string | string[] | undefined): number | undefined {
+function wholeNumber(name: string, raw: string | string[] | undefined): number | undefined {
   const text = single(name, raw)
   if (text === undefined) return undefined
   if (!/^[0-9]{1,9}$/.test(text)) throw new QuireError('BAD_REQUEST', `${name} must be a whole number`)
   return Number(text)
 }
 
-function positiveInt (name: string, raw: string | string[] | undefined): number | undefined {
+function positiveInt(name: string, raw: string | string[] | undefined): number | undefined {
   return wholeNumber(name, raw) || undefined
 }
 
-function bool (name: string, raw: string | string[] | undefined): boolean {
+function bool(name: string, raw: string | string[] | undefined): boolean {
   return parseFlag(name, single(name, raw))
 }
 
-function commaList (raw: string | string[] | undefined): string[] {
-  return values(raw).flatMap(v => v.split(',')).map(s => s.trim()).filter(Boolean)
+function commaList(raw: string | string[] | undefined): string[] {
+  return values(raw)
+    .flatMap(v => v.split(','))
+    .map(s => s.trim())
+    .filter(Boolean)
 }
 
 /** Sort terms separated by commas or (as Mongoose reads a sort string) spaces: `-n,name` or `-n name`. */
-function sortTerms (raw: string | string[] | undefined): string[] {
-  return values(raw).flatMap(v => v.split(/[\s,]+/)).filter(Boolean)
+function sortTerms(raw: string | string[] | undefined): string[] {
+  return values(raw)
+    .flatMap(v => v.split(/[\s,]+/))
+    .filter(Boolean)
 }
 
 /** `filter[f][$op]=v` (JXP's clients send bracketed operators) is `filter[f]=$op:v`. */
-function operatorValues (field: string, op: string | undefined, raw: string | string[] | undefined): string[] {
+function operatorValues(field: string, op: string | undefined, raw: string | string[] | undefined): string[] {
   if (op === undefined) return values(raw)
-  if (!/^\$[a-z]+$/.test(op)) throw new QuireError('BAD_REQUEST', `Malformed query parameter: filter[${field.slice(0, 64)}][${op.slice(0, 20)}]`)
+  if (!/^\$[a-z]+$/.test(op))
+    throw new QuireError('BAD_REQUEST', `Malformed query parameter: filter[${field.slice(0, 64)}][${op.slice(0, 20)}]`)
   return values(raw).map(v => `${op}:${v}`)
 }
 
 /** The kind of the values a filter compares against: the element kind for arrays. */
-function valueKind (model: Model, path: string): FieldKind | undefined {
+function valueKind(model: Model, path: string): FieldKind | undefined {
   const spec = fieldSpecAt(model, path)
-  if (spec?.type === 'array') return spec.items ? fieldKindLookup({ ...model, fields: { x: spec.items } })('x') : undefined
+  if (spec?.type === 'array')
+    return spec.items ? fieldKindLookup({ ...model, fields: { x: spec.items } })('x') : undefined
   return fieldKindLookup(model)(path)
 }
 
-function escapeRegex (text: string): string {
+function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
-function addSort (sort: Sort, term: string, direction?: string): void {
+function addSort(sort: Sort, term: string, direction?: string): void {
   if (direction !== undefined) {
     const value = Object.hasOwn(SORT_WORDS, direction.toLowerCase()) ? SORT_WORDS[direction.toLowerCase()] : undefined
-    if (value === undefined) throw new QuireError('BAD_REQUEST', `sort[${term.slice(0, 64)}] must be 1, -1, asc or desc`)
+    if (value === undefined)
+      throw new QuireError('BAD_REQUEST', `sort[${term.slice(0, 64)}] must be 1, -1, asc or desc`)
     sort.push([term, value])
   } else if (term.startsWith('-')) sort.push([term.slice(1), -1])
   else sort.push([term.replace(/^\+/, ''), 1])
 }
 
-interface Collected { conditions: Filter[], sort: Sort, populate: Map<string, string[] | undefined> }
+interface Collected {
+  conditions: Filter[]
+  sort: Sort
+  populate: Map<string, string[] | undefined>
+}
 
-function collectBracket (model: Model, [name, kind, key, op]: string[], raw: string | string[] | undefined, into: Collected): void {
-  if (op !== undefined && kind !== 'filter') throw new QuireError('BAD_REQUEST', `Malformed query parameter: ${name.slice(0, 64)}`)
+function collectBracket(
+  model: Model,
+  [name, kind, key, op]: string[],
+  raw: string | string[] | undefined,
+  into: Collected
+): void {
+  if (op !== undefined && kind !== 'filter')
+    throw new QuireError('BAD_REQUEST', `Malformed query parameter: ${name.slice(0, 64)}`)
   switch (kind) {
     case 'filter':
-      for (const v of operatorValues(key, op, raw)) into.conditions.push({ [key]: parseFilterValue(key, valueKind(model, key), v) })
+      for (const v of operatorValues(key, op, raw))
+        into.conditions.push({ [key]: parseFilterValue(key, valueKind(model, key), v) })
       break
     case 'search':
       for (const v of values(raw)) into.conditions.push({ [key]: { $regex: escapeRegex(v), $options: 'i' } })
@@ -120,26 +155,27 @@ function collectBracket (model: Model, [name, kind, key, op]: string[], raw: str
 }
 
 /** One filter of the URL's conditions: merged when every field appears once (as own keys, so `__proto__` stays visible to the check), else under $and. */
-function combine (conditions: Filter[]): Filter {
-  if (conditions.length > LIST_LIMITS.filterTerms) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.filterTerms} filter terms`)
+function combine(conditions: Filter[]): Filter {
+  if (conditions.length > LIST_LIMITS.filterTerms)
+    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.filterTerms} filter terms`)
   const entries = conditions.map(c => Object.entries(c)[0])
   if (new Set(entries.map(([field]) => field)).size === entries.length) return Object.fromEntries(entries)
   return { $and: conditions }
 }
 
 /** A bare `filter=x` filters on no field: a 400 rather than a list that ignores it (an empty one is nothing). */
-function checkBareFilter (raw: string | string[] | undefined): void {
+function checkBareFilter(raw: string | string[] | undefined): void {
   if (values(raw).some(v => v !== '')) throw new QuireError('BAD_REQUEST', 'filter needs a field: filter[field]=value')
 }
 
 /** The full-text search text; an empty `search=` is no search (JXP's clients send it). */
-function searchText (raw: string | string[] | undefined): string | undefined {
+function searchText(raw: string | string[] | undefined): string | undefined {
   const text = single('search', raw)
   return text === '' ? undefined : text
 }
 
 /** Parses a list read's query string for `model`; throws a 400 QuireError on anything malformed. */
-export function parseListParams (model: Model, query: QueryParams): ListParams {
+export function parseListParams(model: Model, query: QueryParams): ListParams {
   const into: Collected = { conditions: [], sort: [], populate: new Map() }
   for (const [name, raw] of Object.entries(query)) {
     const bracket = BRACKET_KEY.exec(name)
@@ -150,9 +186,11 @@ export function parseListParams (model: Model, query: QueryParams): ListParams {
     else if (!KNOWN_PARAMS.includes(name)) checkUnknownParam(name, KNOWN_PARAMS)
   }
   bool('count', query.count)
-  if (into.sort.length > LIST_LIMITS.sortTerms) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.sortTerms} sort terms`)
+  if (into.sort.length > LIST_LIMITS.sortTerms)
+    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.sortTerms} sort terms`)
   const fields = query.fields === undefined ? undefined : commaList(query.fields)
-  if (fields && fields.length > LIST_LIMITS.fields) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.fields} fields`)
+  if (fields && fields.length > LIST_LIMITS.fields)
+    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.fields} fields`)
   return {
     limit: positiveInt('limit', query.limit),
     page: positiveInt('page', query.page) ?? 1,

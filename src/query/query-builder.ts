@@ -21,12 +21,18 @@ export interface QueryBuilder {
   count: (model: Model, caller: Caller, params: ListParams) => Authorized<Filter>
 }
 
-export function createQueryBuilder (registry: ModelRegistry, settings: PageSettings): QueryBuilder {
+export function createQueryBuilder(registry: ModelRegistry, settings: PageSettings): QueryBuilder {
   return {
     parse: parseListParams,
-    list: (model, caller, params, bodyFilter) => buildFindQuery({ caller, registry }, model, params, settings, bodyFilter),
+    list: (model, caller, params, bodyFilter) =>
+      buildFindQuery({ caller, registry }, model, params, settings, bodyFilter),
     one: (model, caller, id, params) =>
-      authorizeFind({ caller, registry }, model, { ...params, filter: { ...params.filter, _id: id } }, { limit: 1, skip: 0, count: false }),
+      authorizeFind(
+        { caller, registry },
+        model,
+        { ...params, filter: { ...params.filter, _id: id } },
+        { limit: 1, skip: 0, count: false }
+      ),
     count: (model, caller, params) => authorizeCount({ caller, registry }, model, params.filter, params.showDeleted)
   }
 }

@@ -2,6 +2,6 @@
 // caller of the request being served (none outside requests: start-up, the CLI, the feed).
 import { currentRequestScope } from './request-scope.ts'
 
-export function actingUserId (): string | undefined {
+export function actingUserId(): string | undefined {
   return currentRequestScope()?.caller?.userId
 }

@@ -5,17 +5,20 @@
 import { isIPv6 } from 'node:net'
 
 /** The key one client's address is counted under. */
-export function clientAddress (ip: string): string {
+export function clientAddress(ip: string): string {
   if (!isIPv6(ip)) return ip.toLowerCase()
   const groups = ipv6Groups(ip)
   if (groups.slice(0, 5).every(g => g === 0) && groups[5] === 0xffff) {
     return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.')
   }
-  return `${groups.slice(0, 4).map(g => g.toString(16)).join(':')}::/64`
+  return `${groups
+    .slice(0, 4)
+    .map(g => g.toString(16))
+    .join(':')}::/64`
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` expanded, an IPv4 tail and a zone read). */
-function ipv6Groups (ip: string): number[] {
+function ipv6Groups(ip: string): number[] {
   let text = ip.split('%')[0].toLowerCase()
   const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text)
   if (v4) {
@@ -23,7 +26,7 @@ function ipv6Groups (ip: string): number[] {
     text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
   }
   const [head, tail] = text.split('::')
-  const parts = (s: string | undefined): string[] => s ? s.split(':') : []
+  const parts = (s: string | undefined): string[] => (s ? s.split(':') : [])
   const missing = tail === undefined ? 0 : 8 - parts(head).length - parts(tail).length
   return [...parts(head), ...Array<string>(missing).fill('0'), ...parts(tail)].map(g => parseInt(g, 16))
 }

@@ -22,17 +22,17 @@ const storage = new AsyncLocalStorage<RequestScope>()
 export const NEVER_ABORTED = new AbortController().signal
 
 /** Runs `work` (and everything it starts) inside `scope`. */
-export function runInRequestScope<T> (scope: RequestScope, work: () => T): T {
+export function runInRequestScope<T>(scope: RequestScope, work: () => T): T {
   return storage.run(scope, work)
 }
 
 /** Runs `work` (and everything it starts) outside any request: shared work no one client's leaving may cancel. */
-export function outsideRequestScope<T> (work: () => T): T {
+export function outsideRequestScope<T>(work: () => T): T {
   return storage.exit(work)
 }
 
 /** The scope of the request being served, or undefined outside of any request (start-up, CLI). */
-export function currentRequestScope (): RequestScope | undefined {
+export function currentRequestScope(): RequestScope | undefined {
   return storage.getStore()
 }
 
@@ -44,7 +44,7 @@ export interface SharedWork {
   run: <T>(work: () => T) => T
 }
 
-export function shareWork (): SharedWork {
+export function shareWork(): SharedWork {
   const controller = new AbortController()
   let readers = 0
   let pinned = false
@@ -52,10 +52,17 @@ export function shareWork (): SharedWork {
     join: () => {
       if (controller.signal.aborted) return false
       const signal = storage.getStore()?.signal
-      if (!signal) pinned = true // the service's own work is never cancelled
+      if (!signal)
+        pinned = true // the service's own work is never cancelled
       else if (!signal.aborted) {
         readers++
-        signal.addEventListener('abort', () => { if (--readers === 0 && !pinned) controller.abort(signal.reason) }, { once: true })
+        signal.addEventListener(
+          'abort',
+          () => {
+            if (--readers === 0 && !pinned) controller.abort(signal.reason)
+          },
+          { once: true }
+        )
       }
       return true
     },

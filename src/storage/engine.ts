@@ -58,10 +58,18 @@ export interface FindResult {
  * document computed by the engine (an updated or upserted one) and throws a 400 QuireError.
  */
 export type BulkOperation =
-  | { kind: 'insert', doc: Doc }
-  | { kind: 'update', filter: Authorized<Filter>, update: UpdateTerms, many: boolean, now: string, upsert?: Doc, check: (doc: Doc) => void }
-  | { kind: 'replace', filter: Authorized<Filter>, replacement: Doc, now: string, upsert?: Doc }
-  | { kind: 'delete', filter: Authorized<Filter>, many: boolean, now: string }
+  | { kind: 'insert'; doc: Doc }
+  | {
+      kind: 'update'
+      filter: Authorized<Filter>
+      update: UpdateTerms
+      many: boolean
+      now: string
+      upsert?: Doc
+      check: (doc: Doc) => void
+    }
+  | { kind: 'replace'; filter: Authorized<Filter>; replacement: Doc; now: string; upsert?: Doc }
+  | { kind: 'delete'; filter: Authorized<Filter>; many: boolean; now: string }
 
 export interface BulkResult {
   nInserted: number
@@ -116,13 +124,13 @@ export interface DeletePlan {
 
 export type DeleteOutcome =
   /** `document`: the target as it was before the delete (JSON text, password fields removed). */
-  | { status: 'deleted', document: string, cascaded: Array<{ model: string, field: string, count: number }> }
+  | { status: 'deleted'; document: string; cascaded: Array<{ model: string; field: string; count: number }> }
   /** The target filter matched nothing: nothing was changed. */
   | { status: 'missing' }
   /** Documents of `model` link to the target through `field` and the plan does not cascade: nothing was changed. */
-  | { status: 'referenced', model: string, field: string }
+  | { status: 'referenced'; model: string; field: string }
   /** The cascade would delete documents of `model` the caller may not delete: nothing was changed. */
-  | { status: 'blocked', model: string, field: string }
+  | { status: 'blocked'; model: string; field: string }
 
 export interface Engine {
   /** "postgres" or "mongodb". */
@@ -203,7 +211,12 @@ export interface Engine {
    * is rethrown. PostgreSQL reads through a cursor in one transaction (each FETCH under the
    * statement timeout), MongoDB through a cursor. Returns how many documents were handed over.
    */
-  streamFind: (model: Model, query: Authorized<FindQuery>, batchSize: number, onBatch: (docs: string[]) => Promise<void>) => Promise<number>
+  streamFind: (
+    model: Model,
+    query: Authorized<FindQuery>,
+    batchSize: number,
+    onBatch: (docs: string[]) => Promise<void>
+  ) => Promise<number>
 
   /**
    * For each filter, which of `docs` it matches (`result[filter][doc]`), by the engine's own query
@@ -221,7 +234,7 @@ export interface Engine {
 }
 
 /** findOne in terms of find: the first document of the page, or null. */
-export function findOneThrough (find: Engine['find']): Engine['findOne'] {
+export function findOneThrough(find: Engine['find']): Engine['findOne'] {
   return async (model, query) => {
     const result = await find(model, query)
     return result.returned === 0 ? null : result.data.slice(1, -1)

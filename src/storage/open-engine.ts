@@ -6,24 +6,36 @@ import type { Config } from '../config.ts'
 import { openPostgres } from './postgres/postgres-client.ts'
 
 /** The Config fields the engines read (config.ts documents them); unset ones take the engine's defaults. */
-export interface EngineOptions extends Partial<Pick<Config, 'pgPoolSize' | 'quickStatementMs' | 'expensiveQuerySlots' | 'expensiveQuerySlotsPerClient'>> {
+export interface EngineOptions
+  extends Partial<
+    Pick<Config, 'pgPoolSize' | 'quickStatementMs' | 'expensiveQuerySlots' | 'expensiveQuerySlotsPerClient'>
+  > {
   statementTimeoutMs: number
   log?: (msg: string) => void
 }
 
 /** Opens the engine for a URL: postgres(ql)://..., mongodb(+srv)://... */
-export async function openEngine (url: string, options: EngineOptions): Promise<Engine> {
+export async function openEngine(url: string, options: EngineOptions): Promise<Engine> {
   const scheme = url.slice(0, url.indexOf('://'))
   switch (scheme) {
-    case 'postgres': case 'postgresql': {
-      const limits = { poolSize: options.pgPoolSize, quickStatementMs: options.quickStatementMs, expensiveSlots: options.expensiveQuerySlots, expensiveSlotsPerClient: options.expensiveQuerySlotsPerClient }
+    case 'postgres':
+    case 'postgresql': {
+      const limits = {
+        poolSize: options.pgPoolSize,
+        quickStatementMs: options.quickStatementMs,
+        expensiveSlots: options.expensiveQuerySlots,
+        expensiveSlotsPerClient: options.expensiveQuerySlotsPerClient
+      }
       return createSqlEngine(openPostgres(url, options.statementTimeoutMs, limits), options.log)
     }
-    case 'mongodb': case 'mongodb+srv': {
+    case 'mongodb':
+    case 'mongodb+srv': {
       const { openMongoEngine } = await import('./mongodb/mongo-engine.ts')
       return await openMongoEngine(url, options)
     }
     default:
-      throw new Error(`DATABASE_URL must start with postgres://, postgresql://, mongodb:// or mongodb+srv://; got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//***@'))}`)
+      throw new Error(
+        `DATABASE_URL must start with postgres://, postgresql://, mongodb:// or mongodb+srv://; got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//***@'))}`
+      )
   }
 }

@@ -26,7 +26,7 @@ export interface StorageOptions {
   /** The other workers' count caches (cluster mode). */
   countPeers?: CountPeers
   /** Writes to these models are followed by `onWrite` (the credential caches are emptied). */
-  watch?: { models: string[], onWrite: () => Promise<void> }
+  watch?: { models: string[]; onWrite: () => Promise<void> }
 }
 
 export interface Storage {
@@ -35,13 +35,13 @@ export interface Storage {
   models: ModelRegistry
 }
 
-export async function openStorage (config: Config, options: StorageOptions): Promise<Storage> {
+export async function openStorage(config: Config, options: StorageOptions): Promise<Storage> {
   const models = new ModelRegistry(loadModels(config.modelsDir, [USER_MODEL]))
   await probeDatabase(config.databaseUrl)
   const engine = await openEngine(config.databaseUrl, { ...config, log: options.log })
   if (options.sync ?? true) {
     try {
-      await engine.syncModels([...models.all(), ...options.internalModels ?? []])
+      await engine.syncModels([...models.all(), ...(options.internalModels ?? [])])
     } catch (err) {
       await engine.close()
       throw err
@@ -50,7 +50,7 @@ export async function openStorage (config: Config, options: StorageOptions): Pro
   return { engine: decorate(engine, config, options), models }
 }
 
-function decorate (engine: Engine, config: Config, options: StorageOptions): Engine {
+function decorate(engine: Engine, config: Config, options: StorageOptions): Engine {
   const observed = options.observer ? observeEngine(engine, options.observer) : engine
   const counted = withCountCache(observed, config.countCacheMs, Date.now, options.countPeers)
   return options.watch ? watchWrites(counted, options.watch.models, options.watch.onWrite) : counted

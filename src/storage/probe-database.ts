@@ -5,7 +5,7 @@ import { connect } from 'node:net'
 import { StartupError } from '../startup-error.ts'
 import { postgresTarget } from './postgres/postgres-url.ts'
 
-const SERVERS: Record<string, { title: string, port: number }> = {
+const SERVERS: Record<string, { title: string; port: number }> = {
   postgres: { title: 'PostgreSQL', port: 5432 },
   postgresql: { title: 'PostgreSQL', port: 5432 },
   mongodb: { title: 'MongoDB', port: 27017 }
@@ -20,23 +20,32 @@ const REASONS: Record<string, string> = {
   ECONNRESET: 'connection reset'
 }
 
-export interface ServerAddress { host: string, port: number }
+export interface ServerAddress {
+  host: string
+  port: number
+}
 
 /** The host:port pairs of a postgres:// or mongodb:// URL (several for a replica set); none for a Unix socket. */
-export function serverAddresses (url: string, defaultPort: number): ServerAddress[] {
+export function serverAddresses(url: string, defaultPort: number): ServerAddress[] {
   const afterScheme = url.slice(url.indexOf('://') + 3)
   const authority = afterScheme.split(/[/?#]/)[0]
   const hosts = authority.slice(authority.lastIndexOf('@') + 1)
-  return hosts.split(',').filter(Boolean).map(entry => {
-    const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(decodeURIComponent(entry))
-    return { host: (match?.[1] ?? entry).replace(/^\[|\]$/g, ''), port: match?.[2] ? Number(match[2]) : defaultPort }
-  })
+  return hosts
+    .split(',')
+    .filter(Boolean)
+    .map(entry => {
+      const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(decodeURIComponent(entry))
+      return { host: (match?.[1] ?? entry).replace(/^\[|\]$/g, ''), port: match?.[2] ? Number(match[2]) : defaultPort }
+    })
 }
 
-function reach ({ host, port }: ServerAddress, timeoutMs: number): Promise<string | undefined> {
+function reach({ host, port }: ServerAddress, timeoutMs: number): Promise<string | undefined> {
   return new Promise(resolve => {
     const socket = connect({ host, port })
-    const done = (reason?: string): void => { socket.destroy(); resolve(reason) }
+    const done = (reason?: string): void => {
+      socket.destroy()
+      resolve(reason)
+    }
     socket.setTimeout(timeoutMs, () => done(`no answer within ${timeoutMs / 1000} s`))
     socket.once('connect', () => done())
     socket.once('error', (err: NodeJS.ErrnoException) => done(REASONS[err.code ?? ''] ?? err.code ?? err.message))
@@ -44,7 +53,7 @@ function reach ({ host, port }: ServerAddress, timeoutMs: number): Promise<strin
 }
 
 /** Resolves when one of the URL's servers accepts a TCP connection; throws a StartupError naming them otherwise. */
-export async function probeDatabase (url: string, timeoutMs = 10_000): Promise<void> {
+export async function probeDatabase(url: string, timeoutMs = 10_000): Promise<void> {
   const server = SERVERS[url.slice(0, url.indexOf('://'))]
   if (!server || postgresTarget(url).host !== undefined) return // a Unix socket: the driver's own error names it
   const addresses = serverAddresses(url, server.port)

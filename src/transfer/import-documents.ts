@@ -14,7 +14,12 @@ import { readDocumentStream } from './read-document-stream.ts'
 const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$/
 const BATCH_SIZE = 5000
 
-export interface ImportProgress { bytes: number, totalBytes: number, imported: number, skipped: number }
+export interface ImportProgress {
+  bytes: number
+  totalBytes: number
+  imported: number
+  skipped: number
+}
 
 export interface ImportOptions {
   skipInvalid: boolean
@@ -24,7 +29,7 @@ export interface ImportOptions {
 }
 
 /** System fields taken from the source where valid, generated where missing. */
-function systemFields (source: Doc): Doc {
+function systemFields(source: Doc): Doc {
   const fresh = isValidId(source._id) && source.createdAt !== undefined ? undefined : newSystemFields(ANONYMOUS)
   const id = isValidId(source._id) ? source._id : fresh!._id
   const createdAt = toIsoDate(source.createdAt) ?? fresh?.createdAt ?? new Date().toISOString()
@@ -40,20 +45,26 @@ function systemFields (source: Doc): Doc {
 }
 
 /** One source document as stored: validated fields plus system fields. */
-async function prepareImported (model: Model, source: unknown, bcryptRounds: number): Promise<Doc> {
-  if (!source || typeof source !== 'object' || Array.isArray(source)) throw new QuireError('INVALID_BODY', 'not a JSON object')
+async function prepareImported(model: Model, source: unknown, bcryptRounds: number): Promise<Doc> {
+  if (!source || typeof source !== 'object' || Array.isArray(source))
+    throw new QuireError('INVALID_BODY', 'not a JSON object')
   const doc = normalizeDates(model.fields, source as Doc)
   checkStoredDocument(model, doc)
   for (const field of model.passwordFields) {
-    if (typeof doc[field] === 'string' && !BCRYPT_HASH.test(doc[field] as string)) doc[field] = await hashPassword(doc[field] as string, bcryptRounds)
+    if (typeof doc[field] === 'string' && !BCRYPT_HASH.test(doc[field] as string))
+      doc[field] = await hashPassword(doc[field] as string, bcryptRounds)
   }
-  const fields = Object.fromEntries(Object.entries(doc).filter(([k]) => !k.startsWith('_') && k !== 'id' && k !== 'createdAt' && k !== 'updatedAt' && k !== '__v'))
+  const fields = Object.fromEntries(
+    Object.entries(doc).filter(
+      ([k]) => !k.startsWith('_') && k !== 'id' && k !== 'createdAt' && k !== 'updatedAt' && k !== '__v'
+    )
+  )
   return { ...fields, ...systemFields(source as Doc) }
 }
 
-function describe (err: unknown): string {
+function describe(err: unknown): string {
   if (err instanceof QuireError && Array.isArray(err.details)) {
-    return `${err.message}: ${(err.details as Array<{ field: string, message: string }>).map(d => `${d.field} ${d.message}`).join(', ')}`
+    return `${err.message}: ${(err.details as Array<{ field: string; message: string }>).map(d => `${d.field} ${d.message}`).join(', ')}`
   }
   return err instanceof Error ? err.message : String(err)
 }
@@ -62,7 +73,12 @@ function describe (err: unknown): string {
  * Imports the file; stops at the first invalid document unless skipInvalid. One batch is
  * inserted while the next is prepared. Returns the final progress.
  */
-export async function importDocuments (engine: Engine, model: Model, path: string, options: ImportOptions): Promise<ImportProgress> {
+export async function importDocuments(
+  engine: Engine,
+  model: Model,
+  path: string,
+  options: ImportOptions
+): Promise<ImportProgress> {
   const progress: ImportProgress = { bytes: 0, totalBytes: statSync(path).size, imported: 0, skipped: 0 }
   let batch: Doc[] = []
   let inFlight: Promise<void> = Promise.resolve()
@@ -76,11 +92,16 @@ export async function importDocuments (engine: Engine, model: Model, path: strin
     })
     inFlight.catch(() => {})
   }
-  for await (const { position, doc } of readDocumentStream(path, bytes => { progress.bytes = bytes })) {
+  for await (const { position, doc } of readDocumentStream(path, bytes => {
+    progress.bytes = bytes
+  })) {
     try {
       batch.push(await prepareImported(model, doc, options.bcryptRounds))
     } catch (err) {
-      if (!options.skipInvalid) throw new Error(`document ${position}: ${describe(err)} (imported ${progress.imported} before it; --skip-invalid goes on past such documents)`)
+      if (!options.skipInvalid)
+        throw new Error(
+          `document ${position}: ${describe(err)} (imported ${progress.imported} before it; --skip-invalid goes on past such documents)`
+        )
       progress.skipped++
       options.onSkip(position, describe(err))
     }

@@ -19,13 +19,14 @@ export interface ExpressionScope {
 }
 
 /** Validates a field path of a pipeline; INVALID_FIELD when a segment names a hidden field. */
-export function checkPipelinePath (path: string, hidden: ReadonlySet<string>): string {
+export function checkPipelinePath(path: string, hidden: ReadonlySet<string>): string {
   const found = parseFieldPath(path).find(segment => hidden.has(segment))
-  if (found !== undefined) throw new QuireError('INVALID_FIELD', `${found} cannot be used in a pipeline: it holds a password hash`)
+  if (found !== undefined)
+    throw new QuireError('INVALID_FIELD', `${found} cannot be used in a pipeline: it holds a password hash`)
   return path
 }
 
-function checkVariable (text: string, scope: ExpressionScope): void {
+function checkVariable(text: string, scope: ExpressionScope): void {
   const [name, ...path] = text.slice(2).split('.')
   if (!(SYSTEM_VARIABLES as readonly string[]).includes(name) && !scope.vars.has(name)) {
     throw new QuireError('INVALID_QUERY', `Undefined variable: $$${name.slice(0, 64)}`)
@@ -34,11 +35,14 @@ function checkVariable (text: string, scope: ExpressionScope): void {
 }
 
 /** The operator of an operator expression, or undefined for an object literal ({a: "$x"}). */
-function operatorOf (expr: Record<string, unknown>): string | undefined {
+function operatorOf(expr: Record<string, unknown>): string | undefined {
   const keys = Object.keys(expr)
   if (!keys.some(k => k.startsWith('$'))) return undefined
   if (keys.length !== 1) {
-    throw new QuireError('INVALID_QUERY', `An expression with an operator must have exactly one field, got: ${keys.join(', ').slice(0, 80)}`)
+    throw new QuireError(
+      'INVALID_QUERY',
+      `An expression with an operator must have exactly one field, got: ${keys.join(', ').slice(0, 80)}`
+    )
   }
   if (!(EXPRESSION_OPERATORS as readonly string[]).includes(keys[0])) {
     throw new QuireError('UNSUPPORTED_OPERATOR', `Unsupported expression operator: ${keys[0].slice(0, 64)}`)
@@ -47,15 +51,18 @@ function operatorOf (expr: Record<string, unknown>): string | undefined {
 }
 
 /** Counts `terms` more of the request's expressions; QUERY_TOO_COMPLEX beyond LIMITS.expressionTerms. */
-function spend (scope: ExpressionScope, terms: number): void {
+function spend(scope: ExpressionScope, terms: number): void {
   scope.counter.terms += terms
   if (scope.counter.terms > LIMITS.expressionTerms) {
-    throw new QuireError('QUERY_TOO_COMPLEX', `A pipeline's expressions may have at most ${LIMITS.expressionTerms} terms (operators, operands, fields and $dateToString format characters together)`)
+    throw new QuireError(
+      'QUERY_TOO_COMPLEX',
+      `A pipeline's expressions may have at most ${LIMITS.expressionTerms} terms (operators, operands, fields and $dateToString format characters together)`
+    )
   }
 }
 
 /** Throws a 400 QuireError when `expr` is not an expression every engine evaluates alike. */
-export function checkExpression (expr: unknown, scope: ExpressionScope, depth = 0): void {
+export function checkExpression(expr: unknown, scope: ExpressionScope, depth = 0): void {
   if (depth > LIMITS.expressionDepth) {
     throw new QuireError('QUERY_TOO_COMPLEX', `Expressions may nest at most ${LIMITS.expressionDepth} levels deep`)
   }
@@ -75,7 +82,8 @@ export function checkExpression (expr: unknown, scope: ExpressionScope, depth = 
     toJsonValue(expr.$literal)
     return
   }
-  if (op === '$dateToString' && isPlainObject(expr[op]) && typeof expr[op].format === 'string') spend(scope, expr[op].format.length)
+  if (op === '$dateToString' && isPlainObject(expr[op]) && typeof expr[op].format === 'string')
+    spend(scope, expr[op].format.length)
   if (op !== undefined) return checkExpression(expr[op], scope, depth + 1)
   for (const [key, value] of Object.entries(expr)) {
     checkPipelinePath(checkFieldName(key), scope.hidden)

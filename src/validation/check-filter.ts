@@ -21,46 +21,48 @@ interface CheckState {
   budget: { terms: number }
 }
 
-function invalid (message: string): QuireError {
+function invalid(message: string): QuireError {
   return new QuireError('INVALID_QUERY', message)
 }
 
-function unsupported (operator: string): QuireError {
+function unsupported(operator: string): QuireError {
   return new QuireError('UNSUPPORTED_OPERATOR', `Unsupported query operator: ${operator.slice(0, 64)}`)
 }
 
 /** Throws INVALID_FIELD when `path` starts with (or, with `anySegment`, contains) a hidden field. */
-function refuseHiddenPath (path: string, st: CheckState): void {
+function refuseHiddenPath(path: string, st: CheckState): void {
   const segments = path.split('.')
   const found = (st.anySegment ? segments : segments.slice(0, 1)).find(s => st.hidden.has(s))
-  if (found !== undefined) throw new QuireError('INVALID_FIELD', `${found} cannot be used in a query: it holds a password hash`)
+  if (found !== undefined)
+    throw new QuireError('INVALID_FIELD', `${found} cannot be used in a query: it holds a password hash`)
 }
 
 /**
  * The checked, normalized copy of a client filter; `hidden` names the fields (password hashes)
  * that no condition may touch. Throws a 400 QuireError naming the first problem.
  */
-export function checkFilter (filter: unknown, hidden: readonly string[] = [], anySegment = false): Filter {
+export function checkFilter(filter: unknown, hidden: readonly string[] = [], anySegment = false): Filter {
   return checkDocument(filter, { depth: 1, anySegment, hidden: new Set(hidden), budget: { terms: 0 } })
 }
 
-function countTerm (st: CheckState): void {
+function countTerm(st: CheckState): void {
   if (++st.budget.terms > LIMITS.filterTerms) {
     throw new QuireError('QUERY_TOO_COMPLEX', `A filter may hold at most ${LIMITS.filterTerms} conditions`)
   }
 }
 
-function nest (st: CheckState, hidden = st.hidden): CheckState {
-  if (st.depth >= LIMITS.filterDepth) throw new QuireError('QUERY_TOO_COMPLEX', `Filters may nest at most ${LIMITS.filterDepth} levels`)
+function nest(st: CheckState, hidden = st.hidden): CheckState {
+  if (st.depth >= LIMITS.filterDepth)
+    throw new QuireError('QUERY_TOO_COMPLEX', `Filters may nest at most ${LIMITS.filterDepth} levels`)
   return { ...st, hidden, depth: st.depth + 1 }
 }
 
-function checkDocument (filter: unknown, st: CheckState): Filter {
+function checkDocument(filter: unknown, st: CheckState): Filter {
   if (!isPlainObject(filter)) throw invalid('A filter must be an object')
   return Object.fromEntries(Object.entries(filter).map(([key, value]) => [key, checkClause(key, value, st)]))
 }
 
-function checkClause (key: string, value: unknown, st: CheckState): unknown {
+function checkClause(key: string, value: unknown, st: CheckState): unknown {
   if (!key.startsWith('$')) {
     parseFieldPath(key)
     refuseHiddenPath(key, st)
@@ -73,88 +75,111 @@ function checkClause (key: string, value: unknown, st: CheckState): unknown {
   return value.map(sub => checkDocument(sub, inner))
 }
 
-function checkCondition (value: unknown, st: CheckState): unknown {
+function checkCondition(value: unknown, st: CheckState): unknown {
   if (isOperatorObject(value)) return checkOperators(value, st)
   countTerm(st)
   return value instanceof RegExp ? checkRegExp(value) : toJsonValue(value)
 }
 
-function checkRegExp (value: RegExp): RegExp {
+function checkRegExp(value: RegExp): RegExp {
   checkRegex(value)
   return value
 }
 
-function checkOperators (operators: Record<string, unknown>, st: CheckState): Record<string, unknown> {
+function checkOperators(operators: Record<string, unknown>, st: CheckState): Record<string, unknown> {
   if ('$options' in operators && !('$regex' in operators)) throw invalid('$options needs $regex')
-  return Object.fromEntries(Object.entries(operators).map(([op, operand]) => {
-    if (op === '$options') return [op, operand]
-    countTerm(st)
-    return [op, checkOperator(op, operand, operators, st)]
-  }))
+  return Object.fromEntries(
+    Object.entries(operators).map(([op, operand]) => {
+      if (op === '$options') return [op, operand]
+      countTerm(st)
+      return [op, checkOperator(op, operand, operators, st)]
+    })
+  )
 }
 
-function checkOperator (op: string, operand: unknown, operators: Record<string, unknown>, st: CheckState): unknown {
+function checkOperator(op: string, operand: unknown, operators: Record<string, unknown>, st: CheckState): unknown {
   switch (op) {
-    case '$eq': case '$ne': return toJsonValue(operand)
-    case '$in': case '$nin': return readList(op, operand).map(v => v instanceof RegExp ? checkRegExp(v) : toJsonValue(v))
-    case '$gt': case '$gte': case '$lt': case '$lte': return checkRangeOperand(op, operand)
-    case '$exists': return toJsonValue(operand)
-    case '$type': return Array.isArray(operand) ? checkTypes(operand) : typeName(operand)
-    case '$size': return checkSize(operand)
-    case '$regex': checkRegex(operand, operators.$options); return operand
-    case '$not': return checkNot(operand, st)
-    case '$all': return checkAll(operand, st)
-    case '$elemMatch': return checkElemMatch(operand, st)
-    default: throw unsupported(op)
+    case '$eq':
+    case '$ne':
+      return toJsonValue(operand)
+    case '$in':
+    case '$nin':
+      return readList(op, operand).map(v => (v instanceof RegExp ? checkRegExp(v) : toJsonValue(v)))
+    case '$gt':
+    case '$gte':
+    case '$lt':
+    case '$lte':
+      return checkRangeOperand(op, operand)
+    case '$exists':
+      return toJsonValue(operand)
+    case '$type':
+      return Array.isArray(operand) ? checkTypes(operand) : typeName(operand)
+    case '$size':
+      return checkSize(operand)
+    case '$regex':
+      checkRegex(operand, operators.$options)
+      return operand
+    case '$not':
+      return checkNot(operand, st)
+    case '$all':
+      return checkAll(operand, st)
+    case '$elemMatch':
+      return checkElemMatch(operand, st)
+    default:
+      throw unsupported(op)
   }
 }
 
-function readList (operator: string, operand: unknown): unknown[] {
+function readList(operator: string, operand: unknown): unknown[] {
   if (!Array.isArray(operand)) throw invalid(`${operator} needs an array`)
-  if (operand.length > LIMITS.inValues) throw new QuireError('QUERY_TOO_COMPLEX', `${operator} may list at most ${LIMITS.inValues} values`)
+  if (operand.length > LIMITS.inValues)
+    throw new QuireError('QUERY_TOO_COMPLEX', `${operator} may list at most ${LIMITS.inValues} values`)
   return operand
 }
 
-function checkRangeOperand (op: string, operand: unknown): JsonValue {
+function checkRangeOperand(op: string, operand: unknown): JsonValue {
   const value = toJsonValue(operand)
-  if (value !== null && typeof value === 'object') throw invalid(`${op} needs a string, number, boolean or date operand`)
+  if (value !== null && typeof value === 'object')
+    throw invalid(`${op} needs a string, number, boolean or date operand`)
   return value
 }
 
-function checkTypes (aliases: unknown[]): string[] {
+function checkTypes(aliases: unknown[]): string[] {
   if (aliases.length === 0) throw invalid('$type needs at least one type')
   return aliases.map(typeName)
 }
 
-function checkSize (size: unknown): number {
-  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) throw invalid('$size needs a non-negative integer')
+function checkSize(size: unknown): number {
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0)
+    throw invalid('$size needs a non-negative integer')
   return size
 }
 
-function checkNot (operand: unknown, st: CheckState): unknown {
+function checkNot(operand: unknown, st: CheckState): unknown {
   if (operand instanceof RegExp) return checkRegExp(operand)
   if (!isOperatorObject(operand)) throw invalid('$not needs an operator object or a regular expression')
   return checkOperators(operand, nest(st))
 }
 
 /** $all: values, regular expressions or {$elemMatch: ...} entries. */
-function checkAll (operand: unknown, st: CheckState): unknown[] {
+function checkAll(operand: unknown, st: CheckState): unknown[] {
   return readList('$all', operand).map(entry => {
     if (entry instanceof RegExp) return checkRegExp(entry)
     if (!isOperatorObject(entry)) return toJsonValue(entry)
     const keys = Object.keys(entry)
-    if (keys.length !== 1 || keys[0] !== '$elemMatch') throw invalid('$all takes values, regular expressions or {$elemMatch: ...}')
+    if (keys.length !== 1 || keys[0] !== '$elemMatch')
+      throw invalid('$all takes values, regular expressions or {$elemMatch: ...}')
     return { $elemMatch: checkElemMatch(entry.$elemMatch, st) }
   })
 }
 
 /** Criteria made only of operators (not $and/$or/$nor) apply to each element as a value. */
-export function isValueCriteria (criteria: Record<string, unknown>): boolean {
+export function isValueCriteria(criteria: Record<string, unknown>): boolean {
   const keys = Object.keys(criteria)
   return keys.length > 0 && keys.every(k => k.startsWith('$') && k !== '$and' && k !== '$or' && k !== '$nor')
 }
 
-function checkElemMatch (criteria: unknown, st: CheckState): Filter {
+function checkElemMatch(criteria: unknown, st: CheckState): Filter {
   if (!isPlainObject(criteria)) throw invalid('$elemMatch needs an object')
   const inner = nest(st, new Set())
   return isValueCriteria(criteria) ? checkOperators(criteria, inner) : checkDocument(criteria, inner)

@@ -9,42 +9,48 @@ import { isPlainObject, toJsonValue } from './values.ts'
 
 const UPDATE_OPERATORS = ['$set', '$unset', '$inc', '$push', '$pull', '$addToSet'] as const
 
-export type UpdateOperator = typeof UPDATE_OPERATORS[number]
+export type UpdateOperator = (typeof UPDATE_OPERATORS)[number]
 
 /** One term of a checked update document: [operator, field path, value]. */
 export type UpdateTerms = Array<[operator: UpdateOperator, path: string, value: unknown]>
 
-function invalid (message: string): QuireError {
+function invalid(message: string): QuireError {
   return new QuireError('INVALID_QUERY', message)
 }
 
 /** The operand of $push/$addToSet: one value or {$each: [values]}. */
-function checkAdditions (op: string, value: unknown): unknown {
+function checkAdditions(op: string, value: unknown): unknown {
   if (!isPlainObject(value) || !('$each' in value)) return toJsonValue(value)
-  if (Object.keys(value).length !== 1 || !Array.isArray(value.$each)) throw invalid(`${op} takes a value or {"$each": [values]}`)
+  if (Object.keys(value).length !== 1 || !Array.isArray(value.$each))
+    throw invalid(`${op} takes a value or {"$each": [values]}`)
   return { $each: toJsonValue(value.$each) }
 }
 
 /** The operand of $pull: one value or {$in: [values]}. */
-function checkRemovals (value: unknown): unknown {
+function checkRemovals(value: unknown): unknown {
   if (!isPlainObject(value) || !('$in' in value)) return toJsonValue(value)
-  if (Object.keys(value).length !== 1 || !Array.isArray(value.$in)) throw invalid('$pull takes a value or {"$in": [values]}')
+  if (Object.keys(value).length !== 1 || !Array.isArray(value.$in))
+    throw invalid('$pull takes a value or {"$in": [values]}')
   return { $in: toJsonValue(value.$in) }
 }
 
-function checkOperand (op: UpdateOperator, value: unknown): unknown {
+function checkOperand(op: UpdateOperator, value: unknown): unknown {
   switch (op) {
     case '$inc':
       if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid('$inc needs a number')
       return value
-    case '$push': case '$addToSet': return checkAdditions(op, value)
-    case '$pull': return checkRemovals(value)
-    default: return toJsonValue(value)
+    case '$push':
+    case '$addToSet':
+      return checkAdditions(op, value)
+    case '$pull':
+      return checkRemovals(value)
+    default:
+      return toJsonValue(value)
   }
 }
 
 /** The operator-keyed form of an update: plain field updates mean $set; mixing both is refused. */
-function withOperators (update: Record<string, unknown>): Record<string, unknown> {
+function withOperators(update: Record<string, unknown>): Record<string, unknown> {
   const keys = Object.keys(update)
   const operators = keys.filter(k => k.startsWith('$')).length
   if (operators === 0) return { $set: update }
@@ -56,11 +62,12 @@ function withOperators (update: Record<string, unknown>): Record<string, unknown
  * The terms of a client's update document. `protectedPath(path)` names paths no update may
  * change (system fields); they are a 400 naming the path.
  */
-export function checkUpdate (update: unknown, protectedPath: (path: string) => boolean): UpdateTerms {
+export function checkUpdate(update: unknown, protectedPath: (path: string) => boolean): UpdateTerms {
   if (!isPlainObject(update)) throw invalid('An update must be an object of update operators or fields')
   const terms: UpdateTerms = []
   for (const [op, fields] of Object.entries(withOperators(update))) {
-    if (!(UPDATE_OPERATORS as readonly string[]).includes(op)) throw new QuireError('UNSUPPORTED_OPERATOR', `Unsupported update operator: ${op.slice(0, 40)}`)
+    if (!(UPDATE_OPERATORS as readonly string[]).includes(op))
+      throw new QuireError('UNSUPPORTED_OPERATOR', `Unsupported update operator: ${op.slice(0, 40)}`)
     if (!isPlainObject(fields)) throw invalid(`${op} needs an object of fields`)
     for (const [path, value] of Object.entries(fields)) {
       parseFieldPath(path)
@@ -69,6 +76,7 @@ export function checkUpdate (update: unknown, protectedPath: (path: string) => b
     }
   }
   if (terms.length === 0) throw invalid('The update changes nothing')
-  if (terms.length > LIMITS.updateFields) throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.updateFields} fields in one update`)
+  if (terms.length > LIMITS.updateFields)
+    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.updateFields} fields in one update`)
   return terms
 }

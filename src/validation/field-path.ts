@@ -9,7 +9,7 @@ const MAX_PATH_SEGMENTS = 8
 /** Segment names that name JavaScript's prototype machinery, not data: never a field. */
 const RESERVED_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype'])
 
-function invalidField (path: string): QuireError {
+function invalidField(path: string): QuireError {
   return new QuireError('INVALID_FIELD', `Invalid field name: ${JSON.stringify(path).slice(0, 80)}`)
 }
 
@@ -17,16 +17,17 @@ function invalidField (path: string): QuireError {
  * Validates a dotted field path and returns its segments. Segments are identifiers or, after
  * the first, array indexes; anything else (quotes, operators, empty segments) is a client error.
  */
-export function parseFieldPath (path: string): string[] {
+export function parseFieldPath(path: string): string[] {
   const segments = path.split('.')
-  const valid = segments.length <= MAX_PATH_SEGMENTS &&
+  const valid =
+    segments.length <= MAX_PATH_SEGMENTS &&
     segments.every((s, i) => (FIELD_SEGMENT.test(s) && !RESERVED_SEGMENTS.has(s)) || (i > 0 && ARRAY_INDEX.test(s)))
   if (!valid) throw invalidField(path)
   return segments
 }
 
 /** A single-segment field name (object keys of expressions, accumulator and output names). */
-export function checkFieldName (name: string): string {
+export function checkFieldName(name: string): string {
   if (parseFieldPath(name).length !== 1) throw invalidField(name)
   return name
 }

@@ -4,8 +4,23 @@
 // The SQL compiler implements exactly these (test/validation/check-pipeline.test.ts checks).
 
 export const STAGES = [
-  '$match', '$group', '$sort', '$limit', '$skip', '$project', '$addFields', '$set', '$unset', '$unwind', '$count',
-  '$lookup', '$replaceRoot', '$replaceWith', '$facet', '$sortByCount', '$sample'
+  '$match',
+  '$group',
+  '$sort',
+  '$limit',
+  '$skip',
+  '$project',
+  '$addFields',
+  '$set',
+  '$unset',
+  '$unwind',
+  '$count',
+  '$lookup',
+  '$replaceRoot',
+  '$replaceWith',
+  '$facet',
+  '$sortByCount',
+  '$sample'
 ] as const
 
 /** Stages that write: refused on every engine. */
@@ -14,10 +29,44 @@ export const WRITE_STAGES = ['$out', '$merge'] as const
 export const ACCUMULATORS = ['$sum', '$avg', '$min', '$max', '$first', '$last', '$push', '$addToSet', '$count'] as const
 
 export const EXPRESSION_OPERATORS = [
-  '$add', '$multiply', '$subtract', '$divide', '$abs', '$floor', '$ceil', '$round', '$mod', '$cmp', '$cond', '$ifNull', '$literal',
-  '$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$and', '$or', '$not',
-  '$concat', '$toLower', '$toUpper', '$substr', '$substrCP', '$size', '$arrayElemAt', '$dateToString', '$in',
-  '$year', '$month', '$dayOfMonth', '$hour', '$minute', '$second', '$millisecond'
+  '$add',
+  '$multiply',
+  '$subtract',
+  '$divide',
+  '$abs',
+  '$floor',
+  '$ceil',
+  '$round',
+  '$mod',
+  '$cmp',
+  '$cond',
+  '$ifNull',
+  '$literal',
+  '$eq',
+  '$ne',
+  '$gt',
+  '$gte',
+  '$lt',
+  '$lte',
+  '$and',
+  '$or',
+  '$not',
+  '$concat',
+  '$toLower',
+  '$toUpper',
+  '$substr',
+  '$substrCP',
+  '$size',
+  '$arrayElemAt',
+  '$dateToString',
+  '$in',
+  '$year',
+  '$month',
+  '$dayOfMonth',
+  '$hour',
+  '$minute',
+  '$second',
+  '$millisecond'
 ] as const
 
 /** Variables every expression may name besides $lookup's `let` ones. */
@@ -26,4 +75,4 @@ export const SYSTEM_VARIABLES = ['ROOT', 'CURRENT', 'REMOVE'] as const
 /** Names of `let` variables (lower-case first, as in MongoDB). */
 export const VARIABLE_NAME = /^[a-z][A-Za-z0-9_]{0,63}$/
 
-export type StageName = typeof STAGES[number]
+export type StageName = (typeof STAGES)[number]

@@ -6,14 +6,14 @@ type JsonScalar = string | number | boolean | null
 export type JsonValue = JsonScalar | JsonValue[] | { [key: string]: JsonValue }
 export type JsonType = 'string' | 'number' | 'boolean' | 'null' | 'array' | 'object'
 
-export function isPlainObject (value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false
   const proto = Object.getPrototypeOf(value)
   return proto === Object.prototype || proto === null
 }
 
 /** True for an object whose keys are query operators ({$gt: 1}); false for a literal document. */
-export function isOperatorObject (value: unknown): value is Record<string, unknown> {
+export function isOperatorObject(value: unknown): value is Record<string, unknown> {
   if (!isPlainObject(value)) return false
   const keys = Object.keys(value)
   const operators = keys.filter(k => k.startsWith('$')).length
@@ -24,7 +24,7 @@ export function isOperatorObject (value: unknown): value is Record<string, unkno
 }
 
 /** Converts a filter value to JSON: Dates become ISO strings; anything JSON cannot hold is a client error. */
-export function toJsonValue (value: unknown): JsonValue {
+export function toJsonValue(value: unknown): JsonValue {
   if (typeof value === 'string') return checkText(value)
   if (value === null || typeof value === 'boolean') return value
   if (typeof value === 'number') {
@@ -47,18 +47,19 @@ export function toJsonValue (value: unknown): JsonValue {
 export const UNSTORABLE_TEXT = /[\u0000]|\p{Cs}/u
 
 /** Refuses text jsonb cannot hold (UNSTORABLE_TEXT) in a query. */
-export function checkText (text: string): string {
-  if (UNSTORABLE_TEXT.test(text)) throw new QuireError('INVALID_QUERY', 'Text with NUL characters or unpaired surrogates cannot be queried')
+export function checkText(text: string): string {
+  if (UNSTORABLE_TEXT.test(text))
+    throw new QuireError('INVALID_QUERY', 'Text with NUL characters or unpaired surrogates cannot be queried')
   return text
 }
 
-export function jsonTypeOf (value: JsonValue): JsonType {
+export function jsonTypeOf(value: JsonValue): JsonType {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'array'
   return typeof value as 'string' | 'number' | 'boolean' | 'object'
 }
 
 /** True for strings, numbers and booleans: the values jsonpath can compare. */
-export function isComparableScalar (value: JsonValue): value is string | number | boolean {
+export function isComparableScalar(value: JsonValue): value is string | number | boolean {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
 }

@@ -26,21 +26,40 @@ t.test('a backlog far beyond the retention is pruned in statements within the ti
   const loader = openPostgres(cluster.url, 0)
   const engine = createSqlEngine(loader)
   const pruner = openPostgres(cluster.url, STATEMENT_TIMEOUT_MS)
-  t.teardown(async () => { await engine.close(); await pruner.close() })
+  t.teardown(async () => {
+    await engine.close()
+    await pruner.close()
+  })
   await engine.syncModels([MODEL])
-  await loader.query(`INSERT INTO q_imported (_id, doc) SELECT lpad(to_hex(n), 24, '0'), jsonb_build_object('n', n) FROM generate_series(1, ${IMPORTED}) n`)
+  await loader.query(
+    `INSERT INTO q_imported (_id, doc) SELECT lpad(to_hex(n), 24, '0'), jsonb_build_object('n', n) FROM generate_series(1, ${IMPORTED}) n`
+  )
   // The engine's own numbering round (after syncModels' write) may hold the lock meanwhile: wait for it, not for a time.
   const sequencer = createChangeSequencer(loader)
   await sequenceUntilDone(sequencer)
   t.equal(await sequencer.hasUnsequenced(), false, 'every imported change is numbered before the prune')
 
   const log = createSqlChangeLog(pruner, () => {})
-  t.equal(await log.prune({ entries: KEPT, seconds: 3600 }), IMPORTED - KEPT, 'every entry beyond the retention is pruned')
-  const [state] = await loader.query('SELECT pruned_through::int AS through, (SELECT count(*)::int FROM quire_change_positions) AS positions, (SELECT count(*)::int FROM quire_changes) AS changes FROM quire_change_state')
-  t.strictSame(state, { through: IMPORTED - KEPT, positions: KEPT, changes: KEPT }, 'the newest entries stay, with their documents')
+  t.equal(
+    await log.prune({ entries: KEPT, seconds: 3600 }),
+    IMPORTED - KEPT,
+    'every entry beyond the retention is pruned'
+  )
+  const [state] = await loader.query(
+    'SELECT pruned_through::int AS through, (SELECT count(*)::int FROM quire_change_positions) AS positions, (SELECT count(*)::int FROM quire_changes) AS changes FROM quire_change_state'
+  )
+  t.strictSame(
+    state,
+    { through: IMPORTED - KEPT, positions: KEPT, changes: KEPT },
+    'the newest entries stay, with their documents'
+  )
   t.equal(await log.readAfter('0', 10), 'gone', 'a reader from before them is told they are gone')
   const kept = await log.readAfter(String(IMPORTED - KEPT), 10)
-  t.match(kept, [{ pos: String(IMPORTED - KEPT + 1), docId: (IMPORTED - KEPT + 1).toString(16).padStart(24, '0') }], 'one from the cut on reads the next entry')
+  t.match(
+    kept,
+    [{ pos: String(IMPORTED - KEPT + 1), docId: (IMPORTED - KEPT + 1).toString(16).padStart(24, '0') }],
+    'one from the cut on reads the next entry'
+  )
   t.equal(await log.prune({ entries: KEPT, seconds: 3600 }), 0, 'pruning again finds nothing')
   await log.close()
 })

@@ -15,24 +15,37 @@ const PAYLOAD = 'x'.repeat(300_000)
 
 for (const engine of ENGINES) {
   t.test(`a slow subscriber on ${engine}`, async t => {
-    const { app, admin } = await createTestApp(t, engine, { ...FEED_SETTINGS, changesQueueBytes: QUEUE_BYTES, changesStallSeconds: 2 })
+    const { app, admin } = await createTestApp(t, engine, {
+      ...FEED_SETTINGS,
+      changesQueueBytes: QUEUE_BYTES,
+      changesStallSeconds: 2
+    })
     const base = await listen(app)
     const slow = await openSse(`${base}/changes/test`)
     const fast = await openSse(`${base}/changes/test`)
-    t.teardown(() => { slow.close(); fast.close() })
+    t.teardown(() => {
+      slow.close()
+      fast.close()
+    })
     await Promise.all([slow.waitFor(1), fast.waitFor(1)])
     slow.pause()
 
     let peak = 0
-    const sampler = setInterval(() => { peak = Math.max(peak, app.changes.stats().largestQueuedBytes) }, 5)
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, app.changes.stats().largestQueuedBytes)
+    }, 5)
     for (let i = 0; i < WRITES; i++) await send(app, admin, 'POST', '/api/test', { foo: `doc${i}`, shmack: [PAYLOAD] })
     const fastEvents = await fast.waitFor(1 + WRITES, 60_000)
-    for (let waited = 0; app.changes.stats().streams > 1 && waited < 30_000; waited += 50) await new Promise(resolve => setTimeout(resolve, 50))
+    for (let waited = 0; app.changes.stats().streams > 1 && waited < 30_000; waited += 50)
+      await new Promise(resolve => setTimeout(resolve, 50))
     clearInterval(sampler)
 
     t.equal(fastEvents.length, 1 + WRITES, 'a reading subscriber got every event meanwhile')
     t.equal(app.changes.stats().streams, 1, 'the slow stream was closed')
-    t.ok(peak > 0 && peak <= 2 * QUEUE_BYTES, `what waited in memory stayed within its queue and buffer bounds (the largest per stream peaked at ${peak} bytes; bound ${QUEUE_BYTES} each)`)
+    t.ok(
+      peak > 0 && peak <= 2 * QUEUE_BYTES,
+      `what waited in memory stayed within its queue and buffer bounds (the largest per stream peaked at ${peak} bytes; bound ${QUEUE_BYTES} each)`
+    )
 
     slow.resume()
     await slow.ended()
@@ -43,6 +56,10 @@ for (const engine of ENGINES) {
     const resumed = await openSse(`${base}/changes/test`, { 'last-event-id': received[received.length - 1].id! })
     t.teardown(() => resumed.close())
     const rest = (await resumed.waitFor(1 + WRITES - received.length, 60_000)).slice(1)
-    t.strictSame([...received, ...rest].map(e => e.json.data.foo), Array.from({ length: WRITES }, (_, i) => `doc${i}`), 'resuming, it gets the rest: nothing lost')
+    t.strictSame(
+      [...received, ...rest].map(e => e.json.data.foo),
+      Array.from({ length: WRITES }, (_, i) => `doc${i}`),
+      'resuming, it gets the rest: nothing lost'
+    )
   })
 }

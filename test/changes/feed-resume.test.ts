@@ -45,14 +45,20 @@ for (const engine of ENGINES) {
       await write('c1')
       t.strictSame(foos(await again.waitFor(6)), ['b1', 'b2', 'b3', 'b4', 'c1'], 'then live')
       const byQuery = await open({}, `?lastEventId=${seen[3].id!}`)
-      t.strictSame(foos(await byQuery.waitFor(6)), ['b1', 'b2', 'b3', 'b4', 'c1'], '?lastEventId= works like the header')
+      t.strictSame(
+        foos(await byQuery.waitFor(6)),
+        ['b1', 'b2', 'b3', 'b4', 'c1'],
+        '?lastEventId= works like the header'
+      )
     })
 
     t.test('no loss while writes go on and the client reconnects', async t => {
       const expected = Array.from({ length: 40 }, (_, i) => `w${i}`)
       const received: string[] = []
       let last: string | undefined = (await (await open()).waitFor(1))[0].id
-      const writing = (async () => { for (const foo of expected) await write(foo) })()
+      const writing = (async () => {
+        for (const foo of expected) await write(foo)
+      })()
       while (received.length < expected.length) {
         const stream = await open({ 'last-event-id': last! })
         const events = await stream.waitFor(Math.min(1 + 7, 1 + expected.length - received.length))
@@ -69,7 +75,7 @@ for (const engine of ENGINES) {
       const [ready] = await stream.waitFor(1)
       stream.close()
       for (const foo of ['p1', 'p2', 'p3']) await write(foo)
-      t.ok(await app.db.changes.prune({ seconds: 3600, entries: 1 }) > 0, 'the log was pruned to its newest entry')
+      t.ok((await app.db.changes.prune({ seconds: 3600, entries: 1 })) > 0, 'the log was pruned to its newest entry')
       const late = await open({ 'last-event-id': ready.id! })
       const [reset] = await late.waitFor(1)
       t.equal(reset.event, 'reset', 'a reset event')

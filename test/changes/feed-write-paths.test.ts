@@ -45,19 +45,58 @@ for (const engine of ENGINES) {
     await send(app, as, 'DELETE', `/api/test/${a}?_permaDelete=1`)
     const file = join(dir, `${engine}.ndjson`)
     writeFileSync(file, '{"foo":"i1"}\n{"foo":"i2","_deleted":true}\n')
-    await importDocuments(app.db, app.models.get('test'), file, { skipInvalid: false, bcryptRounds: 4, onProgress: () => {}, onSkip: () => {} })
+    await importDocuments(app.db, app.models.get('test'), file, {
+      skipInvalid: false,
+      bcryptRounds: 4,
+      onProgress: () => {},
+      onSkip: () => {}
+    })
 
     const events = (await stream.waitFor(15)).slice(1)
-    t.strictSame(events.map(e => [e.event, e.json.op, e.json.data.foo]), [
-      ['create', 'create', 'a'], ['update', 'update', 'a'], ['update', 'update', 'a'], ['delete', 'soft_delete', 'a'], ['update', 'restore', 'a'],
-      ['create', 'create', 'c'], ['update', 'update', 'c'], ['update', 'update', 'c2'], ['delete', 'soft_delete', 'c2'], ['create', 'create', 'd'],
-      ['create', 'create', 'linked'], ['delete', 'soft_delete', 'linked'], ['delete', 'permanent_delete', 'a'], ['create', 'create', 'i1']
-    ], 'each write once, in order, cascades included; an imported soft-deleted document is not shown to readers without showDeleted')
+    t.strictSame(
+      events.map(e => [e.event, e.json.op, e.json.data.foo]),
+      [
+        ['create', 'create', 'a'],
+        ['update', 'update', 'a'],
+        ['update', 'update', 'a'],
+        ['delete', 'soft_delete', 'a'],
+        ['update', 'restore', 'a'],
+        ['create', 'create', 'c'],
+        ['update', 'update', 'c'],
+        ['update', 'update', 'c2'],
+        ['delete', 'soft_delete', 'c2'],
+        ['create', 'create', 'd'],
+        ['create', 'create', 'linked'],
+        ['delete', 'soft_delete', 'linked'],
+        ['delete', 'permanent_delete', 'a'],
+        ['create', 'create', 'i1']
+      ],
+      'each write once, in order, cascades included; an imported soft-deleted document is not shown to readers without showDeleted'
+    )
     t.strictSame(events.map(e => e.json.data.bar ?? null).slice(1, 3), ['b', 'u'], 'PUT and POST /update')
-    t.strictSame(events.map(e => e.json.user_id), [...events.slice(0, -1).map(() => writer.id), null], 'the acting user\'s id (none for an import from the command line)')
-    t.ok(events.every(e => e.json.model === 'test' && e.id === e.json.id && typeof e.json.at === 'string' && e.json._id === e.json.data._id), 'model, position, time and id on every event')
-    t.ok(events.every(e => !('password' in e.json.data)), 'no password field, ever')
-    t.ok(events.every((e, i) => i === 0 || BigInt(e.id!) > BigInt(events[i - 1].id!)), 'ids increase')
+    t.strictSame(
+      events.map(e => e.json.user_id),
+      [...events.slice(0, -1).map(() => writer.id), null],
+      "the acting user's id (none for an import from the command line)"
+    )
+    t.ok(
+      events.every(
+        e =>
+          e.json.model === 'test' &&
+          e.id === e.json.id &&
+          typeof e.json.at === 'string' &&
+          e.json._id === e.json.data._id
+      ),
+      'model, position, time and id on every event'
+    )
+    t.ok(
+      events.every(e => !('password' in e.json.data)),
+      'no password field, ever'
+    )
+    t.ok(
+      events.every((e, i) => i === 0 || BigInt(e.id!) > BigInt(events[i - 1].id!)),
+      'ids increase'
+    )
     const b = (await send(app, as, 'POST', '/api/test', { foo: 'b' })).data._id
     await stream.waitFor(16)
 
@@ -66,8 +105,11 @@ for (const engine of ENGINES) {
       t.teardown(() => other.end())
       await other.unsafe('DELETE FROM q_test WHERE _id = $1', [b])
       const [gone] = (await stream.waitFor(17)).slice(16)
-      t.strictSame([gone.event, gone.json.op, gone.json._id, gone.json.data.foo, gone.json.user_id], ['delete', 'permanent_delete', b, 'b', null],
-        'a write no route made (another connection) is captured too: a permanent delete, with the document as it was')
+      t.strictSame(
+        [gone.event, gone.json.op, gone.json._id, gone.json.data.foo, gone.json.user_id],
+        ['delete', 'permanent_delete', b, 'b', null],
+        'a write no route made (another connection) is captured too: a permanent delete, with the document as it was'
+      )
     }
   })
 }

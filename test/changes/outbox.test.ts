@@ -11,9 +11,18 @@ t.test('bounded, in order, overflow once', async t => {
   const outbox = createOutbox<string>({
     maxBytes: 10,
     sizeOf: frame => frame.length,
-    write: async frame => { written.push(frame); await new Promise<void>(resolve => { release = resolve }) },
-    onOverflow: () => { overflows.push(outbox.queuedBytes) },
-    onError: () => { t.fail('no write fails here') }
+    write: async frame => {
+      written.push(frame)
+      await new Promise<void>(resolve => {
+        release = resolve
+      })
+    },
+    onOverflow: () => {
+      overflows.push(outbox.queuedBytes)
+    },
+    onError: () => {
+      t.fail('no write fails here')
+    }
   })
   t.ok(outbox.push('aaaa'), 'the first frame goes straight to the writer')
   t.ok(outbox.push('bbbb'), 'the next waits')
@@ -32,7 +41,15 @@ t.test('bounded, in order, overflow once', async t => {
 
 t.test('a frame larger than the bound still goes when nothing waits', async t => {
   const written: string[] = []
-  const outbox = createOutbox<string>({ maxBytes: 4, sizeOf: f => f.length, write: async f => { written.push(f) }, onOverflow: () => t.fail('no overflow'), onError: () => {} })
+  const outbox = createOutbox<string>({
+    maxBytes: 4,
+    sizeOf: f => f.length,
+    write: async f => {
+      written.push(f)
+    },
+    onOverflow: () => t.fail('no overflow'),
+    onError: () => {}
+  })
   outbox.push('a-long-frame')
   await outbox.drained()
   outbox.push('another-long-one')
@@ -42,7 +59,17 @@ t.test('a frame larger than the bound still goes when nothing waits', async t =>
 
 t.test('a failed write stops the outbox', async t => {
   const errors: unknown[] = []
-  const outbox = createOutbox<string>({ maxBytes: 100, sizeOf: f => f.length, write: async () => { throw new Error('gone') }, onOverflow: () => {}, onError: err => { errors.push(err) } })
+  const outbox = createOutbox<string>({
+    maxBytes: 100,
+    sizeOf: f => f.length,
+    write: async () => {
+      throw new Error('gone')
+    },
+    onOverflow: () => {},
+    onError: err => {
+      errors.push(err)
+    }
+  })
   outbox.push('x')
   outbox.push('y')
   await outbox.drained()
@@ -56,7 +83,12 @@ t.test('with coalesce, what waits while a write runs goes as one frame, in order
   const outbox = createOutbox<string>({
     maxBytes: 100,
     sizeOf: frame => frame.length,
-    write: async frame => { written.push(frame); await new Promise<void>(resolve => { release = resolve }) },
+    write: async frame => {
+      written.push(frame)
+      await new Promise<void>(resolve => {
+        release = resolve
+      })
+    },
     coalesce: frames => frames.join('|'),
     onOverflow: () => t.fail('no overflow'),
     onError: () => t.fail('no write fails here')

@@ -7,14 +7,19 @@ import t from 'tap'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 
-type Queue<T> = { readonly length: number, push: (x: T) => T, shift: () => T | undefined, remove: (x: T) => T | null }
+type Queue<T> = { readonly length: number; push: (x: T) => T; shift: () => T | undefined; remove: (x: T) => T | null }
 // The queue is internal to postgres.js (not in its exports map), so it is loaded by file path.
 const root = dirname(createRequire(import.meta.url).resolve('postgres'))
-const { default: Queue } = await import(join(root, '..', '..', 'src', 'queue.js')) as { default: <T>(initial?: T[]) => Queue<T> }
+const { default: Queue } = (await import(join(root, '..', '..', 'src', 'queue.js'))) as {
+  default: <T>(initial?: T[]) => Queue<T>
+}
 
-function makeRng (seed: number): () => number {
+function makeRng(seed: number): () => number {
   let s = seed
-  return () => { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648 }
+  return () => {
+    s = (s * 1103515245 + 12345) % 2147483648
+    return s / 2147483648
+  }
 }
 
 t.test('push, shift and remove behave like an array over long never-empty runs', async t => {
@@ -26,7 +31,8 @@ t.test('push, shift and remove behave like an array over long never-empty runs',
   for (let step = 0; step < 200_000; step++) {
     const r = rng()
     if (r < 0.4 || model.length < 2) {
-      queue.push(next); model.push(next++)
+      queue.push(next)
+      model.push(next++)
     } else if (r < 0.7) {
       if (queue.shift() !== model.shift()) mismatches++
     } else {
@@ -48,13 +54,13 @@ t.test('push, shift and remove behave like an array over long never-empty runs',
 class CountingArray<T> extends Array<T> {
   static scanned = 0
   static longest = 0
-  override indexOf (x: T, from = 0): number {
+  override indexOf(x: T, from = 0): number {
     const at = super.indexOf(x, from)
     CountingArray.scanned += (at === -1 ? this.length : at + 1) - from
     return at
   }
 
-  override push (...items: T[]): number {
+  override push(...items: T[]): number {
     const length = super.push(...items)
     CountingArray.longest = Math.max(CountingArray.longest, length)
     return length
@@ -73,5 +79,8 @@ t.test('a queue that never runs empty stays small and cheap (a pool under steady
   }
   t.equal(busy.length, 10)
   t.ok(CountingArray.longest < 100, `the array stays short (longest ${CountingArray.longest} slots for 10 items)`)
-  t.ok(CountingArray.scanned < rounds * 20, `remove() looks at live slots only (${CountingArray.scanned} slots for ${rounds} removes)`)
+  t.ok(
+    CountingArray.scanned < rounds * 20,
+    `remove() looks at live slots only (${CountingArray.scanned} slots for ${rounds} removes)`
+  )
 })

@@ -13,28 +13,37 @@ import { SqlError } from '../../src/storage/sql/sql-client.ts'
 import { describeStartupFailure } from '../../src/startup-error.ts'
 
 t.test('a statement refused for a full disk is 503 UNAVAILABLE, out of disk space', async t => {
-  t.throws(() => translateSqlError(new SqlError('could not extend file "base/5/16384": No space left on device', '53100')),
-    new QuireError('UNAVAILABLE', 'The database is out of disk space'))
+  t.throws(
+    () => translateSqlError(new SqlError('could not extend file "base/5/16384": No space left on device', '53100')),
+    new QuireError('UNAVAILABLE', 'The database is out of disk space')
+  )
 })
 
-t.test('no room for a new database: one line with initdb\'s reason', { skip: userInfo().uid !== 0 && 'mounting a small file system needs root' }, async t => {
-  const parent = mkdtempSync(join(tmpdir(), 'quire-full-'))
-  chmodSync(parent, 0o755)
-  const small = join(parent, 'small')
-  mkdirSync(small)
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0755', 'tmpfs', small], { stdio: 'pipe' })
-  } catch (err) {
-    rmSync(parent, { recursive: true, force: true })
-    t.plan(0, `cannot mount a small tmpfs here: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`)
-    return
+t.test(
+  "no room for a new database: one line with initdb's reason",
+  { skip: userInfo().uid !== 0 && 'mounting a small file system needs root' },
+  async t => {
+    const parent = mkdtempSync(join(tmpdir(), 'quire-full-'))
+    chmodSync(parent, 0o755)
+    const small = join(parent, 'small')
+    mkdirSync(small)
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0755', 'tmpfs', small], { stdio: 'pipe' })
+    } catch (err) {
+      rmSync(parent, { recursive: true, force: true })
+      t.plan(0, `cannot mount a small tmpfs here: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`)
+      return
+    }
+    t.teardown(() => {
+      execFileSync('umount', [small])
+      rmSync(parent, { recursive: true, force: true })
+    })
+    let line: string | undefined
+    try {
+      await useEmbeddedServer(join(small, 'data'), () => {})
+    } catch (err) {
+      line = describeStartupFailure(err)
+    }
+    t.match(line, /^cannot create the database in .*: initdb: .*No space left on device/)
   }
-  t.teardown(() => { execFileSync('umount', [small]); rmSync(parent, { recursive: true, force: true }) })
-  let line: string | undefined
-  try {
-    await useEmbeddedServer(join(small, 'data'), () => {})
-  } catch (err) {
-    line = describeStartupFailure(err)
-  }
-  t.match(line, /^cannot create the database in .*: initdb: .*No space left on device/)
-})
+)

@@ -16,10 +16,18 @@ t.test('requests while the embedded server is down are 503 UNAVAILABLE', async t
   chmodSync(parent, 0o755)
   t.teardown(() => rmSync(parent, { recursive: true, force: true }))
   const dataDir = join(parent, 'data')
-  const config = { ...loadConfig({ DATA_DIR: dataDir }), ...QUIET_SETTINGS, modelsDir: new URL('../../models', import.meta.url).pathname, bcryptRounds: 4 }
+  const config = {
+    ...loadConfig({ DATA_DIR: dataDir }),
+    ...QUIET_SETTINGS,
+    modelsDir: new URL('../../models', import.meta.url).pathname,
+    bcryptRounds: 4
+  }
   const server = await useEmbeddedServer(dataDir, () => {})
   const app = await buildApp({ config })
-  t.teardown(async () => { await app.close(); await server.release() })
+  t.teardown(async () => {
+    await app.close()
+    await server.release()
+  })
   t.equal((await app.inject({ url: '/api/test' })).statusCode, 200)
 
   const cluster = join(dataDir, 'postgres')

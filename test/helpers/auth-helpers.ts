@@ -18,22 +18,22 @@ export interface LoginReply {
   refresh_token_expires: string
 }
 
-export function json (res: LightMyRequestResponse): Record<string, any> {
+export function json(res: LightMyRequestResponse): Record<string, any> {
   return JSON.parse(res.body) as Record<string, any>
 }
 
-export async function login (app: FastifyInstance, email: string, password: string): Promise<LoginReply> {
+export async function login(app: FastifyInstance, email: string, password: string): Promise<LoginReply> {
   const res = await app.inject({ method: 'POST', url: '/login', payload: { email, password } })
   if (res.statusCode !== 200) throw new Error(`login of ${email} failed: ${res.statusCode} ${res.body}`)
   return json(res) as LoginReply
 }
 
-export function bearer (token: string): { authorization: string } {
+export function bearer(token: string): { authorization: string } {
   return { authorization: `Bearer ${token}` }
 }
 
 /** Moves the app's auth clock `ms` further (cumulative). */
-export function advanceClock (app: FastifyInstance, ms: number): void {
+export function advanceClock(app: FastifyInstance, ms: number): void {
   const previous = app.credentials.clock.now
   app.credentials.clock.now = () => previous() + ms
 }
@@ -41,12 +41,24 @@ export function advanceClock (app: FastifyInstance, ms: number): void {
 /** Test settings: generous rate limits unless a test is about them. */
 export const TEST_SETTINGS: Partial<Config> = { ...QUIET_SETTINGS, loginRateLimit: 1000 }
 
-export interface LoggedApp { app: FastifyInstance, logs: string[] }
+export interface LoggedApp {
+  app: FastifyInstance
+  logs: string[]
+}
 
 /** An app with no users yet, whose log lines (every level) are collected in `logs`. */
-export async function createLoggedApp (t: Test, engine: EngineName, overrides: Partial<Config> = {}): Promise<LoggedApp> {
+export async function createLoggedApp(
+  t: Test,
+  engine: EngineName,
+  overrides: Partial<Config> = {}
+): Promise<LoggedApp> {
   const logs: string[] = []
-  const stream = new Writable({ write (chunk, _enc, done) { logs.push(String(chunk)); done() } })
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk))
+      done()
+    }
+  })
   const url = await databaseUrl(engine)
   const config: Config = {
     ...loadConfig({ DATABASE_URL: url }),
@@ -62,13 +74,15 @@ export async function createLoggedApp (t: Test, engine: EngineName, overrides: P
 }
 
 /** A local SMTP server collecting the mails it receives; stopped when `t` ends. */
-export async function startSmtp (t: Test): Promise<{ port: number, mails: Mail[] }> {
+export async function startSmtp(t: Test): Promise<{ port: number; mails: Mail[] }> {
   const sink = await startSmtpSink()
   t.teardown(() => sink.close())
   return sink
 }
 
 /** A mail's text with quoted-printable soft breaks and escapes undone. */
-export function decodeMail (data: string): string {
-  return data.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+export function decodeMail(data: string): string {
+  return data
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
 }

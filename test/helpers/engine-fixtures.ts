@@ -6,7 +6,7 @@ import { parseModelFile } from '../../src/models/load-models.ts'
 import { newId } from '../../src/ids.ts'
 import { authorized } from '../../src/permissions/authorized.ts'
 
-function model (file: object): Model {
+function model(file: object): Model {
   return parseModelFile(JSON.stringify(file), 'engine-fixtures')
 }
 
@@ -35,14 +35,18 @@ export const ITEM = model({
 
 /** A model whose definition changes between syncs: v2 adds a unique index that v1 lacks. */
 export const EVOLVE_V1 = model({ name: 'ct_evolve', fields: { code: { type: 'string' } } })
-export const EVOLVE_V2 = model({ name: 'ct_evolve', fields: { code: { type: 'string' } }, indexes: [{ fields: ['code'], unique: true }] })
+export const EVOLVE_V2 = model({
+  name: 'ct_evolve',
+  fields: { code: { type: 'string' } },
+  indexes: [{ fields: ['code'], unique: true }]
+})
 
 export const MODELS = [TAG, ITEM, EVOLVE_V1]
 
 const CREATED = '2024-05-01T10:00:00.000Z'
 
 /** A stored document: `fields` plus system fields, with a new id. */
-export function makeDoc (fields: Doc, deleted = false): Doc {
+export function makeDoc(fields: Doc, deleted = false): Doc {
   const id = newId()
   return { ...fields, _id: id, id, _deleted: deleted, _owner_id: null, createdAt: CREATED, updatedAt: CREATED, __v: 0 }
 }
@@ -55,10 +59,25 @@ export const TAGS = {
 
 export const ITEMS = {
   alpha: makeDoc({
-    name: 'alpha', n: 1, body: 'apple pie with cream', labels: ['x', 'y'], meta: { a: 1, b: 2 }, when: '2024-01-02T03:04:05.678Z',
-    secret: '$2b$04$secret-alpha', main_tag_id: TAGS.red._id, tag_ids: [TAGS.green._id, TAGS.blue._id, TAGS.red._id]
+    name: 'alpha',
+    n: 1,
+    body: 'apple pie with cream',
+    labels: ['x', 'y'],
+    meta: { a: 1, b: 2 },
+    when: '2024-01-02T03:04:05.678Z',
+    secret: '$2b$04$secret-alpha',
+    main_tag_id: TAGS.red._id,
+    tag_ids: [TAGS.green._id, TAGS.blue._id, TAGS.red._id]
   }),
-  bravo: makeDoc({ name: 'bravo', n: 2, body: 'apple apple apple', labels: ['y'], secret: '$2b$04$secret-bravo', main_tag_id: TAGS.blue._id, tag_ids: [] }),
+  bravo: makeDoc({
+    name: 'bravo',
+    n: 2,
+    body: 'apple apple apple',
+    labels: ['y'],
+    secret: '$2b$04$secret-bravo',
+    main_tag_id: TAGS.blue._id,
+    tag_ids: []
+  }),
   charlie: makeDoc({ name: 'charlie', n: 2, body: 'banana split', secret: '$2b$04$secret-charlie' }),
   delta: makeDoc({ name: 'delta', n: 3, body: 'cherry apple', secret: '$2b$04$secret-delta' }, true),
   echo: makeDoc({ name: 'echo', n: 5, body: 'apple', secret: '$2b$04$secret-echo' })
@@ -68,12 +87,12 @@ export const ITEMS = {
 export const LIVE = [ITEMS.alpha, ITEMS.bravo, ITEMS.charlie, ITEMS.echo]
 
 /** A copy of `doc` without the fields named. */
-export function omit (doc: Doc, ...fields: string[]): Doc {
+export function omit(doc: Doc, ...fields: string[]): Doc {
   return Object.fromEntries(Object.entries(doc).filter(([k]) => !fields.includes(k)))
 }
 
 /** Populate spec of one of ITEM's links, filtered to live tags. */
-export function populateOf (field: string, fields?: string[]): PopulateSpec {
+export function populateOf(field: string, fields?: string[]): PopulateSpec {
   const link = ITEM.links.find(l => l.field === field)!
   return { field, as: link.as, target: TAG, many: link.many, fields, filter: authorized({ _deleted: false }) }
 }

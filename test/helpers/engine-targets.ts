@@ -21,23 +21,27 @@ export interface EngineTarget {
 }
 
 /** The skip reason of a test that needs `feature` on `target`, or undefined when it can run. */
-export function lacking (target: EngineTarget, ...features: FerretLimit[]): string | undefined {
+export function lacking(target: EngineTarget, ...features: FerretLimit[]): string | undefined {
   const reasons = features.flatMap(f => target.lacks?.[f] ?? [])
   return reasons.length ? reasons.join('; ') : undefined
 }
 
 /** An engine that cannot run here, and why: the suite skips it, saying so. */
-export interface SkippedTarget { name: string, title: string, skip: string }
+export interface SkippedTarget {
+  name: string
+  title: string
+  skip: string
+}
 
 /** Opens an engine on a fresh store, with a short statement timeout; closed when `t` ends. */
-export async function openTarget (t: Test, target: EngineTarget, log: (msg: string) => void): Promise<Engine> {
+export async function openTarget(t: Test, target: EngineTarget, log: (msg: string) => void): Promise<Engine> {
   const engine = await openEngine(await target.url(t), { statementTimeoutMs: 10_000, log })
   t.teardown(() => engine.close())
   return engine
 }
 
 /** MONGODB_URL with its database replaced by a new one, dropped when `t` ends. */
-async function freshMongoDatabase (t: Test, url: string): Promise<string> {
+async function freshMongoDatabase(t: Test, url: string): Promise<string> {
   const name = `quire_contract_${process.pid}_${Date.now()}`
   const fresh = url.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${name}`)
   t.teardown(async () => {
@@ -48,25 +52,29 @@ async function freshMongoDatabase (t: Test, url: string): Promise<string> {
   return fresh
 }
 
-async function startMemoryReplSet (t: Test, systemBinary: string): Promise<string> {
+async function startMemoryReplSet(t: Test, systemBinary: string): Promise<string> {
   process.env.MONGOMS_RUNTIME_DOWNLOAD = 'false'
   const { MongoMemoryReplSet } = await import('mongodb-memory-server')
-  const replSet = await MongoMemoryReplSet.create({ binary: { systemBinary }, replSet: { count: 1, storageEngine: 'wiredTiger' } })
+  const replSet = await MongoMemoryReplSet.create({
+    binary: { systemBinary },
+    replSet: { count: 1, storageEngine: 'wiredTiger' }
+  })
   t.teardown(() => replSet.stop())
   return replSet.getUri('quire_contract')
 }
 
-function mongoTarget (): EngineTarget | SkippedTarget {
+function mongoTarget(): EngineTarget | SkippedTarget {
   const url = process.env.MONGODB_URL
   const binary = process.env.MONGOMS_SYSTEM_BINARY
   if (url) return { name: 'mongodb', title: 'MongoDB', url: t => freshMongoDatabase(t, url) }
-  if (binary && existsSync(binary)) return { name: 'mongodb', title: 'MongoDB', url: t => startMemoryReplSet(t, binary) }
+  if (binary && existsSync(binary))
+    return { name: 'mongodb', title: 'MongoDB', url: t => startMemoryReplSet(t, binary) }
   const why = binary ? `MONGOMS_SYSTEM_BINARY=${binary} does not exist` : 'no mongod on this machine'
   return { name: 'mongodb', title: 'MongoDB', skip: `set MONGODB_URL or MONGOMS_SYSTEM_BINARY (${why})` }
 }
 
 /** The MongoDB engine on a FerretDB server of its own (SQLite in a throwaway directory), or why not. */
-function ferretTarget (): EngineTarget | SkippedTarget {
+function ferretTarget(): EngineTarget | SkippedTarget {
   const title = 'FerretDB'
   const found = ferretdbBinary()
   if ('missing' in found) return { name: 'mongodb', title, skip: found.missing }
@@ -82,7 +90,7 @@ function ferretTarget (): EngineTarget | SkippedTarget {
   }
 }
 
-export function engineTargets (): Array<EngineTarget | SkippedTarget> {
+export function engineTargets(): Array<EngineTarget | SkippedTarget> {
   return [
     {
       name: 'postgres',

@@ -22,14 +22,15 @@ export const FERRETDB_LIMITS = {
   lookup: 'FerretDB v1 has no $lookup aggregation stage (supported-commands.md)',
   stages: 'FerretDB v1 has no $facet, $replaceRoot or $documents aggregation stages (supported-commands.md)',
   text: 'FerretDB v1 has no text indexes and no $text query operator (supported-commands.md, diff.md)',
-  transactions: 'FerretDB v1 has no transactions (startTransaction is ignored, commitTransaction unknown: supported-commands.md)',
+  transactions:
+    'FerretDB v1 has no transactions (startTransaction is ignored, commitTransaction unknown: supported-commands.md)',
   changeStreams: 'FerretDB v1 has no change streams ($changeStream is not a supported stage: supported-commands.md)'
 } as const
 
 export type FerretLimit = keyof typeof FERRETDB_LIMITS
 
 /** The FerretDB binary, or why there is none. */
-export function ferretdbBinary (): { bin: string } | { missing: string } {
+export function ferretdbBinary(): { bin: string } | { missing: string } {
   const named = process.env.FERRETDB_BIN
   if (named) return existsSync(named) ? { bin: named } : { missing: `FERRETDB_BIN=${named} does not exist` }
   let gopath: string
@@ -39,7 +40,11 @@ export function ferretdbBinary (): { bin: string } | { missing: string } {
     return { missing: 'no FERRETDB_BIN and no go on PATH (bash .ci/install-ferretdb builds FerretDB)' }
   }
   const bin = join(gopath, 'bin', `ferretdb-${FERRETDB_VERSION}`)
-  return existsSync(bin) ? { bin } : { missing: `FerretDB is not built: no ${bin} (bash .ci/install-ferretdb builds it, about 5 minutes the first time)` }
+  return existsSync(bin)
+    ? { bin }
+    : {
+        missing: `FerretDB is not built: no ${bin} (bash .ci/install-ferretdb builds it, about 5 minutes the first time)`
+      }
 }
 
 export interface FerretServer {
@@ -49,14 +54,29 @@ export interface FerretServer {
 }
 
 /** Starts FerretDB on a free loopback port over a new SQLite directory; `stop()` ends it and deletes the files. */
-export async function startFerretDB (bin: string): Promise<FerretServer> {
+export async function startFerretDB(bin: string): Promise<FerretServer> {
   const dir = mkdtempSync(join(tmpdir(), 'quire-ferretdb-'))
   const port = await freePort()
-  const proc = spawn(bin, [`--listen-addr=127.0.0.1:${port}`, '--handler=sqlite', `--sqlite-url=file:${dir}/`,
-    `--state-dir=${dir}`, '--telemetry=disable', '--log-level=error', '--debug-addr=-'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const proc = spawn(
+    bin,
+    [
+      `--listen-addr=127.0.0.1:${port}`,
+      '--handler=sqlite',
+      `--sqlite-url=file:${dir}/`,
+      `--state-dir=${dir}`,
+      '--telemetry=disable',
+      '--log-level=error',
+      '--debug-addr=-'
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] }
+  )
   let stderr = ''
-  proc.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-4000) })
-  const stopOnExit = (): void => { if (proc.exitCode === null) proc.kill('SIGKILL') }
+  proc.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000)
+  })
+  const stopOnExit = (): void => {
+    if (proc.exitCode === null) proc.kill('SIGKILL')
+  }
   process.once('exit', stopOnExit)
   const url = `mongodb://127.0.0.1:${port}/`
   const stop = async (): Promise<void> => {

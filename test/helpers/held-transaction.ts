@@ -8,16 +8,29 @@ export interface HeldTransaction {
 }
 
 /** Runs `statement` in a transaction on `client` and returns once it ran, the transaction still open. */
-export async function holdOpen (client: SqlClient, statement: string, values: Array<string | number> = []): Promise<HeldTransaction> {
+export async function holdOpen(
+  client: SqlClient,
+  statement: string,
+  values: Array<string | number> = []
+): Promise<HeldTransaction> {
   let release = (): void => {}
-  const held = new Promise<void>(resolve => { release = resolve })
+  const held = new Promise<void>(resolve => {
+    release = resolve
+  })
   let ran = (): void => {}
-  const running = new Promise<void>(resolve => { ran = resolve })
+  const running = new Promise<void>(resolve => {
+    ran = resolve
+  })
   const open = client.transaction(async tx => {
     await tx.query(statement, values)
     ran()
     await held
   })
   await Promise.race([running, open])
-  return { commit: async () => { release(); await open } }
+  return {
+    commit: async () => {
+      release()
+      await open
+    }
+  }
 }

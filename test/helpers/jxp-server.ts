@@ -7,7 +7,11 @@ import type { Config } from '../../src/config.ts'
 import { createTestApp, type EngineName, type TestApp } from './test-app.ts'
 import { TEST_SETTINGS, login } from './auth-helpers.ts'
 
-interface JxpUser { id: string, apikey: string, auth: string }
+interface JxpUser {
+  id: string
+  apikey: string
+  auth: string
+}
 
 export interface JxpServer extends TestApp {
   url: string
@@ -18,7 +22,7 @@ export interface JxpServer extends TestApp {
   helper: (apikey?: string) => JXPHelper
 }
 
-export async function startJxpServer (t: Test, engine: EngineName, overrides: Partial<Config> = {}): Promise<JxpServer> {
+export async function startJxpServer(t: Test, engine: EngineName, overrides: Partial<Config> = {}): Promise<JxpServer> {
   const testApp = await createTestApp(t, engine, { ...TEST_SETTINGS, ...overrides })
   const { app } = testApp
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -33,6 +37,7 @@ export async function startJxpServer (t: Test, engine: EngineName, overrides: Pa
     url,
     adminUser: { id: adminLogin.user_id, apikey: adminLogin.apikey, auth: testApp.admin },
     user,
-    helper: (apikey?: string) => new JXPHelper({ server: url, ...(apikey !== undefined && { apikey }), hideErrors: true })
+    helper: (apikey?: string) =>
+      new JXPHelper({ server: url, ...(apikey !== undefined && { apikey }), hideErrors: true })
   }
 }

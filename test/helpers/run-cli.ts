@@ -6,9 +6,13 @@ import { fileURLToPath } from 'node:url'
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-export interface CliResult { code: number | null, stdout: string, stderr: string }
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 
-function spawnCli (args: string[], env: Record<string, string>): ChildProcess {
+function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
@@ -17,12 +21,16 @@ function spawnCli (args: string[], env: Record<string, string>): ChildProcess {
 }
 
 /** `quire ...args` with `env` added to this process's environment; resolves when it exits. */
-export function runCli (args: string[], env: Record<string, string>): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   const child = spawnCli(args, env)
   let stdout = ''
   let stderr = ''
-  child.stdout!.on('data', chunk => { stdout += chunk })
-  child.stderr!.on('data', chunk => { stderr += chunk })
+  child.stdout!.on('data', chunk => {
+    stdout += chunk
+  })
+  child.stderr!.on('data', chunk => {
+    stderr += chunk
+  })
   return new Promise((resolve, reject) => {
     child.once('error', reject)
     child.once('close', code => resolve({ code, stdout, stderr }))
@@ -41,7 +49,7 @@ export interface ServerProcess {
 }
 
 /** `quire serve` on 127.0.0.1 and a free port, resolved once GET /health answers. */
-export async function startServer (env: Record<string, string>): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort()
   const child = spawnCli(['serve'], { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', ...env })
   const lines: string[] = []
@@ -52,12 +60,20 @@ export async function startServer (env: Record<string, string>): Promise<ServerP
     pending = parts.pop()!
     lines.push(...parts)
   })
-  child.stderr!.on('data', chunk => { stderr += chunk })
+  child.stderr!.on('data', chunk => {
+    stderr += chunk
+  })
   const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))
   const url = `http://127.0.0.1:${port}`
   for (;;) {
     if (child.exitCode !== null) throw new Error(`quire serve exited with code ${child.exitCode}: ${stderr}`)
-    if (await fetch(`${url}/health`).then(r => r.ok, () => false)) return { url, child, lines, exited, stderr: () => stderr }
+    if (
+      await fetch(`${url}/health`).then(
+        r => r.ok,
+        () => false
+      )
+    )
+      return { url, child, lines, exited, stderr: () => stderr }
     await new Promise(resolve => setTimeout(resolve, 50))
   }
 }

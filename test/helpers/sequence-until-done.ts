@@ -10,9 +10,9 @@ import type { ChangeSequencer } from '../../src/storage/sql/changes/sql-change-s
  * numbers whatever is still left. So 'done' means, as it always does, that every change committed
  * before the call has its position.
  */
-export async function sequenceUntilDone (sequencer: ChangeSequencer): Promise<number> {
+export async function sequenceUntilDone(sequencer: ChangeSequencer): Promise<number> {
   let busy = 0
-  while (await sequencer.sequenceAll() === 'busy') {
+  while ((await sequencer.sequenceAll()) === 'busy') {
     busy++
     await sleep(20)
   }

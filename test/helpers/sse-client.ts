@@ -4,7 +4,12 @@
 import { request, type IncomingMessage } from 'node:http'
 import { createParser } from 'eventsource-parser'
 
-export interface SseEvent { id?: string, event?: string, data: string, json: Record<string, any> }
+export interface SseEvent {
+  id?: string
+  event?: string
+  data: string
+  json: Record<string, any>
+}
 
 export interface SseStream {
   status: number
@@ -22,7 +27,7 @@ export interface SseStream {
   close: () => void
 }
 
-export async function openSse (url: string, headers: Record<string, string> = {}): Promise<SseStream> {
+export async function openSse(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, resolve)
     req.on('error', reject)
@@ -38,29 +43,66 @@ export async function openSse (url: string, headers: Record<string, string> = {}
   })
   let text = ''
   response.setEncoding('utf8')
-  response.on('data', (chunk: string) => { text += chunk; parser.feed(chunk) })
-  const end = new Promise<void>(resolve => { response.on('close', resolve) })
-  end.then(() => { for (const wake of waiters) wake() }, () => {})
+  response.on('data', (chunk: string) => {
+    text += chunk
+    parser.feed(chunk)
+  })
+  const end = new Promise<void>(resolve => {
+    response.on('close', resolve)
+  })
+  end.then(
+    () => {
+      for (const wake of waiters) wake()
+    },
+    () => {}
+  )
   let ended = false
-  void end.then(() => { ended = true })
+  void end.then(() => {
+    ended = true
+  })
 
   return {
     status: response.statusCode ?? 0,
     events,
-    body: async () => { await end; return text },
-    waitFor: (count, timeoutMs = 20_000) => new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (events.length >= count) { cleanup(); resolve(events.slice(0, count)) } else if (ended) { cleanup(); reject(new Error(`the stream ended after ${events.length} of ${count} events: ${text.slice(-500)}`)) }
-      }
-      const seen = (): string => JSON.stringify(events.map(e => e.event === 'close' || e.event === 'reset' ? `${e.event} ${e.data}` : e.event))
-      const timer = setTimeout(() => { cleanup(); reject(new Error(`${events.length} of ${count} events within ${timeoutMs} ms: ${seen()}`)) }, timeoutMs)
-      const cleanup = (): void => { clearTimeout(timer); waiters.delete(check) }
-      waiters.add(check)
-      check()
-    }),
+    body: async () => {
+      await end
+      return text
+    },
+    waitFor: (count, timeoutMs = 20_000) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (events.length >= count) {
+            cleanup()
+            resolve(events.slice(0, count))
+          } else if (ended) {
+            cleanup()
+            reject(new Error(`the stream ended after ${events.length} of ${count} events: ${text.slice(-500)}`))
+          }
+        }
+        const seen = (): string =>
+          JSON.stringify(
+            events.map(e => (e.event === 'close' || e.event === 'reset' ? `${e.event} ${e.data}` : e.event))
+          )
+        const timer = setTimeout(() => {
+          cleanup()
+          reject(new Error(`${events.length} of ${count} events within ${timeoutMs} ms: ${seen()}`))
+        }, timeoutMs)
+        const cleanup = (): void => {
+          clearTimeout(timer)
+          waiters.delete(check)
+        }
+        waiters.add(check)
+        check()
+      }),
     ended: () => end,
-    pause: () => { response.pause() },
-    resume: () => { response.resume() },
-    close: () => { response.destroy() }
+    pause: () => {
+      response.pause()
+    },
+    resume: () => {
+      response.resume()
+    },
+    close: () => {
+      response.destroy()
+    }
   }
 }

@@ -19,20 +19,24 @@ export interface TcpProxy {
   close: () => Promise<void>
 }
 
-function listen (server: Server, port: number): Promise<number> {
+function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port))
   })
 }
 
-export async function startTcpProxy (targetUrl: string): Promise<TcpProxy> {
+export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
   const target = new URL(targetUrl)
   const sockets = new Set<Socket>()
   let mode: ProxyMode = 'forward'
   let connectDelayMs = 0
   let chunks = 0
-  const track = (socket: Socket): void => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); socket.on('error', () => socket.destroy()) }
+  const track = (socket: Socket): void => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    socket.on('error', () => socket.destroy())
+  }
   const server = createServer(client => {
     track(client)
     if (mode !== 'forward') return
@@ -40,7 +44,9 @@ export async function startTcpProxy (targetUrl: string): Promise<TcpProxy> {
       if (client.destroyed) return
       const upstream = connect(Number(target.port), target.hostname)
       track(upstream)
-      client.on('data', () => { chunks++ })
+      client.on('data', () => {
+        chunks++
+      })
       client.pipe(upstream).pipe(client)
       client.on('close', () => upstream.destroy())
       upstream.on('close', () => client.destroy())
@@ -49,17 +55,21 @@ export async function startTcpProxy (targetUrl: string): Promise<TcpProxy> {
     else forward()
   })
   const port = await listen(server, 0)
-  const cut = (): void => { for (const socket of sockets) socket.destroy() }
+  const cut = (): void => {
+    for (const socket of sockets) socket.destroy()
+  }
   return {
     port,
     url: targetUrl.replace(`${target.hostname}:${target.port}`, `127.0.0.1:${port}`),
-    setMode: async (next) => {
+    setMode: async next => {
       cut()
       if (next === 'refuse' && server.listening) await new Promise(resolve => server.close(resolve))
       if (next !== 'refuse' && !server.listening) await listen(server, port)
       mode = next
     },
-    delayNewConnections: (ms) => { connectDelayMs = ms },
+    delayNewConnections: ms => {
+      connectDelayMs = ms
+    },
     chunksFromClients: () => chunks,
     close: async () => {
       cut()

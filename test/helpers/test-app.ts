@@ -20,10 +20,12 @@ let cluster: Promise<PgCluster> | undefined
 let databases = 0
 
 /** The shared cluster of this test file, started on first use (also in a subtest) and stopped when the file ends. */
-function sharedCluster (): Promise<PgCluster> {
+function sharedCluster(): Promise<PgCluster> {
   if (!cluster) {
     cluster = startPgCluster()
-    tap.teardown(async () => { await (await cluster!).stop() })
+    tap.teardown(async () => {
+      await (await cluster!).stop()
+    })
   }
   return cluster
 }
@@ -31,21 +33,24 @@ function sharedCluster (): Promise<PgCluster> {
 let ferret: Promise<FerretServer> | undefined
 
 /** The FerretDB server of this test file, started on first use and stopped when the file ends. */
-function sharedFerretDB (): Promise<FerretServer> {
+function sharedFerretDB(): Promise<FerretServer> {
   if (!ferret) {
     const found = ferretdbBinary()
     if ('missing' in found) throw new Error(found.missing)
     ferret = startFerretDB(found.bin)
-    tap.teardown(async () => { await (await ferret!).stop() })
+    tap.teardown(async () => {
+      await (await ferret!).stop()
+    })
   }
   return ferret
 }
 
 /** A MongoDB URL naming a new database `name` instead of the URL's own. */
-const withDatabase = (url: string, name: string): string => url.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${name}`)
+const withDatabase = (url: string, name: string): string =>
+  url.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${name}`)
 
 /** A fresh database for one app: a new database in the shared cluster (or MongoDB, FerretDB server). */
-export async function databaseUrl (engine: EngineName): Promise<string> {
+export async function databaseUrl(engine: EngineName): Promise<string> {
   const name = `quire_test_${process.pid}_${++databases}`
   if (engine === 'ferretdb') return withDatabase((await sharedFerretDB()).url, name)
   if (engine === 'mongodb') {
@@ -79,7 +84,7 @@ export const ENGINES: EngineName[] = process.env.TEST_ENGINES
  * PostgreSQL, then MongoDB when MONGODB_URL is set, then FerretDB when it is built. An engine that
  * cannot run here is a skipped test saying why, once per file.
  */
-export function wideEngines (): EngineName[] {
+export function wideEngines(): EngineName[] {
   const engines: EngineName[] = ['postgres']
   if (process.env.MONGODB_URL) engines.push('mongodb')
   else tap.test('on MongoDB', { skip: 'set MONGODB_URL to run this suite on MongoDB as well' }, async () => {})
@@ -93,7 +98,7 @@ export function wideEngines (): EngineName[] {
 }
 
 /** Why a test that needs `feature` cannot run on `engine` (FerretDB v1's limits), or undefined. */
-export function engineLacks (engine: EngineName, ...features: FerretLimit[]): string | undefined {
+export function engineLacks(engine: EngineName, ...features: FerretLimit[]): string | undefined {
   if (engine !== 'ferretdb' || features.length === 0) return undefined
   const why = features.map(f => FERRETDB_LIMITS[f]).join('; ')
   console.error(`# FerretDB: skipped: ${why}`)
@@ -108,22 +113,38 @@ export interface TestApp {
   /** Authorization header of an admin user created for the test. */
   admin: string
   /** Creates a (non-admin unless said) user and returns its Basic authorization header. */
-  createUser: (email: string, password: string, fields?: Record<string, unknown>) => Promise<{ auth: string, id: string }>
+  createUser: (
+    email: string,
+    password: string,
+    fields?: Record<string, unknown>
+  ) => Promise<{ auth: string; id: string }>
 }
 
-export function basicAuth (email: string, password: string): string {
+export function basicAuth(email: string, password: string): string {
   return `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`
 }
 
 /** A new app on `engine` with the sample models, closed when `t` ends. */
-export async function createTestApp (t: Test, engine: EngineName, overrides: Partial<Config> = {}): Promise<TestApp> {
-  const url = overrides.databaseUrl ?? await databaseUrl(engine)
+export async function createTestApp(t: Test, engine: EngineName, overrides: Partial<Config> = {}): Promise<TestApp> {
+  const url = overrides.databaseUrl ?? (await databaseUrl(engine))
   // A database server of the test's own (DATABASE_URL set): not the embedded server of ./data.
-  const config: Config = { ...loadConfig({ DATABASE_URL: url }), ...QUIET_SETTINGS, modelsDir: new URL('../../models', import.meta.url).pathname, bcryptRounds: 4, ...overrides }
+  const config: Config = {
+    ...loadConfig({ DATABASE_URL: url }),
+    ...QUIET_SETTINGS,
+    modelsDir: new URL('../../models', import.meta.url).pathname,
+    bcryptRounds: 4,
+    ...overrides
+  }
   const app = await buildApp({ config })
   t.teardown(() => app.close())
   const createUser: TestApp['createUser'] = async (email, password, fields = {}) => {
-    const doc = await prepareCreate({ model: USER_MODEL, body: { email, password, ...fields }, caller: { ...ANONYMOUS, admin: true }, form: false, bcryptRounds: 4 })
+    const doc = await prepareCreate({
+      model: USER_MODEL,
+      body: { email, password, ...fields },
+      caller: { ...ANONYMOUS, admin: true },
+      form: false,
+      bcryptRounds: 4
+    })
     await app.db.insert(USER_MODEL, doc)
     return { auth: basicAuth(email, password), id: doc._id as string }
   }

@@ -20,22 +20,48 @@ export interface PgCluster {
 const READY_WITHIN_MS = 30_000
 
 /** Initializes and starts a new cluster; `stop()` shuts it down and deletes its files. */
-export async function startPgCluster (): Promise<PgCluster> {
+export async function startPgCluster(): Promise<PgCluster> {
   const user = serverUser()
   const bin = process.env.PG_BIN_DIR ?? (await findPostgresBinaries(user)).bin
   const dir = mkdtempSync(join(tmpdir(), 'quire-pg-'))
   const dataDir = join(dir, 'data')
   if (user.uid !== undefined) chownSync(dir, user.uid, user.gid!)
-  execFileSync(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
-    { ...asServerUser(user), stdio: 'ignore' })
+  execFileSync(
+    join(bin, 'initdb'),
+    ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
+    { ...asServerUser(user), stdio: 'ignore' }
+  )
   const port = await freePort()
-  const proc = spawn(join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), '-k', dir, '-h', '127.0.0.1',
-    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'],
-  { ...asServerUser(user), stdio: 'ignore' })
+  const proc = spawn(
+    join(bin, 'postgres'),
+    [
+      '-D',
+      dataDir,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-h',
+      '127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=200'
+    ],
+    { ...asServerUser(user), stdio: 'ignore' }
+  )
   // Best effort against orphans: a process that exits without stop() takes its cluster along.
-  const stopOnExit = (): void => { if (proc.exitCode === null) proc.kill('SIGINT') }
+  const stopOnExit = (): void => {
+    if (proc.exitCode === null) proc.kill('SIGINT')
+  }
   process.once('exit', stopOnExit)
-  await waitUntilReady(dataDir, READY_WITHIN_MS, () => proc.exitCode !== null ? `postgres exited with code ${proc.exitCode}` : undefined)
+  await waitUntilReady(dataDir, READY_WITHIN_MS, () =>
+    proc.exitCode !== null ? `postgres exited with code ${proc.exitCode}` : undefined
+  )
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop: async () => {

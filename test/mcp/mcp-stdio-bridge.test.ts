@@ -10,15 +10,22 @@ import { listen, send } from '../helpers/feed-app.ts'
 import { login } from '../helpers/auth-helpers.ts'
 import { REPO_ROOT } from '../helpers/run-cli.ts'
 
-async function bridgeClient (t: Test, env: Record<string, string>): Promise<Client> {
+async function bridgeClient(t: Test, env: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'quire-bridge-test', version: '1.0.0' })
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli.ts', 'mcp'], cwd: REPO_ROOT, env: { ...process.env, ...env } as Record<string, string>, stderr: 'pipe' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env } as Record<string, string>,
+    stderr: 'pipe'
+  })
   t.teardown(() => client.close())
   await client.connect(transport)
   return client
 }
 
-const textOf = (result: Awaited<ReturnType<Client['callTool']>>): any => JSON.parse((result.content as Array<{ text: string }>)[0].text)
+const textOf = (result: Awaited<ReturnType<Client['callTool']>>): any =>
+  JSON.parse((result.content as Array<{ text: string }>)[0].text)
 
 for (const engine of ENGINES) {
   t.test(`quire mcp (stdio bridge) on ${engine}`, async t => {
@@ -29,10 +36,19 @@ for (const engine of ENGINES) {
     await send(app, admin, 'POST', '/api/test', { foo: 'through the bridge' })
 
     const alice = await bridgeClient(t, { QUIRE_URL: url, QUIRE_API_KEY: apikey })
-    t.strictSame((await alice.listTools()).tools.map(tool => tool.name).sort(), ['aggregate', 'count', 'describe_model', 'find', 'list_models'], 'the tools, listed through the bridge')
+    t.strictSame(
+      (await alice.listTools()).tools.map(tool => tool.name).sort(),
+      ['aggregate', 'count', 'describe_model', 'find', 'list_models'],
+      'the tools, listed through the bridge'
+    )
     const found = textOf(await alice.callTool({ name: 'find', arguments: { model: 'test', fields: ['foo'] } }))
-    t.strictSame(found.data.map((d: { foo: string }) => d.foo), ['through the bridge'], 'a find')
-    const lettersOn = (models: Array<{ model: string, letters: string }>): string | undefined => models.find(m => m.model === 'test')?.letters
+    t.strictSame(
+      found.data.map((d: { foo: string }) => d.foo),
+      ['through the bridge'],
+      'a find'
+    )
+    const lettersOn = (models: Array<{ model: string; letters: string }>): string | undefined =>
+      models.find(m => m.model === 'test')?.letters
     const models = textOf(await alice.callTool({ name: 'list_models', arguments: {} })).data
     t.match(lettersOn(models), /c/, 'as alice: she may create test documents (user: cr)')
 
@@ -40,6 +56,10 @@ for (const engine of ENGINES) {
     const anonymousModels = textOf(await anonymous.callTool({ name: 'list_models', arguments: {} })).data
     t.equal(lettersOn(anonymousModels), 'r', 'without a credential: anonymous (all: r)')
 
-    await t.rejects(bridgeClient(t, { QUIRE_URL: url, QUIRE_API_KEY: 'qak_wrong' }), /refused or could not be reached/, 'a wrong key: the client hears the refusal')
+    await t.rejects(
+      bridgeClient(t, { QUIRE_URL: url, QUIRE_API_KEY: 'qak_wrong' }),
+      /refused or could not be reached/,
+      'a wrong key: the client hears the refusal'
+    )
   })
 }

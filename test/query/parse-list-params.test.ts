@@ -4,19 +4,22 @@ import t from 'tap'
 import { parseListParams, type QueryParams } from '../../src/query/parse-list-params.ts'
 import { parseModelFile } from '../../src/models/load-models.ts'
 
-const model = parseModelFile(JSON.stringify({
-  name: 'thing',
-  fields: {
-    name: { type: 'string' },
-    n: { type: 'number' },
-    ok: { type: 'boolean' },
-    when: { type: 'date' },
-    tags: { type: 'array', items: { type: 'string' } },
-    nums: { type: 'array', items: { type: 'integer' } },
-    yack: { type: 'object', properties: { n: { type: 'number' }, s: { type: 'string' } } },
-    owner_id: { type: 'id', link: 'thing' }
-  }
-}), 'test')
+const model = parseModelFile(
+  JSON.stringify({
+    name: 'thing',
+    fields: {
+      name: { type: 'string' },
+      n: { type: 'number' },
+      ok: { type: 'boolean' },
+      when: { type: 'date' },
+      tags: { type: 'array', items: { type: 'string' } },
+      nums: { type: 'array', items: { type: 'integer' } },
+      yack: { type: 'object', properties: { n: { type: 'number' }, s: { type: 'string' } } },
+      owner_id: { type: 'id', link: 'thing' }
+    }
+  }),
+  'test'
+)
 
 const filters: Array<[string, QueryParams, unknown]> = [
   ['plain string equality', { 'filter[name]': 'bob' }, { name: 'bob' }],
@@ -35,7 +38,11 @@ const filters: Array<[string, QueryParams, unknown]> = [
   ['dotted path kind', { 'filter[yack.n]': '$gt:3' }, { 'yack.n': { $gt: 3 } }],
   ['repeated key combines', { 'filter[n]': ['$gte:1', '$lt:5'] }, { $and: [{ n: { $gte: 1 } }, { n: { $lt: 5 } }] }],
   ['two fields', { 'filter[n]': '1', 'filter[name]': 'a' }, { n: 1, name: 'a' }],
-  ['search[field] is a literal case-insensitive regex', { 'search[name]': 'a.b*' }, { name: { $regex: 'a\\.b\\*', $options: 'i' } }],
+  [
+    'search[field] is a literal case-insensitive regex',
+    { 'search[name]': 'a.b*' },
+    { name: { $regex: 'a\\.b\\*', $options: 'i' } }
+  ],
   ['null', { 'filter[name]': 'null' }, { name: null }]
 ]
 
@@ -46,8 +53,20 @@ for (const [name, query, expected] of filters) {
 }
 
 t.test('sort, fields, paging, populate', async t => {
-  const p = parseListParams(model, { sort: '-n,name', 'sort[when]': '-1', fields: 'name,n', limit: '10', page: '3', populate: 'owner', showDeleted: 'true' })
-  t.same(p.sort, [['n', -1], ['name', 1], ['when', -1]])
+  const p = parseListParams(model, {
+    sort: '-n,name',
+    'sort[when]': '-1',
+    fields: 'name,n',
+    limit: '10',
+    page: '3',
+    populate: 'owner',
+    showDeleted: 'true'
+  })
+  t.same(p.sort, [
+    ['n', -1],
+    ['name', 1],
+    ['when', -1]
+  ])
   t.same(p.fields, ['name', 'n'])
   t.equal(p.limit, 10)
   t.equal(p.page, 3)
@@ -59,13 +78,49 @@ t.test('sort, fields, paging, populate', async t => {
   t.equal(parseListParams(model, { apikey: 'k', jwt: 'j' }).page, 1, 'credential parameters are ignored')
 })
 
-t.test('JXP clients\' habits', async t => {
-  const p = parseListParams(model, { count: 'true', skip: '20', _: '1712345678901', showDeleted: '1', autopopulate: '1', limit: '0', page: '0', 'sort[n]': 'desc', 'sort[name]': 'asc' })
-  t.same([p.skip, p.showDeleted, p.autopopulate, p.limit, p.page], [20, true, true, undefined, 1], 'skip, flags as 1, limit=0 and page=0 as not given, a cache buster ignored')
-  t.same(p.sort, [['n', -1], ['name', 1]], 'sort[field]=asc|desc')
-  t.same(parseListParams(model, { sort: '-n name' }).sort, [['n', -1], ['name', 1]], 'a Mongoose sort string (spaces)')
-  t.same(parseListParams(model, { 'filter[n][$gt]': '3', 'filter[name][$regex]': '/^a/i' }).filter, { n: { $gt: 3 }, name: { $regex: '^a', $options: 'i' } }, 'filter[field][$op]=value')
-  t.same(parseListParams(model, { showDeleted: '0', autopopulate: 'false' }), parseListParams(model, {}), '0 and false are off')
+t.test("JXP clients' habits", async t => {
+  const p = parseListParams(model, {
+    count: 'true',
+    skip: '20',
+    _: '1712345678901',
+    showDeleted: '1',
+    autopopulate: '1',
+    limit: '0',
+    page: '0',
+    'sort[n]': 'desc',
+    'sort[name]': 'asc'
+  })
+  t.same(
+    [p.skip, p.showDeleted, p.autopopulate, p.limit, p.page],
+    [20, true, true, undefined, 1],
+    'skip, flags as 1, limit=0 and page=0 as not given, a cache buster ignored'
+  )
+  t.same(
+    p.sort,
+    [
+      ['n', -1],
+      ['name', 1]
+    ],
+    'sort[field]=asc|desc'
+  )
+  t.same(
+    parseListParams(model, { sort: '-n name' }).sort,
+    [
+      ['n', -1],
+      ['name', 1]
+    ],
+    'a Mongoose sort string (spaces)'
+  )
+  t.same(
+    parseListParams(model, { 'filter[n][$gt]': '3', 'filter[name][$regex]': '/^a/i' }).filter,
+    { n: { $gt: 3 }, name: { $regex: '^a', $options: 'i' } },
+    'filter[field][$op]=value'
+  )
+  t.same(
+    parseListParams(model, { showDeleted: '0', autopopulate: 'false' }),
+    parseListParams(model, {}),
+    '0 and false are off'
+  )
   t.same(parseListParams(model, { search: '' }).search, undefined, 'an empty search is no search')
   t.same(parseListParams(model, { callback: 'x', format: 'json', v: '2' }).filter, {}, 'other parameters are ignored')
 })
@@ -90,7 +145,11 @@ const errors: Array<[string, QueryParams, string]> = [
   ['bad sort direction', { 'sort[n]': '2' }, 'BAD_REQUEST'],
   ['too many sort terms', { sort: 'a,b,c,d,e,f,g,h,i' }, 'QUERY_TOO_COMPLEX'],
   ['very long value', { 'filter[name]': 'x'.repeat(1001) }, 'QUERY_TOO_COMPLEX'],
-  ['too many filters', Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`filter[f${i}]`, 'x'])), 'QUERY_TOO_COMPLEX'],
+  [
+    'too many filters',
+    Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`filter[f${i}]`, 'x'])),
+    'QUERY_TOO_COMPLEX'
+  ],
   ['limit twice', { limit: ['1', '2'] }, 'BAD_REQUEST'],
   // A bare filter was ignored: the list came back whole.
   ['a filter without a field', { filter: 'foo' }, 'BAD_REQUEST']

@@ -7,15 +7,19 @@ import { request as httpRequest } from 'node:http'
 import requestScope from '../../plugins/request-scope.ts'
 import { currentRequestScope, type RequestScope } from '../../src/runtime/request-scope.ts'
 
-async function startServer (t: Test) {
-  const seen: Array<{ client?: string, abortedAtEnd?: boolean }> = []
+async function startServer(t: Test) {
+  const seen: Array<{ client?: string; abortedAtEnd?: boolean }> = []
   let aborted: (reason: unknown) => void = () => {}
   let entered: () => void = () => {}
-  const abortedReason = new Promise(resolve => { aborted = resolve })
-  const hanging = new Promise<void>(resolve => { entered = resolve })
+  const abortedReason = new Promise(resolve => {
+    aborted = resolve
+  })
+  const hanging = new Promise<void>(resolve => {
+    entered = resolve
+  })
   const app = Fastify()
   await app.register(requestScope)
-  app.post('/echo', async (request) => {
+  app.post('/echo', async request => {
     await new Promise(resolve => setTimeout(resolve, 20))
     const scope = currentRequestScope()
     seen.push({ client: scope?.client, abortedAtEnd: scope?.signal.aborted })
@@ -37,27 +41,41 @@ async function startServer (t: Test) {
     return 'too late'
   })
   // Keeps its scope, unasked, for the test to ask once the response is complete.
-  let keptScope: { scope: RequestScope, closed: Promise<unknown> } | undefined
+  let keptScope: { scope: RequestScope; closed: Promise<unknown> } | undefined
   app.get('/keep', async (_request, reply) => {
     keptScope = { scope: currentRequestScope()!, closed: new Promise(resolve => reply.raw.once('close', resolve)) }
     return 'kept'
   })
   await app.listen({ port: 0, host: '127.0.0.1' })
   t.teardown(() => app.close())
-  return { port: (app.server.address() as { port: number }).port, seen, abortedReason, hanging, app, kept: () => keptScope! }
+  return {
+    port: (app.server.address() as { port: number }).port,
+    seen,
+    abortedReason,
+    hanging,
+    app,
+    kept: () => keptScope!
+  }
 }
 
 t.test('a request with a body sees its scope and a quiet signal to the end', async t => {
   const { port, seen, app } = await startServer(t)
-  const res = await fetch(`http://127.0.0.1:${port}/echo`, { method: 'POST', body: JSON.stringify({ a: 1 }), headers: { 'content-type': 'application/json' } })
+  const res = await fetch(`http://127.0.0.1:${port}/echo`, {
+    method: 'POST',
+    body: JSON.stringify({ a: 1 }),
+    headers: { 'content-type': 'application/json' }
+  })
   t.same(await res.json(), { a: 1 })
   const injected = await app.inject({ method: 'POST', url: '/echo', payload: { b: 2 } })
   t.same(injected.json(), { b: 2 })
-  t.same(seen, [{ client: '127.0.0.1', abortedAtEnd: false }, { client: '127.0.0.1', abortedAtEnd: false }])
+  t.same(seen, [
+    { client: '127.0.0.1', abortedAtEnd: false },
+    { client: '127.0.0.1', abortedAtEnd: false }
+  ])
 })
 
 /** Requests `path`, leaves once its handler runs, and returns why the request's signal aborted. */
-async function leaveWhileServed (t: Test, path: string): Promise<unknown> {
+async function leaveWhileServed(t: Test, path: string): Promise<unknown> {
   const { port, abortedReason, hanging } = await startServer(t)
   const req = httpRequest({ port, host: '127.0.0.1', path })
   req.on('error', () => {})

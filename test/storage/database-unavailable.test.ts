@@ -20,7 +20,12 @@ t.test('postgres', async t => {
   const proxy = await startTcpProxy(await databaseUrl('postgres'))
   t.teardown(() => proxy.close())
   const { app, admin } = await createTestApp(t, 'postgres', { databaseUrl: proxy.url, statementTimeoutMs: 1000 })
-  const created = await app.inject({ method: 'POST', url: '/api/test', headers: { authorization: admin }, payload: { foo: 'x' } })
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/test',
+    headers: { authorization: admin },
+    payload: { foo: 'x' }
+  })
   const id = json(created).data._id as string
   const requests: InjectOptions[] = [
     { method: 'GET', url: '/api/test' },
@@ -38,7 +43,11 @@ t.test('postgres', async t => {
       for (const request of requests) {
         const reply = await answer(app, request)
         t.equal(reply.status, 503, `${request.method} ${request.url}`)
-        t.same(reply.body, { status: 'error', code: 'UNAVAILABLE', message: 'The database cannot be reached at the moment: try again in a few seconds' })
+        t.same(reply.body, {
+          status: 'error',
+          code: 'UNAVAILABLE',
+          message: 'The database cannot be reached at the moment: try again in a few seconds'
+        })
         t.equal(reply.retryAfter, '5')
       }
     })
@@ -54,8 +63,14 @@ t.test('postgres', async t => {
 t.test('postgres restarted under load: every connection of the pool comes back at once', async t => {
   const cluster = await startSuiteCluster()
   t.teardown(() => cluster.stop())
-  const { app } = await createTestApp(t, 'postgres', { databaseUrl: await cluster.createDatabase('quire_restart'), statementTimeoutMs: 1000 })
-  const burst = async (): Promise<number[]> => (await Promise.all(Array.from({ length: 30 }, () => answer(app, { method: 'GET', url: '/api/test' })))).map(r => r.status)
+  const { app } = await createTestApp(t, 'postgres', {
+    databaseUrl: await cluster.createDatabase('quire_restart'),
+    statementTimeoutMs: 1000
+  })
+  const burst = async (): Promise<number[]> =>
+    (await Promise.all(Array.from({ length: 30 }, () => answer(app, { method: 'GET', url: '/api/test' })))).map(
+      r => r.status
+    )
   t.same(new Set(await burst()), new Set([200]), 'the pool is warm')
   await cluster.stopServer()
   for (let i = 0; i < 3; i++) t.same(new Set(await burst()), new Set([503]), 'down: 503, not a wait')
@@ -65,10 +80,22 @@ t.test('postgres restarted under load: every connection of the pool comes back a
 
 t.test('what counts as unavailable', async t => {
   const cases: Array<[unknown, boolean]> = [
-    [{ code: 'ECONNREFUSED' }, true], [{ code: 'ENOENT', syscall: 'connect' }, true], [{ code: 'ENOENT', syscall: 'open' }, false], [{ code: 'CONNECTION_CLOSED' }, true], [{ code: 'CONNECT_TIMEOUT' }, true],
-    [{ code: '57P01' }, true], [{ code: '57P03' }, true], [{ code: '08006' }, true], [{ code: '53300' }, true],
+    [{ code: 'ECONNREFUSED' }, true],
+    [{ code: 'ENOENT', syscall: 'connect' }, true],
+    [{ code: 'ENOENT', syscall: 'open' }, false],
+    [{ code: 'CONNECTION_CLOSED' }, true],
+    [{ code: 'CONNECT_TIMEOUT' }, true],
+    [{ code: '57P01' }, true],
+    [{ code: '57P03' }, true],
+    [{ code: '08006' }, true],
+    [{ code: '53300' }, true],
     [{ name: 'MongoServerSelectionError' }, true],
-    [{ code: '23505' }, false], [{ code: '57014' }, false], [{ code: '42P01' }, false], [new Error('boom'), false], [null, false], ['ECONNREFUSED', false]
+    [{ code: '23505' }, false],
+    [{ code: '57014' }, false],
+    [{ code: '42P01' }, false],
+    [new Error('boom'), false],
+    [null, false],
+    ['ECONNREFUSED', false]
   ]
   for (const [err, expected] of cases) t.equal(isDatabaseUnavailable(err), expected, JSON.stringify(err))
 })

@@ -5,7 +5,7 @@ import type { Filter } from '../../src/query/types.ts'
 import { checkFilter } from '../../src/validation/check-filter.ts'
 import { LIMITS } from '../../src/validation/limits.ts'
 
-function nest (depth: number): Filter {
+function nest(depth: number): Filter {
   return depth === 1 ? { a: 1 } : { $and: [nest(depth - 1)] }
 }
 
@@ -38,8 +38,16 @@ const ERRORS: Array<[string, () => Filter, string, RegExp?]> = [
   ['$eq of a regular expression', () => ({ a: { $eq: /x/ } }), 'INVALID_QUERY'],
   ['filter is not an object', () => ({ $and: [5] }), 'INVALID_QUERY'],
   [`nesting deeper than ${LIMITS.filterDepth}`, () => nest(LIMITS.filterDepth + 1), 'QUERY_TOO_COMPLEX'],
-  [`more than ${LIMITS.filterTerms} terms`, () => ({ $or: Array.from({ length: LIMITS.filterTerms }, (_, i) => ({ [`f${i}`]: i })) }), 'QUERY_TOO_COMPLEX'],
-  [`$in longer than ${LIMITS.inValues}`, () => ({ a: { $in: Array.from({ length: LIMITS.inValues + 1 }, (_, i) => i) } }), 'QUERY_TOO_COMPLEX'],
+  [
+    `more than ${LIMITS.filterTerms} terms`,
+    () => ({ $or: Array.from({ length: LIMITS.filterTerms }, (_, i) => ({ [`f${i}`]: i })) }),
+    'QUERY_TOO_COMPLEX'
+  ],
+  [
+    `$in longer than ${LIMITS.inValues}`,
+    () => ({ a: { $in: Array.from({ length: LIMITS.inValues + 1 }, (_, i) => i) } }),
+    'QUERY_TOO_COMPLEX'
+  ],
   ['bad regular expression', () => ({ a: { $regex: '(?<name>x)' } }), 'INVALID_REGEX'],
   ['__proto__ as a field', () => JSON.parse('{"__proto__": 1}'), 'INVALID_FIELD'],
   ['constructor inside a path', () => ({ 'a.constructor': 1 }), 'INVALID_FIELD'],
@@ -57,10 +65,15 @@ t.test('client errors', async t => {
 
 t.test('limits are inclusive', async t => {
   t.doesNotThrow(() => checkFilter(nest(LIMITS.filterDepth)), `${LIMITS.filterDepth} levels`)
-  t.doesNotThrow(() => checkFilter({ $or: Array.from({ length: LIMITS.filterTerms - 1 }, (_, i) => ({ [`f${i}`]: i })) }), `${LIMITS.filterTerms} terms`)
-  t.doesNotThrow(() => checkFilter({ a: { $in: Array.from({ length: LIMITS.inValues }, (_, i) => i) } }), `${LIMITS.inValues} values`)
+  t.doesNotThrow(
+    () => checkFilter({ $or: Array.from({ length: LIMITS.filterTerms - 1 }, (_, i) => ({ [`f${i}`]: i })) }),
+    `${LIMITS.filterTerms} terms`
+  )
+  t.doesNotThrow(
+    () => checkFilter({ a: { $in: Array.from({ length: LIMITS.inValues }, (_, i) => i) } }),
+    `${LIMITS.inValues} values`
+  )
 })
-
 
 t.test('hidden fields cannot be matched, at any nesting of $and/$or/$nor', async t => {
   const hidden = ['password']
@@ -72,14 +85,25 @@ t.test('hidden fields cannot be matched, at any nesting of $and/$or/$nor', async
     { $nor: [{ $and: [{ password: null }] }] }
   ]
   for (const filter of cases) {
-    t.throws(() => checkFilter(filter, hidden), { code: 'INVALID_FIELD', message: /password cannot be used in a query/ }, JSON.stringify(filter))
+    t.throws(
+      () => checkFilter(filter, hidden),
+      { code: 'INVALID_FIELD', message: /password cannot be used in a query/ },
+      JSON.stringify(filter)
+    )
   }
-  t.doesNotThrow(() => checkFilter({ items: { $elemMatch: { password: 1 } } }, hidden), 'inside $elemMatch a path names an element\'s field')
+  t.doesNotThrow(
+    () => checkFilter({ items: { $elemMatch: { password: 1 } } }, hidden),
+    "inside $elemMatch a path names an element's field"
+  )
   t.doesNotThrow(() => checkFilter({ passwordHint: 'x' }, hidden), 'only the hidden field itself')
 })
 
 t.test('the checked filter is normalized for the engines', async t => {
-  t.same(checkFilter({ when: { $gte: new Date('2024-01-02T03:04:05Z') } }), { when: { $gte: '2024-01-02T03:04:05.000Z' } }, 'dates become ISO text')
+  t.same(
+    checkFilter({ when: { $gte: new Date('2024-01-02T03:04:05Z') } }),
+    { when: { $gte: '2024-01-02T03:04:05.000Z' } },
+    'dates become ISO text'
+  )
   t.same(checkFilter({ a: { $type: [2, 'int'] } }), { a: { $type: ['string', 'int'] } }, '$type codes become names')
   const checked = checkFilter({ a: 1, $or: [{ b: { $in: [1, /x/] } }] })
   t.same(checked, { a: 1, $or: [{ b: { $in: [1, /x/] } }] }, 'everything else is kept')

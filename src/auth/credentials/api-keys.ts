@@ -20,28 +20,47 @@ export interface ApiKeys {
 }
 
 /** Fields that make the stored key unusable (a unique digest nobody holds the key of) and unreturnable. */
-function revokedKey (): Doc {
+function revokedKey(): Doc {
   return { apikey: digestOf(newCredential('apikey')), apikey_sealed: null }
 }
 
 /** Revokes the user's API key: it stops working at once, and the next login issues a new one. */
-export async function revokeApiKey (engine: SystemStore, userId: string): Promise<void> {
-  await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId }, { ...revokedKey(), updatedAt: new Date().toISOString() })
+export async function revokeApiKey(engine: SystemStore, userId: string): Promise<void> {
+  await engine.updateOne(
+    CREDENTIAL_MODEL,
+    { user_id: userId },
+    { ...revokedKey(), updatedAt: new Date().toISOString() }
+  )
 }
 
 /** Ends the user's session and revokes the API key (a new password, a deletion). */
-export async function revokeCredentials (engine: SystemStore, userId: string): Promise<void> {
-  await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId }, { ...NO_SESSION, ...revokedKey(), updatedAt: new Date().toISOString() })
+export async function revokeCredentials(engine: SystemStore, userId: string): Promise<void> {
+  await engine.updateOne(
+    CREDENTIAL_MODEL,
+    { user_id: userId },
+    { ...NO_SESSION, ...revokedKey(), updatedAt: new Date().toISOString() }
+  )
 }
 
-export function createApiKeys (engine: SystemStore, secret: string, warn: (msg: string) => void): ApiKeys {
+export function createApiKeys(engine: SystemStore, secret: string, warn: (msg: string) => void): ApiKeys {
   const sealKey = deriveKey(secret, 'apikey')
-  const keyFields = (key: string): Doc => ({ apikey: digestOf(key), apikey_sealed: seal(sealKey, key), updatedAt: new Date().toISOString() })
+  const keyFields = (key: string): Doc => ({
+    apikey: digestOf(key),
+    apikey_sealed: seal(sealKey, key),
+    updatedAt: new Date().toISOString()
+  })
 
-  async function write (userId: string, set: Doc, retried = false): Promise<Doc> {
+  async function write(userId: string, set: Doc, retried = false): Promise<Doc> {
     const updated = await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId }, set)
     if (updated !== null) return JSON.parse(updated) as Doc
-    const doc = { _id: newId(), user_id: userId, ...keyFields(newCredential('apikey')), ...set, createdAt: new Date().toISOString(), __v: 0 }
+    const doc = {
+      _id: newId(),
+      user_id: userId,
+      ...keyFields(newCredential('apikey')),
+      ...set,
+      createdAt: new Date().toISOString(),
+      __v: 0
+    }
     try {
       return JSON.parse(await engine.insert(CREDENTIAL_MODEL, doc)) as Doc
     } catch (err) {
@@ -56,19 +75,21 @@ export function createApiKeys (engine: SystemStore, secret: string, warn: (msg: 
     return key !== undefined && digestOf(key) === doc.apikey ? key : undefined
   }
 
-  async function forLogin (userId: string, doc: Doc, retried = false): Promise<string> {
+  async function forLogin(userId: string, doc: Doc, retried = false): Promise<string> {
     const key = keyIn(doc)
     if (key !== undefined) return key
-    if (typeof doc.apikey_sealed === 'string') warn(`the API key of user ${userId} could not be unsealed (was QUIRE_SECRET changed?): a new key was issued`)
+    if (typeof doc.apikey_sealed === 'string')
+      warn(`the API key of user ${userId} could not be unsealed (was QUIRE_SECRET changed?): a new key was issued`)
     const fresh = newCredential('apikey')
     // Only over the key just read: two logins racing after a revocation return the same new key.
-    if (await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId, apikey: doc.apikey }, keyFields(fresh)) !== null) return fresh
+    if ((await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId, apikey: doc.apikey }, keyFields(fresh))) !== null)
+      return fresh
     const current = await engine.findRaw(CREDENTIAL_MODEL, { user_id: userId })
     if (current === null || retried) return await rotate(userId)
     return await forLogin(userId, current, true)
   }
 
-  async function rotate (userId: string): Promise<string> {
+  async function rotate(userId: string): Promise<string> {
     const fresh = newCredential('apikey')
     await write(userId, keyFields(fresh))
     return fresh

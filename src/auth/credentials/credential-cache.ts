@@ -14,7 +14,7 @@ export interface CredentialCache {
    * of them looks the credential up itself, so that every failure (its 401 reason, its throttling)
    * is its own request's.
    */
-  callerFor: (key: string, resolve: () => Promise<{ caller: Caller, until: number }>) => Promise<Caller>
+  callerFor: (key: string, resolve: () => Promise<{ caller: Caller; until: number }>) => Promise<Caller>
   /** The caller remembered for `key`, without waiting (the authentication step's path without a promise). */
   remembered: (key: string) => Caller | undefined
   /** Forgets every credential (one was revoked, a user or their groups changed), and every lookup under way. */
@@ -28,19 +28,22 @@ export interface CredentialCacheOptions {
   now: () => number
 }
 
-interface Entry { caller: Caller, until: number }
+interface Entry {
+  caller: Caller
+  until: number
+}
 
-export function createCredentialCache (options: CredentialCacheOptions): CredentialCache {
+export function createCredentialCache(options: CredentialCacheOptions): CredentialCache {
   const entries = new Map<string, Entry>()
   const lookups = new Map<string, Promise<Caller>>()
   let generation = 0
 
-  function remember (key: string, entry: Entry): void {
+  function remember(key: string, entry: Entry): void {
     if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value as string)
     entries.set(key, entry)
   }
 
-  function remembered (key: string): Caller | undefined {
+  function remembered(key: string): Caller | undefined {
     const hit = entries.get(key)
     if (hit === undefined) return undefined
     if (hit.until > options.now()) return hit.caller
@@ -48,7 +51,7 @@ export function createCredentialCache (options: CredentialCacheOptions): Credent
     return undefined
   }
 
-  async function lookUp (key: string, resolve: () => Promise<Entry>): Promise<Caller> {
+  async function lookUp(key: string, resolve: () => Promise<Entry>): Promise<Caller> {
     const started = generation
     const { caller, until } = await resolve()
     // A write that cleared the cache while this lookup ran may have revoked what it read.
@@ -56,7 +59,7 @@ export function createCredentialCache (options: CredentialCacheOptions): Credent
     return caller
   }
 
-  async function sharedLookUp (key: string, resolve: () => Promise<Entry>): Promise<Caller> {
+  async function sharedLookUp(key: string, resolve: () => Promise<Entry>): Promise<Caller> {
     const lookup = lookUp(key, resolve)
     lookups.set(key, lookup)
     try {
@@ -74,7 +77,7 @@ export function createCredentialCache (options: CredentialCacheOptions): Credent
       const running = lookups.get(key)
       if (running === undefined) return await sharedLookUp(key, resolve)
       const shared = await running.catch(() => undefined)
-      return shared ?? await lookUp(key, resolve)
+      return shared ?? (await lookUp(key, resolve))
     },
     remembered,
     clear: () => {

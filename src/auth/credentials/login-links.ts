@@ -33,22 +33,24 @@ const WRONG_PURPOSE: Record<LinkPurpose, string> = {
   reset: 'This link logs in; it cannot reset a password: ask for a recovery link (POST /login/recover)'
 }
 
-function denied (reason: string): never {
+function denied(reason: string): never {
   throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
 }
 
-export function createLoginLinks (engine: SystemStore, codec: JwtCodec, secret: string, ttlSeconds: number): LoginLinks {
+export function createLoginLinks(engine: SystemStore, codec: JwtCodec, secret: string, ttlSeconds: number): LoginLinks {
   const stampKey = deriveKey(secret, 'login-link')
-  const stampOf = (user: Doc): string => createHmac('sha256', stampKey).update(String(user.password)).digest('base64url').slice(0, 22)
+  const stampOf = (user: Doc): string =>
+    createHmac('sha256', stampKey).update(String(user.password)).digest('base64url').slice(0, 22)
 
-  function payloadOf (jwt: string, purpose: LinkPurpose): Record<string, unknown> {
+  function payloadOf(jwt: string, purpose: LinkPurpose): Record<string, unknown> {
     let payload: Record<string, unknown>
     try {
       payload = codec.verify(jwt)
     } catch (err) {
       return denied((err as { code?: string }).code === 'FAST_JWT_EXPIRED' ? 'JWT expired' : 'Invalid JWT')
     }
-    if (payload.use !== purpose) return denied(payload.use === 'login' || payload.use === 'reset' ? WRONG_PURPOSE[purpose] : 'Invalid JWT')
+    if (payload.use !== purpose)
+      return denied(payload.use === 'login' || payload.use === 'reset' ? WRONG_PURPOSE[purpose] : 'Invalid JWT')
     return payload
   }
 

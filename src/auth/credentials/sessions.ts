@@ -26,7 +26,9 @@ interface SessionTokens {
   refresh_token_expires: string
 }
 
-interface LoginTokens extends SessionTokens { apikey: string }
+interface LoginTokens extends SessionTokens {
+  apikey: string
+}
 
 export interface SessionStore {
   /** A new token pair for the user (the previous pair dies) and the user's API key: for a password login. */
@@ -52,44 +54,65 @@ export interface SessionOptions {
   refreshTokenTtlSeconds: number
 }
 
-const USER_LINK = systemPopulate({ field: 'user_id', as: 'user', target: USER_MODEL, many: false, filter: { _deleted: false } })
+const USER_LINK = systemPopulate({
+  field: 'user_id',
+  as: 'user',
+  target: USER_MODEL,
+  many: false,
+  filter: { _deleted: false }
+})
 
-function denied (reason: string): never {
+function denied(reason: string): never {
   throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
 }
 
-export function createSessionStore (options: SessionOptions): SessionStore {
+export function createSessionStore(options: SessionOptions): SessionStore {
   const { engine, clock, apiKeys } = options
   const iso = (ms: number): string => new Date(ms).toISOString()
 
-  function newPair (byLink: boolean): { set: Doc, tokens: Omit<SessionTokens, 'user_id'> } {
+  function newPair(byLink: boolean): { set: Doc; tokens: Omit<SessionTokens, 'user_id'> } {
     const now = clock.now()
     const token = newCredential('access')
     const refresh = newCredential('refresh')
     const tokenExpires = iso(now + options.tokenTtlSeconds * 1000)
     const refreshExpires = iso(now + options.refreshTokenTtlSeconds * 1000)
     return {
-      set: { token: digestOf(token), token_expires: tokenExpires, refresh: digestOf(refresh), refresh_expires: refreshExpires, link_session: byLink, updatedAt: iso(now) },
+      set: {
+        token: digestOf(token),
+        token_expires: tokenExpires,
+        refresh: digestOf(refresh),
+        refresh_expires: refreshExpires,
+        link_session: byLink,
+        updatedAt: iso(now)
+      },
       tokens: { token, token_expires: tokenExpires, refresh_token: refresh, refresh_token_expires: refreshExpires }
     }
   }
 
   /** The credential document matching `filter`, with its live user under `user` (null when deleted). */
-  async function findWithUser (filter: Filter): Promise<Doc | null> {
+  async function findWithUser(filter: Filter): Promise<Doc | null> {
     const text = await engine.findOne(CREDENTIAL_MODEL, filter, [USER_LINK])
-    return text === null ? null : JSON.parse(text) as Doc
+    return text === null ? null : (JSON.parse(text) as Doc)
   }
 
   /** Refuses an expired credential and purges it. */
-  async function checkExpiry (doc: Doc, field: 'token' | 'refresh', reason: string): Promise<void> {
+  async function checkExpiry(doc: Doc, field: 'token' | 'refresh', reason: string): Promise<void> {
     const expires = Date.parse(doc[`${field}_expires`] as string)
     if (expires > clock.now()) return
-    await engine.updateOne(CREDENTIAL_MODEL, { _id: doc._id, [field]: doc[field] }, { [field]: null, [`${field}_expires`]: null })
+    await engine.updateOne(
+      CREDENTIAL_MODEL,
+      { _id: doc._id, [field]: doc[field] },
+      { [field]: null, [`${field}_expires`]: null }
+    )
     denied(reason)
   }
 
   /** The caller and, for a token, when it expires (API keys do not). */
-  async function lookUp (field: 'token' | 'apikey', digest: string, what: string): Promise<{ caller: Caller, until: number }> {
+  async function lookUp(
+    field: 'token' | 'apikey',
+    digest: string,
+    what: string
+  ): Promise<{ caller: Caller; until: number }> {
     const doc = await findWithUser({ [field]: digest })
     if (!doc) return denied(`Invalid ${what}`)
     if (field === 'token') await checkExpiry(doc, 'token', 'Token expired')
@@ -101,23 +124,23 @@ export function createSessionStore (options: SessionOptions): SessionStore {
 
   const cacheKey = (field: 'token' | 'apikey', digest: string): string => `${field}:${digest}`
 
-  async function callerBy (field: 'token' | 'apikey', credential: string, what: string): Promise<Caller> {
+  async function callerBy(field: 'token' | 'apikey', credential: string, what: string): Promise<Caller> {
     const digest = digestOf(credential)
     return await options.cache.callerFor(cacheKey(field, digest), () => lookUp(field, digest, what))
   }
 
   return {
-    login: async (userId) => {
+    login: async userId => {
       const pair = newPair(false)
       const doc = await apiKeys.write(userId, pair.set)
       return { user_id: userId, apikey: await apiKeys.forLogin(userId, doc), ...pair.tokens }
     },
-    loginByLink: async (userId) => {
+    loginByLink: async userId => {
       const pair = newPair(true)
       await apiKeys.write(userId, pair.set)
       return { user_id: userId, ...pair.tokens }
     },
-    refresh: async (refreshToken) => {
+    refresh: async refreshToken => {
       if (!refreshToken.startsWith(PREFIX.refresh)) return denied('Not a refresh token')
       const digest = digestOf(refreshToken)
       const doc = await findWithUser({ refresh: digest })
@@ -129,12 +152,14 @@ export function createSessionStore (options: SessionOptions): SessionStore {
       if (rotated === null) return denied('Invalid refresh token')
       return { user_id: doc.user_id as string, ...pair.tokens }
     },
-    callerForToken: async (token) => {
+    callerForToken: async token => {
       if (token.startsWith(PREFIX.refresh)) return denied('A refresh token is accepted only by POST /refresh')
       return await callerBy('token', token, 'token')
     },
-    callerForApiKey: async (apikey) => await callerBy('apikey', apikey, 'API key'),
+    callerForApiKey: async apikey => await callerBy('apikey', apikey, 'API key'),
     remembered: (field, credential) => options.cache.remembered(cacheKey(field, digestOf(credential))),
-    end: async (userId) => { await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId }, { ...NO_SESSION, updatedAt: iso(clock.now()) }) }
+    end: async userId => {
+      await engine.updateOne(CREDENTIAL_MODEL, { user_id: userId }, { ...NO_SESSION, updatedAt: iso(clock.now()) })
+    }
   }
 }

@@ -18,18 +18,23 @@ interface Line {
   size: number
 }
 
-export function createAddressTurns (maxWaiting: number): AddressTurns {
+export function createAddressTurns(maxWaiting: number): AddressTurns {
   const lines = new Map<string, Line>()
   return {
     run: async (address, work) => {
       let line = lines.get(address)
-      if (line === undefined) lines.set(address, line = { tail: Promise.resolve(), size: 0 })
+      if (line === undefined) lines.set(address, (line = { tail: Promise.resolve(), size: 0 }))
       if (line.size > maxWaiting) {
-        throw new QuireError('RATE_LIMITED', 'Too many password checks from your address at once: try again in 1 s', { retryAfter: 1 })
+        throw new QuireError('RATE_LIMITED', 'Too many password checks from your address at once: try again in 1 s', {
+          retryAfter: 1
+        })
       }
       line.size++
       const result = line.tail.then(work)
-      line.tail = result.then(() => {}, () => {})
+      line.tail = result.then(
+        () => {},
+        () => {}
+      )
       try {
         return await result
       } finally {

@@ -31,17 +31,35 @@ export interface LoginThrottle {
  * `limit` failures per pair and ADDRESS_BUDGET_FACTOR times as many per address in 15 minutes
  * (0: no limits), counted on `clock`, or by the cluster primary for every worker.
  */
-export function createLoginThrottle (limit: number, clock: Clock): LoginThrottle {
+export function createLoginThrottle(limit: number, clock: Clock): LoginThrottle {
   const counters = countersFor(() => clock.now())
-  const pairs = createRateLimiter(counters, 'login-pair', limit, WINDOW_MS, 'Too many failed logins to this account from your address')
-  const addresses = createRateLimiter(counters, 'login-address', limit * ADDRESS_BUDGET_FACTOR, WINDOW_MS, 'Too many failed logins from your address')
-  const mails = createRateLimiter(counters, 'recovery-mail', limit, WINDOW_MS, 'Recovery emails were sent to this account recently: use the latest one, or')
+  const pairs = createRateLimiter(
+    counters,
+    'login-pair',
+    limit,
+    WINDOW_MS,
+    'Too many failed logins to this account from your address'
+  )
+  const addresses = createRateLimiter(
+    counters,
+    'login-address',
+    limit * ADDRESS_BUDGET_FACTOR,
+    WINDOW_MS,
+    'Too many failed logins from your address'
+  )
+  const mails = createRateLimiter(
+    counters,
+    'recovery-mail',
+    limit,
+    WINDOW_MS,
+    'Recovery emails were sent to this account recently: use the latest one, or'
+  )
   const pairKey = (email: string, ip: string): string => `${email.toLowerCase()}\n${clientAddress(ip)}`
   // As many may wait as one account's budget: a burst beyond it would be refused in its turn anyway.
   const turns = createAddressTurns(limit)
 
   return {
-    inTurn: async (ip, check) => limit <= 0 ? await check() : await turns.run(clientAddress(ip), check),
+    inTurn: async (ip, check) => (limit <= 0 ? await check() : await turns.run(clientAddress(ip), check)),
     check: async (email, ip) => {
       await addresses.check(clientAddress(ip))
       await pairs.check(pairKey(email, ip))
@@ -49,8 +67,10 @@ export function createLoginThrottle (limit: number, clock: Clock): LoginThrottle
     failed: async (email, ip) => {
       await Promise.all([addresses.record(clientAddress(ip)), pairs.record(pairKey(email, ip))])
     },
-    succeeded: async (email, ip) => { await pairs.reset(pairKey(email, ip)) },
-    recoveryMail: async (email) => {
+    succeeded: async (email, ip) => {
+      await pairs.reset(pairKey(email, ip))
+    },
+    recoveryMail: async email => {
       const account = email.toLowerCase()
       await mails.check(account)
       await mails.record(account)

@@ -15,18 +15,28 @@ export interface RateLimiter {
 }
 
 /** `name` keeps this limiter's keys apart from others' on the same counters; `what` starts the 429's message. */
-export function createRateLimiter (counters: WindowCounters, name: string, limit: number, windowMs: number, what = 'Too many attempts'): RateLimiter {
+export function createRateLimiter(
+  counters: WindowCounters,
+  name: string,
+  limit: number,
+  windowMs: number,
+  what = 'Too many attempts'
+): RateLimiter {
   const keyOf = (key: string): string => `${name}\n${key}`
   if (limit <= 0) return { check: async () => {}, record: async () => {}, reset: async () => {} }
   return {
-    check: async (key) => {
+    check: async key => {
       const { count, ttl } = await counters.add(keyOf(key), windowMs, 0)
       if (count >= limit) {
         const retryAfter = Math.max(1, Math.ceil(ttl / 1000))
         throw new QuireError('RATE_LIMITED', `${what}: try again in ${retryAfter} s`, { retryAfter })
       }
     },
-    record: async (key) => { await counters.add(keyOf(key), windowMs, 1) },
-    reset: async (key) => { await counters.reset(keyOf(key)) }
+    record: async key => {
+      await counters.add(keyOf(key), windowMs, 1)
+    },
+    reset: async key => {
+      await counters.reset(keyOf(key))
+    }
   }
 }

@@ -28,10 +28,10 @@ export interface CounterTable {
 }
 
 /** The counters themselves, in memory, on the clock `now`. */
-export function createCounterTable (now: () => number): CounterTable {
-  const windows = new Map<string, { count: number, endsAt: number }>()
+export function createCounterTable(now: () => number): CounterTable {
+  const windows = new Map<string, { count: number; endsAt: number }>()
 
-  function prune (): void {
+  function prune(): void {
     const at = now()
     for (const [key, entry] of windows) if (entry.endsAt <= at) windows.delete(key)
     if (windows.size >= MAX_KEYS) windows.delete(windows.keys().next().value as string)
@@ -40,16 +40,21 @@ export function createCounterTable (now: () => number): CounterTable {
   return {
     add: (key, windowMs, by) => {
       let entry = windows.get(key)
-      if (entry && entry.endsAt <= now()) { windows.delete(key); entry = undefined }
+      if (entry && entry.endsAt <= now()) {
+        windows.delete(key)
+        entry = undefined
+      }
       if (!entry && by > 0) {
         if (windows.size >= MAX_KEYS) prune()
-        windows.set(key, entry = { count: 0, endsAt: now() + windowMs })
+        windows.set(key, (entry = { count: 0, endsAt: now() + windowMs }))
       }
       if (!entry) return { count: 0, ttl: 0 }
       entry.count += by
       return { count: entry.count, ttl: entry.endsAt - now() }
     },
-    reset: (key) => { windows.delete(key) }
+    reset: key => {
+      windows.delete(key)
+    }
   }
 }
 
@@ -59,8 +64,13 @@ let inWorker: WindowCounters | undefined
  * The counters a rate limit uses: the cluster primary's in a `quire serve` worker (one budget for
  * every worker, on the primary's clock), else a table of this process on the clock `now`.
  */
-export function countersFor (now: () => number): WindowCounters {
+export function countersFor(now: () => number): WindowCounters {
   if (isQuireWorker()) return (inWorker ??= askPrimaryCounters())
   const table = createCounterTable(now)
-  return { add: async (key, windowMs, by) => table.add(key, windowMs, by), reset: async (key) => { table.reset(key) } }
+  return {
+    add: async (key, windowMs, by) => table.add(key, windowMs, by),
+    reset: async key => {
+      table.reset(key)
+    }
+  }
 }

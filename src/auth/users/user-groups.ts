@@ -14,35 +14,43 @@ import { USER_MODEL } from './user-model.ts'
 const GROUP_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const ATTEMPTS = 5
 
-function groupsOf (user: Doc): string[] {
-  return Array.isArray(user.groups) ? user.groups as string[] : []
+function groupsOf(user: Doc): string[] {
+  return Array.isArray(user.groups) ? (user.groups as string[]) : []
 }
 
-export function checkGroupName (group: string): void {
+export function checkGroupName(group: string): void {
   if (!GROUP_NAME.test(group)) {
-    throw new QuireError('VALIDATION_FAILED', 'A group name is 1 to 64 letters, digits, _ or -', [{ field: 'group', message: 'must match ^[A-Za-z0-9_-]{1,64}$' }])
+    throw new QuireError('VALIDATION_FAILED', 'A group name is 1 to 64 letters, digits, _ or -', [
+      { field: 'group', message: 'must match ^[A-Za-z0-9_-]{1,64}$' }
+    ])
   }
   checkGroupNames([group])
 }
 
-export async function listGroups (engine: SystemStore, userId: string): Promise<string[]> {
+export async function listGroups(engine: SystemStore, userId: string): Promise<string[]> {
   return groupsOf(await findLiveUser(engine, userId))
 }
 
 /** Throws unless `caller` may change groups: an admin, not come with a login link (it logs in, nothing more). */
-export function requireGroupAdmin (caller: Caller): void {
+export function requireGroupAdmin(caller: Caller): void {
   requireAdmin(caller, 'change the groups of users')
   refuseLoginLinks(caller, 'change the groups of users')
 }
 
 /** Applies `change` to the user's groups for `caller` and stores the result; returns the new list. */
-export async function changeGroups (engine: SystemStore, caller: Caller, userId: string, change: (groups: string[]) => string[]): Promise<string[]> {
+export async function changeGroups(
+  engine: SystemStore,
+  caller: Caller,
+  userId: string,
+  change: (groups: string[]) => string[]
+): Promise<string[]> {
   requireGroupAdmin(caller)
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const user = await findLiveUser(engine, userId)
     const groups = change(groupsOf(user))
     const set = { groups, updatedAt: new Date().toISOString() }
-    if (await engine.updateOne(USER_MODEL, { _id: userId, _deleted: false, __v: user.__v }, set) !== null) return groups
+    if ((await engine.updateOne(USER_MODEL, { _id: userId, _deleted: false, __v: user.__v }, set)) !== null)
+      return groups
   }
   throw new QuireError('CONFLICT', 'The user record is changing concurrently: try again')
 }

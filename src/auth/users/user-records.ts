@@ -18,23 +18,34 @@ const SYSTEM: Caller = { admin: true, groups: [] }
 const SETUP_MARK = 'setup'
 
 /** The live user with this id, password hash included; 400 for a malformed id, 404 when there is none. */
-export async function findLiveUser (engine: SystemStore, id: string): Promise<Doc> {
+export async function findLiveUser(engine: SystemStore, id: string): Promise<Doc> {
   if (!isValidId(id)) throw new QuireError('INVALID_ID', 'A user id is 24 hexadecimal characters')
   const user = await engine.findRaw(USER_MODEL, { _id: id, _deleted: false })
   if (!user) throw new QuireError('DOCUMENT_NOT_FOUND', `No user with id ${id}`)
   return user
 }
 
-export async function createUser (engine: SystemStore, fields: Doc, bcryptRounds: number): Promise<Doc> {
+export async function createUser(engine: SystemStore, fields: Doc, bcryptRounds: number): Promise<Doc> {
   const doc = await prepareCreate({ model: USER_MODEL, body: fields, caller: SYSTEM, form: false, bcryptRounds })
   return JSON.parse(await engine.insert(USER_MODEL, doc)) as Doc
 }
 
 /** POST /setup: an admin, only while no user exists (409 afterwards). */
-export async function createFirstAdmin (engine: SystemStore, email: string, password: string, bcryptRounds: number): Promise<Doc> {
+export async function createFirstAdmin(
+  engine: SystemStore,
+  email: string,
+  password: string,
+  bcryptRounds: number
+): Promise<Doc> {
   const conflict = new QuireError('CONFLICT', 'Setup is done: a user exists already, so log in as an admin')
-  if (await engine.count(USER_MODEL, {}) > 0) throw conflict
-  const doc = await prepareCreate({ model: USER_MODEL, body: { email, password, admin: true }, caller: SYSTEM, form: false, bcryptRounds })
+  if ((await engine.count(USER_MODEL, {})) > 0) throw conflict
+  const doc = await prepareCreate({
+    model: USER_MODEL,
+    body: { email, password, admin: true },
+    caller: SYSTEM,
+    form: false,
+    bcryptRounds
+  })
   try {
     await engine.insert(CREDENTIAL_MODEL, { _id: SETUP_MARK, user_id: SETUP_MARK })
   } catch (err) {
@@ -47,9 +58,20 @@ export async function createFirstAdmin (engine: SystemStore, email: string, pass
  * Sets a new password for `user` (a record read with its hash), only if the hash is still the one
  * read: a reset link cannot be used twice. Ends the user's session and revokes the API key.
  */
-export async function resetPassword (engine: SystemStore, user: Doc, password: string, bcryptRounds: number): Promise<void> {
+export async function resetPassword(
+  engine: SystemStore,
+  user: Doc,
+  password: string,
+  bcryptRounds: number
+): Promise<void> {
   const set = await prepareUpdate({ model: USER_MODEL, body: { password }, caller: SYSTEM, form: false, bcryptRounds })
   const updated = await engine.updateOne(USER_MODEL, { _id: user._id, _deleted: false, password: user.password }, set)
-  if (updated === null) throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, 'JWT no longer valid: the password has changed')
+  if (updated === null)
+    throw new QuireError(
+      'AUTH_FAILED',
+      'Authentication failed',
+      undefined,
+      'JWT no longer valid: the password has changed'
+    )
   await revokeCredentials(engine, user._id as string)
 }

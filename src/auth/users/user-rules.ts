@@ -30,7 +30,7 @@ const LINK_EDITABLE = ['name']
 /** Wrong current passwords per account, per app (its config): LOGIN_RATE_LIMIT per 15 minutes. */
 const wrongGuesses = new WeakMap<Config, RateLimiter>()
 
-function isUserModel (model: Model): boolean {
+function isUserModel(model: Model): boolean {
   return model.builtIn === true && model.name === 'user'
 }
 
@@ -38,19 +38,27 @@ function isUserModel (model: Model): boolean {
 const OBJECT_NAMES = ['__proto__', 'constructor', 'prototype']
 
 /** A group name must not be a role name (a group "admin" would grant the admin letters) nor an object-machinery name. */
-export function checkGroupNames (groups: unknown): void {
+export function checkGroupNames(groups: unknown): void {
   if (!Array.isArray(groups)) return
   const reserved = groups.filter(g => ROLE_NAMES.includes(g as string) || OBJECT_NAMES.includes(g as string))
   if (reserved.length) {
-    throw new QuireError('VALIDATION_FAILED', `A group cannot be named ${reserved.join(', ')}: that is a reserved name`, [{ field: 'groups', message: `must not be one of ${[...ROLE_NAMES, ...OBJECT_NAMES].join(', ')}` }])
+    throw new QuireError(
+      'VALIDATION_FAILED',
+      `A group cannot be named ${reserved.join(', ')}: that is a reserved name`,
+      [{ field: 'groups', message: `must not be one of ${[...ROLE_NAMES, ...OBJECT_NAMES].join(', ')}` }]
+    )
   }
 }
 
 /** The client's fields for a create or update, checked; user emails lower-cased. Other models' fields pass unchanged. */
-export function applyUserRules (model: Model, caller: Caller, fields: Doc): Doc {
+export function applyUserRules(model: Model, caller: Caller, fields: Doc): Doc {
   if (!isUserModel(model)) return fields
   const refused = caller.admin ? [] : Object.keys(fields).filter(f => !SELF_EDITABLE.includes(f))
-  if (refused.length) throw new QuireError('FORBIDDEN', `Only an admin can change ${refused.slice(0, 5).join(', ').slice(0, 200)} (you may change ${SELF_EDITABLE.join(' and ')})`)
+  if (refused.length)
+    throw new QuireError(
+      'FORBIDDEN',
+      `Only an admin can change ${refused.slice(0, 5).join(', ').slice(0, 200)} (you may change ${SELF_EDITABLE.join(' and ')})`
+    )
   if ('password' in fields) refuseLoginLinks(caller, 'set a password')
   const beyondLink = Object.keys(fields).filter(f => !LINK_EDITABLE.includes(f))
   if (beyondLink.length) refuseLoginLinks(caller, `change ${beyondLink.slice(0, 5).join(', ').slice(0, 200)} of a user`)
@@ -59,15 +67,22 @@ export function applyUserRules (model: Model, caller: Caller, fields: Doc): Doc 
 }
 
 /** Throws CURRENT_PASSWORD_REQUIRED unless `current` is the password of user `id`; wrong guesses are rate limited. */
-async function verifyCurrentPassword (ctx: DocumentContext, id: string, current: unknown): Promise<void> {
+async function verifyCurrentPassword(ctx: DocumentContext, id: string, current: unknown): Promise<void> {
   let guesses = wrongGuesses.get(ctx.config)
-  if (!guesses) wrongGuesses.set(ctx.config, guesses = createRateLimiter(countersFor(Date.now), 'current-password', ctx.config.loginRateLimit, 15 * 60_000))
+  if (!guesses)
+    wrongGuesses.set(
+      ctx.config,
+      (guesses = createRateLimiter(countersFor(Date.now), 'current-password', ctx.config.loginRateLimit, 15 * 60_000))
+    )
   await guesses.check(id)
   if (typeof current !== 'string' || current === '') {
-    throw new QuireError('CURRENT_PASSWORD_REQUIRED', 'Changing your password needs your current password: send it as current_password')
+    throw new QuireError(
+      'CURRENT_PASSWORD_REQUIRED',
+      'Changing your password needs your current password: send it as current_password'
+    )
   }
   const user = await ctx.system.findRaw(USER_MODEL, { _id: id, _deleted: false })
-  if (typeof user?.password !== 'string' || !await bcrypt.compare(current, user.password)) {
+  if (typeof user?.password !== 'string' || !(await bcrypt.compare(current, user.password))) {
     await guesses.record(id)
     throw new QuireError('CURRENT_PASSWORD_REQUIRED', 'current_password is not your current password')
   }
@@ -78,7 +93,12 @@ async function verifyCurrentPassword (ctx: DocumentContext, id: string, current:
  * own proves the current one (a Basic request just did; others send `current_password`); an admin
  * changing someone else's needs no proof. Returns the body without `current_password`.
  */
-export async function checkPasswordChange (ctx: DocumentContext, model: Model, id: string, body: unknown): Promise<unknown> {
+export async function checkPasswordChange(
+  ctx: DocumentContext,
+  model: Model,
+  id: string,
+  body: unknown
+): Promise<unknown> {
   if (!isUserModel(model) || !body || typeof body !== 'object' || Array.isArray(body)) return body
   const { current_password: current, ...fields } = body as Doc
   if (!('password' in fields)) return fields
@@ -89,16 +109,16 @@ export async function checkPasswordChange (ctx: DocumentContext, model: Model, i
 }
 
 /** A new user record is owned by the user itself, unless an admin set _owner_id; other documents pass unchanged. */
-export function ownUserRecord (model: Model, doc: Doc, ownerGiven: boolean): Doc {
+export function ownUserRecord(model: Model, doc: Doc, ownerGiven: boolean): Doc {
   return isUserModel(model) && !ownerGiven ? { ...doc, _owner_id: doc._id } : doc
 }
 
 /** Bulk operations would bypass these rules (e.g. $set admin), so user records are written only through /api/user. */
-export function refuseBulkUserWrites (model: Model): void {
+export function refuseBulkUserWrites(model: Model): void {
   if (isUserModel(model)) throw new QuireError('FORBIDDEN', 'User records cannot be written in bulk: use /api/user')
 }
 
 /** After a user record was written: a new password or a deletion ends the user's session and revokes the API key. */
-export async function afterUserWrite (engine: SystemStore, model: Model, id: string, set: Doc): Promise<void> {
+export async function afterUserWrite(engine: SystemStore, model: Model, id: string, set: Doc): Promise<void> {
   if (isUserModel(model) && ('password' in set || set._deleted === true)) await revokeCredentials(engine, id)
 }

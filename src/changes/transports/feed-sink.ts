@@ -5,16 +5,19 @@ import type { FeedEvent } from '../feed-event.ts'
 
 export type FeedMessage =
   /** The subscription starts after `pos`: every later change that matches follows. */
-  | { type: 'ready', pos: string }
+  | { type: 'ready'; pos: string }
   /** The position asked for is beyond the retention window: changes were lost; it goes on after `pos`. */
-  | { type: 'reset', pos: string, reason: string }
-  | { type: 'change', event: FeedEvent }
+  | { type: 'reset'; pos: string; reason: string }
+  | { type: 'change'; event: FeedEvent }
   /** Every change up to `pos` has been considered (keeps a quiet subscriber's resume position fresh). */
-  | { type: 'position', pos: string }
+  | { type: 'position'; pos: string }
 
 type CloseCode = 'SLOW_CONSUMER' | 'CREDENTIALS_REVOKED' | 'FORBIDDEN' | 'SHUTDOWN' | 'UNAVAILABLE' | 'UNSUBSCRIBED'
 
-export interface CloseReason { code: CloseCode, message: string }
+export interface CloseReason {
+  code: CloseCode
+  message: string
+}
 
 export interface FeedSink {
   /** Queues a message; a sink whose queue is full closes itself (SLOW_CONSUMER). */

@@ -41,22 +41,23 @@ export interface JxpSocket {
 type Handler = (data: Record<string, unknown>) => Promise<unknown>
 
 /** The model and document a subscribe or unsubscribe names, checked, and the subscription's key. */
-function targetOf (data: Record<string, unknown>): { key: string, id?: string } {
+function targetOf(data: Record<string, unknown>): { key: string; id?: string } {
   if (typeof data.model !== 'string') throw new QuireError('BAD_REQUEST', 'data.model must be the name of a model')
   const { id } = data
-  if (id !== undefined && (typeof id !== 'string' || !/^[0-9a-f]{24}$/.test(id))) throw new QuireError('INVALID_ID', 'A document id is 24 hexadecimal characters')
+  if (id !== undefined && (typeof id !== 'string' || !/^[0-9a-f]{24}$/.test(id)))
+    throw new QuireError('INVALID_ID', 'A document id is 24 hexadecimal characters')
   return { key: `${data.model}/${id ?? ''}`, id }
 }
 
 /** A JXP filter: {field: value} pairs in the list syntax (values as in filter[field]=value), or a MongoDB filter. */
-function filterOf (filter: unknown): Record<string, string> | Filter {
+function filterOf(filter: unknown): Record<string, string> | Filter {
   if (filter === undefined) return {}
   if (!isPlainObject(filter)) throw new QuireError('BAD_REQUEST', 'filter must be an object')
   const simple = Object.values(filter).every(v => ['string', 'number', 'boolean'].includes(typeof v))
   return simple ? Object.fromEntries(Object.entries(filter).map(([k, v]) => [`filter[${k}]`, String(v)])) : filter
 }
 
-export function createJxpSocket (options: JxpSocketOptions): JxpSocket {
+export function createJxpSocket(options: JxpSocketOptions): JxpSocket {
   const clientId = randomUUID()
   const subscriptions = new Map<string, SocketFrames>()
   let callers = options.callers
@@ -71,15 +72,16 @@ export function createJxpSocket (options: JxpSocketOptions): JxpSocket {
   /** Subscriptions being set up, by key: a repeat waits for the first one's outcome. */
   const starting = new Map<string, Promise<void>>()
 
-  async function subscribe (data: Record<string, unknown>): Promise<string> {
+  async function subscribe(data: Record<string, unknown>): Promise<string> {
     const { key, id } = targetOf(data)
     const model = options.registry.get(data.model as string)
     while (starting.has(key)) await starting.get(key)!.catch(() => {})
     if (subscriptions.has(key)) return 'Already subscribed'
-    if (subscriptions.size >= options.maxSubscriptions) throw new QuireError('TOO_MANY_STREAMS', `At most ${options.maxSubscriptions} subscriptions per connection`)
+    if (subscriptions.size >= options.maxSubscriptions)
+      throw new QuireError('TOO_MANY_STREAMS', `At most ${options.maxSubscriptions} subscriptions per connection`)
     const given = filterOf(data.filter)
     const simple = Object.keys(given).every(k => k.startsWith('filter['))
-    const filter = simple ? parseFeedParams(model, given as Record<string, string>).filter : given as Filter
+    const filter = simple ? parseFeedParams(model, given as Record<string, string>).filter : (given as Filter)
     const sink = socketSink({ clientId, modelname: model.name, outbox, onClose: () => subscriptions.delete(key) })
     subscriptions.set(key, sink)
     const started = options.hub.subscribe({
@@ -105,12 +107,14 @@ export function createJxpSocket (options: JxpSocketOptions): JxpSocket {
 
   const handlers: Record<string, Handler> = {
     ping: async () => 'pong!',
-    auth: async (data) => {
-      callers = await options.authenticate(data).catch(() => { throw new QuireError('AUTH_FAILED', 'Unable to authenticate') })
+    auth: async data => {
+      callers = await options.authenticate(data).catch(() => {
+        throw new QuireError('AUTH_FAILED', 'Unable to authenticate')
+      })
       return 'Authed'
     },
     subscribe,
-    unsubscribe: async (data) => {
+    unsubscribe: async data => {
       const { key } = targetOf(data)
       const sink = subscriptions.get(key)
       if (!sink) throw new QuireError('NOT_FOUND', `Not subscribed to ${key.replace(/\/$/, '')}`)
@@ -119,17 +123,25 @@ export function createJxpSocket (options: JxpSocketOptions): JxpSocket {
     }
   }
 
-  function reply (message: unknown): void {
+  function reply(message: unknown): void {
     outbox.push(JSON.stringify(message))
   }
 
   return {
-    receive: async (text) => {
+    receive: async text => {
       let message: unknown
-      try { message = JSON.parse(text) } catch { return reply({ status: 'error', code: 'BAD_REQUEST', message: 'Unable to parse message' }) }
+      try {
+        message = JSON.parse(text)
+      } catch {
+        return reply({ status: 'error', code: 'BAD_REQUEST', message: 'Unable to parse message' })
+      }
       const { action, msg_id: msgId, data = {} } = (isPlainObject(message) ? message : {}) as Record<string, unknown>
       try {
-        if (typeof action !== 'string' || !Object.hasOwn(handlers, action)) throw new QuireError('BAD_REQUEST', action === undefined ? 'missing action' : `action ${String(action).slice(0, 40)} not implemented`)
+        if (typeof action !== 'string' || !Object.hasOwn(handlers, action))
+          throw new QuireError(
+            'BAD_REQUEST',
+            action === undefined ? 'missing action' : `action ${String(action).slice(0, 40)} not implemented`
+          )
         if (msgId === undefined) throw new QuireError('BAD_REQUEST', 'missing msg_id')
         if (!isPlainObject(data)) throw new QuireError('BAD_REQUEST', 'data must be an object')
         reply({ action, status: 'okay', client_id: clientId, msg_id: msgId, result: await handlers[action](data) })

@@ -29,20 +29,20 @@ export interface OutboxOptions<T> {
   onError: (err: unknown) => void
 }
 
-export function createOutbox<T> (options: OutboxOptions<T>): Outbox<T> {
-  let queue: Array<{ frame: T, size: number }> = []
+export function createOutbox<T>(options: OutboxOptions<T>): Outbox<T> {
+  let queue: Array<{ frame: T; size: number }> = []
   let bytes = 0
   let writing = false
   let stopped = false
   let waiters: Array<() => void> = []
 
-  function settleWaiters (): void {
+  function settleWaiters(): void {
     const settled = waiters
     waiters = []
     for (const resolve of settled) resolve()
   }
 
-  function stop (): void {
+  function stop(): void {
     stopped = true
     queue = []
     bytes = 0
@@ -50,7 +50,7 @@ export function createOutbox<T> (options: OutboxOptions<T>): Outbox<T> {
   }
 
   /** The next frame to write: the first waiting, or all of them joined. */
-  function take (): T {
+  function take(): T {
     if (!options.coalesce || queue.length === 1) {
       const { frame, size } = queue.shift()!
       bytes -= size
@@ -62,7 +62,7 @@ export function createOutbox<T> (options: OutboxOptions<T>): Outbox<T> {
     return options.coalesce(frames)
   }
 
-  async function pump (): Promise<void> {
+  async function pump(): Promise<void> {
     writing = true
     while (queue.length > 0 && !stopped) {
       const frame = take()
@@ -91,8 +91,15 @@ export function createOutbox<T> (options: OutboxOptions<T>): Outbox<T> {
       if (!writing) void pump()
       return true
     },
-    drained: () => stopped || (!writing && queue.length === 0) ? Promise.resolve() : new Promise(resolve => { waiters.push(resolve) }),
+    drained: () =>
+      stopped || (!writing && queue.length === 0)
+        ? Promise.resolve()
+        : new Promise(resolve => {
+            waiters.push(resolve)
+          }),
     stop,
-    get queuedBytes () { return bytes }
+    get queuedBytes() {
+      return bytes
+    }
   }
 }

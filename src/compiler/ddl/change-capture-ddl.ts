@@ -86,13 +86,15 @@ END $fn$;
  * The fields the log keeps of a document of `model`: all of them (undefined), except for the
  * service's internal models (credentials, secrets), of which the feed needs only whose they are.
  */
-function keptFields (model: Model): string[] | undefined {
+function keptFields(model: Model): string[] | undefined {
   return model.name.startsWith('_') ? ['user_id'] : undefined
 }
 
 /** Attaches (or re-attaches) the capture trigger to a model's table. */
-export function captureTriggerSql (model: Model): string {
+export function captureTriggerSql(model: Model): string {
   const args = [model.name, ...(keptFields(model) ?? [])].map(quoteLiteral).join(', ')
-  return `CREATE OR REPLACE TRIGGER quire_capture AFTER INSERT OR UPDATE OR DELETE ON ${quoteIdent(tableName(model))} ` +
+  return (
+    `CREATE OR REPLACE TRIGGER quire_capture AFTER INSERT OR UPDATE OR DELETE ON ${quoteIdent(tableName(model))} ` +
     `FOR EACH ROW EXECUTE FUNCTION quire_capture_change(${args})`
+  )
 }

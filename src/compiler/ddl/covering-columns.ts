@@ -19,7 +19,10 @@ import { shortHash } from '../short-hash.ts'
 export const COVERING_PREFIX = 'gc_'
 
 /** A stored generated column: its name and its definition after the name. */
-export interface GeneratedColumn { name: string, sql: string }
+export interface GeneratedColumn {
+  name: string
+  sql: string
+}
 
 /** A field a covering index holds, as columns of the model's table. */
 export interface CoveredField {
@@ -34,15 +37,20 @@ export interface CoveredField {
 }
 
 /** The compared value of a field whose kind is coverable, over `doc` (the filters' scalar form). */
-function comparedValue (doc: string, path: string, kind: FieldKind | undefined): { expr: string, jsonb: boolean } | undefined {
-  const field = kind !== undefined && COVERABLE_KINDS.has(kind) ? scalarField(doc, parseFieldPath(path), kind) : undefined
+function comparedValue(
+  doc: string,
+  path: string,
+  kind: FieldKind | undefined
+): { expr: string; jsonb: boolean } | undefined {
+  const field =
+    kind !== undefined && COVERABLE_KINDS.has(kind) ? scalarField(doc, parseFieldPath(path), kind) : undefined
   return field && { expr: field.expr, jsonb: !field.isText }
 }
 
 /** The fields a covering index keeps columns of: its own, the soft-delete flag (its predicate), the included ones. */
-const coveredPaths = (index: ModelIndex): string[] => [...index.fields, '_deleted', ...index.include ?? []]
+const coveredPaths = (index: ModelIndex): string[] => [...index.fields, '_deleted', ...(index.include ?? [])]
 
-function columnOf (expr: string): string {
+function columnOf(expr: string): string {
   return `${COVERING_PREFIX}${shortHash(expr)}`
 }
 
@@ -54,44 +62,52 @@ interface CoveringColumn extends GeneratedColumn {
 }
 
 /** The generated columns of one field (its compared value, and its float8 value for numbers). */
-function fieldColumns (model: Model, path: string): CoveringColumn[] {
+function fieldColumns(model: Model, path: string): CoveringColumn[] {
   const kind = fieldKindLookup(model)(path)
   const compared = comparedValue('doc', path, kind)
   if (!compared) return []
-  const columns: CoveringColumn[] = [{
-    path,
-    role: 'value',
-    jsonb: compared.jsonb,
-    name: columnOf(compared.expr),
-    sql: `${compared.jsonb ? 'jsonb' : 'text COLLATE "C"'} GENERATED ALWAYS AS (${compared.expr}) STORED`
-  }]
+  const columns: CoveringColumn[] = [
+    {
+      path,
+      role: 'value',
+      jsonb: compared.jsonb,
+      name: columnOf(compared.expr),
+      sql: `${compared.jsonb ? 'jsonb' : 'text COLLATE "C"'} GENERATED ALWAYS AS (${compared.expr}) STORED`
+    }
+  ]
   if (kind === 'number' || kind === 'integer') {
     const float = floatOf(valueExpr('doc', parseFieldPath(path)))
-    columns.push({ path, role: 'float', jsonb: false, name: columnOf(float), sql: `float8 GENERATED ALWAYS AS (${float}) STORED` })
+    columns.push({
+      path,
+      role: 'float',
+      jsonb: false,
+      name: columnOf(float),
+      sql: `float8 GENERATED ALWAYS AS (${float}) STORED`
+    })
   }
   return columns
 }
 
-function uniqueByName<T extends { name: string }> (items: T[]): T[] {
+function uniqueByName<T extends { name: string }>(items: T[]): T[] {
   return [...new Map(items.map(item => [item.name, item])).values()]
 }
 
 const coveringIndexes = (model: Model): ModelIndex[] => model.indexes.filter(index => index.include !== undefined)
 
 /** Every generated column the model's covering indexes need (none without `include`). */
-function coveringColumnList (model: Model): CoveringColumn[] {
+function coveringColumnList(model: Model): CoveringColumn[] {
   const paths = coveringIndexes(model).flatMap(coveredPaths)
   return uniqueByName(paths.flatMap(path => fieldColumns(model, path)))
 }
 
-export function coveringColumns (model: Model): GeneratedColumn[] {
+export function coveringColumns(model: Model): GeneratedColumn[] {
   return coveringColumnList(model).map(({ name, sql }) => ({ name, sql }))
 }
 
 const coveredByModel = new WeakMap<Model, ReadonlyMap<string, CoveredField>>()
 
 /** The fields the model's covering indexes hold, by path (empty without `include`). */
-export function coveredFields (model: Model): ReadonlyMap<string, CoveredField> {
+export function coveredFields(model: Model): ReadonlyMap<string, CoveredField> {
   const known = coveredByModel.get(model)
   if (known) return known
   const kindOf = fieldKindLookup(model)
@@ -114,12 +130,12 @@ export function coveredFields (model: Model): ReadonlyMap<string, CoveredField> 
  * key is compared for every entry the scan reads (a jsonb comparison: half the scan's time),
  * a predicate once, when the planner proves that the statement asks for live documents only.
  */
-export function coveringIndexBodies (model: Model, table: string): string[] {
+export function coveringIndexBodies(model: Model, table: string): string[] {
   // `_deleted` is a boolean system field of every model: one column, its value.
   const [deleted] = fieldColumns(model, '_deleted')
   const predicate = ` WHERE ${quoteIdent(deleted.name)} = 'false'::jsonb`
   return coveringIndexes(model).map(index => {
-    const columns = uniqueByName([...index.fields, ...index.include ?? []].flatMap(path => fieldColumns(model, path)))
+    const columns = uniqueByName([...index.fields, ...(index.include ?? [])].flatMap(path => fieldColumns(model, path)))
     return `INDEX %NAME% ON ${quoteIdent(table)} (${columns.map(c => quoteIdent(c.name)).join(', ')})${predicate}`
   })
 }
@@ -128,7 +144,12 @@ export function coveringIndexBodies (model: Model, table: string): string[] {
  * `where` (SQL over `doc`, the model's table's document column) with every compared value of a
  * covered field read from its column instead; undefined when anything else still reads `doc`.
  */
-export function readFromColumns (where: string, doc: string, alias: string, fields: ReadonlyMap<string, CoveredField>): string | undefined {
+export function readFromColumns(
+  where: string,
+  doc: string,
+  alias: string,
+  fields: ReadonlyMap<string, CoveredField>
+): string | undefined {
   let sql = where
   for (const [path, field] of fields) {
     const compared = comparedValue(doc, path, field.kind)

@@ -11,17 +11,19 @@ import { coveringIndexBodies } from './covering-columns.ts'
 const INDEX_PREFIX = 'qx_'
 const STATISTICS_PREFIX = 'qs_'
 
-
 /** `prefix` + the model's name + a hash of the definition: a changed definition gets a new name. */
-function definitionName (prefix: string, model: Model, definition: string): string {
+function definitionName(prefix: string, model: Model, definition: string): string {
   return `${prefix}${model.name.slice(0, 30)}_${shortHash(definition)}`
 }
 
-export function tableName (model: Model | string): string {
+export function tableName(model: Model | string): string {
   return `q_${typeof model === 'string' ? model : model.name}`
 }
 
-export interface IndexDefinition { name: string, sql: string }
+export interface IndexDefinition {
+  name: string
+  sql: string
+}
 
 /**
  * The indexes a model wants, each with a name unique to its definition: the declared ones, a
@@ -31,7 +33,7 @@ export interface IndexDefinition { name: string, sql: string }
  * yields rows in page order, so a filtered list stops after `limit` rows instead of sorting every
  * match (300,000 documents, 3,000 matches: 12 ms -> 0.14 ms).
  */
-export function indexDefinitions (model: Model): IndexDefinition[] {
+export function indexDefinitions(model: Model): IndexDefinition[] {
   const table = tableName(model)
   const kindOf = fieldKindLookup(model)
   const defs = model.indexes.map(index => {
@@ -41,7 +43,8 @@ export function indexDefinitions (model: Model): IndexDefinition[] {
     const body = `${unique}INDEX %NAME% ON ${quoteIdent(table)} (${columns})`
     return { body, name: definitionName(INDEX_PREFIX, model, body) }
   })
-  for (const body of coveringIndexBodies(model, table)) defs.push({ body, name: definitionName(INDEX_PREFIX, model, body) })
+  for (const body of coveringIndexBodies(model, table))
+    defs.push({ body, name: definitionName(INDEX_PREFIX, model, body) })
   const fts = fulltextColumn(model)
   if (fts) {
     const body = `INDEX %NAME% ON ${quoteIdent(table)} USING gin (${quoteIdent(fts.name)})`
@@ -57,7 +60,7 @@ export function indexDefinitions (model: Model): IndexDefinition[] {
  * planner guesses that `_deleted = false` keeps 0.5% of the rows, and so prefers sorting all of a
  * filter's matches to walking an index in page order and stopping after `limit` rows.
  */
-export function deletedStatistics (model: Model): { name: string, sql: string } {
+export function deletedStatistics(model: Model): { name: string; sql: string } {
   const expr = indexExpression('doc', '_deleted', fieldKindLookup(model)('_deleted'))
   const body = `ON (${expr}) FROM ${quoteIdent(tableName(model))}`
   const name = definitionName(STATISTICS_PREFIX, model, body)
@@ -65,10 +68,12 @@ export function deletedStatistics (model: Model): { name: string, sql: string } 
 }
 
 /** The generated tsvector column of a model's full-text index, or undefined. */
-export function fulltextColumn (model: Model): { name: string, language: string, sql: string } | undefined {
+export function fulltextColumn(model: Model): { name: string; language: string; sql: string } | undefined {
   if (!model.fulltext) return undefined
   const { fields, language } = model.fulltext
-  const text = fields.map(f => `coalesce(${jsonPathExpr('doc', f).replace(/->('[^']*')$/, '->>$1')}, '')`).join(` || ' ' || `)
+  const text = fields
+    .map(f => `coalesce(${jsonPathExpr('doc', f).replace(/->('[^']*')$/, '->>$1')}, '')`)
+    .join(` || ' ' || `)
   const expr = `to_tsvector(${quoteLiteral(language)}::regconfig, ${text})`
   const name = `fts_${shortHash(expr)}`
   return { name, language, sql: `tsvector GENERATED ALWAYS AS (${expr}) STORED` }
@@ -84,6 +89,6 @@ export function fulltextColumn (model: Model): { name: string, language: string,
  */
 export const TABLE_STORAGE = 'toast_tuple_target=8160'
 
-export function createTableSql (model: Model): string {
+export function createTableSql(model: Model): string {
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(tableName(model))} (_id text PRIMARY KEY, doc jsonb NOT NULL) WITH (${TABLE_STORAGE})`
 }

@@ -40,8 +40,9 @@ const changedRows = (rows: string, others: string, fts: string): string =>
   `(SELECT c.* FROM ${rows} c WHERE NOT EXISTS (SELECT 1 FROM ${others} x WHERE x._id = c._id AND x.${fts} = c.${fts}))`
 
 /** Trigger function body: drops the rows of documents whose text went or changed, adds those of new or changed text. */
-function keepRanksFunction (ranks: string, fts: string): string {
-  const drop = (rows: string): string => `DELETE FROM ${ranks} r USING ${rankedLexemes(rows, fts)} ` +
+function keepRanksFunction(ranks: string, fts: string): string {
+  const drop = (rows: string): string =>
+    `DELETE FROM ${ranks} r USING ${rankedLexemes(rows, fts)} ` +
     `AND r.lexeme = l.lexeme AND r.rank = ${rankOf(fts)} AND r._id = n._id;`
   const add = (rows: string): string => `INSERT INTO ${ranks} (lexeme, rank, _id) ${rankRows(rows, fts)};`
   // Each branch names only the transition tables its event has (a statement is parsed when first run).
@@ -78,7 +79,7 @@ export const keepFunction = (ranks: string): string => `${ranks}_keep`
 export const rankTriggerSuffixes = TRIGGER_EVENTS.map(e => e.suffix)
 
 /** The rank table a model with a full-text index keeps, or undefined. */
-export function searchRanks (model: Model): SearchRanks | undefined {
+export function searchRanks(model: Model): SearchRanks | undefined {
   const column = fulltextColumn(model)
   if (!column) return undefined
   const table = quoteIdent(tableName(model))
@@ -91,8 +92,11 @@ export function searchRanks (model: Model): SearchRanks | undefined {
       `INSERT INTO ${r} (lexeme, rank, _id) ${rankRows(table, fts)}`,
       `CREATE INDEX ${quoteIdent(`${ranks}_order`)} ON ${r} (lexeme, rank DESC, _id)`,
       `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $body$${keepRanksFunction(r, fts)}$body$`,
-      ...TRIGGER_EVENTS.map(e => `CREATE TRIGGER ${quoteIdent(ranks + e.suffix)} AFTER ${e.event} ON ${table} ` +
-        `REFERENCING ${e.transition} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`),
+      ...TRIGGER_EVENTS.map(
+        e =>
+          `CREATE TRIGGER ${quoteIdent(ranks + e.suffix)} AFTER ${e.event} ON ${table} ` +
+          `REFERENCING ${e.transition} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`
+      ),
       `ANALYZE ${r}`
     ]
   }
@@ -101,6 +105,6 @@ export function searchRanks (model: Model): SearchRanks | undefined {
 }
 
 /** The one lexeme of a one-word search query `query` (a tsquery expression with numnode 1): its text read back as a tsvector. */
-export function lexemeOf (query: string): string {
+export function lexemeOf(query: string): string {
   return `(tsvector_to_array((${query})::text::tsvector))[1]`
 }

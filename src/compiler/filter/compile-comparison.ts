@@ -26,16 +26,16 @@ export type RangeOperator = '$gt' | '$gte' | '$lt' | '$lte'
 const RANGE_SQL: Record<RangeOperator, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }
 
 /** jsonb_path_exists with the values bound as jsonpath variables. */
-export function pathExistsWithVars (field: FieldRef, path: string, vars: Record<string, JsonValue>): string {
+export function pathExistsWithVars(field: FieldRef, path: string, vars: Record<string, JsonValue>): string {
   return `jsonb_path_exists(${field.doc}, ${jsonpathLiteral(path)}, ${field.params.addJson(vars)})`
 }
 
-export function pathExists (field: FieldRef, path: string): string {
+export function pathExists(field: FieldRef, path: string): string {
   return `${field.doc} @? ${jsonpathLiteral(path)}`
 }
 
 /** Matches when the field equals one of `values`, with MongoDB's array and null semantics. */
-export function compileEquality (field: FieldRef, values: JsonValue[]): string {
+export function compileEquality(field: FieldRef, values: JsonValue[]): string {
   const scalars = values.filter(isComparableScalar)
   const documents = values.filter(v => v !== null && typeof v === 'object')
   const parts: string[] = []
@@ -46,17 +46,19 @@ export function compileEquality (field: FieldRef, values: JsonValue[]): string {
 }
 
 /** `{field: null}`: the field is null or missing (see nullOrMissingPath). */
-function compileNullOrMissing (field: FieldRef): string {
+function compileNullOrMissing(field: FieldRef): string {
   if (field.scalar) return `${field.scalar.expr} IS NULL`
   return pathExists(field, nullOrMissingPath(field.segs))
 }
 
-function compileScalarEquality (field: FieldRef, values: Array<string | number | boolean>): string {
+function compileScalarEquality(field: FieldRef, values: Array<string | number | boolean>): string {
   const { scalar, containment } = field
   if (containment === undefined && scalar && values.every(v => jsonTypeOf(v) === scalar.jsonType)) {
-    const bind = (value: JsonValue): string => scalar.isText ? field.params.add(value as string) : field.params.addJson(value)
+    const bind = (value: JsonValue): string =>
+      scalar.isText ? field.params.add(value as string) : field.params.addJson(value)
     const elements = scalar.isText ? 'jsonb_array_elements_text' : 'jsonb_array_elements'
-    const right = values.length === 1 ? bind(values[0]) : `ANY(ARRAY(SELECT ${elements}(${field.params.addJson(values)})))`
+    const right =
+      values.length === 1 ? bind(values[0]) : `ANY(ARRAY(SELECT ${elements}(${field.params.addJson(values)})))`
     return `${scalar.expr} = ${right}`
   }
   field.params.planForValues = true
@@ -67,15 +69,16 @@ function compileScalarEquality (field: FieldRef, values: Array<string | number |
 }
 
 /** Arrays and documents: equal to the field's value or to one of its elements (jsonb equality). */
-function compileDocumentEquality (field: FieldRef, values: JsonValue[]): string {
+function compileDocumentEquality(field: FieldRef, values: JsonValue[]): string {
   const path = fieldPath(field.segs)
-  const candidates = `SELECT jsonb_path_query(${field.doc}, ${jsonpathLiteral(path)}) AS v ` +
+  const candidates =
+    `SELECT jsonb_path_query(${field.doc}, ${jsonpathLiteral(path)}) AS v ` +
     `UNION ALL SELECT jsonb_path_query(${field.doc}, ${jsonpathLiteral(`${path}[*]`)})`
   return `EXISTS (SELECT 1 FROM (${candidates}) AS x WHERE x.v IN (SELECT jsonb_array_elements(${field.params.addJson(values)})))`
 }
 
 /** $gt, $gte, $lt, $lte: type-bracketed, so `$gt: 5` matches numbers only. */
-export function compileRange (field: FieldRef, operator: RangeOperator, value: JsonValue): string {
+export function compileRange(field: FieldRef, operator: RangeOperator, value: JsonValue): string {
   if (value === null) return operator === '$gte' || operator === '$lte' ? compileNullOrMissing(field) : 'FALSE'
   if (!isComparableScalar(value)) {
     throw new QuireError('INVALID_QUERY', `${operator} needs a string, number, boolean or date operand`)
@@ -86,7 +89,9 @@ export function compileRange (field: FieldRef, operator: RangeOperator, value: J
     const bound = scalar.isText ? field.params.add(value as string) : field.params.addJson(value)
     return `${scalar.expr} ${sqlOperator} ${bound}`
   }
-  return pathExistsWithVars(field, `${fieldPath(field.segs)} ? (@.type() != "array" && @ ${sqlOperator} $v)`, { v: value })
+  return pathExistsWithVars(field, `${fieldPath(field.segs)} ? (@.type() != "array" && @ ${sqlOperator} $v)`, {
+    v: value
+  })
 }
 
 /**
@@ -94,7 +99,7 @@ export function compileRange (field: FieldRef, operator: RangeOperator, value: J
  * form is one jsonpath `like_regex`; the path, holding the pattern as a JSON-escaped string
  * literal, is a bound parameter.
  */
-export function compileRegexMatch (field: FieldRef, pattern: string): string {
+export function compileRegexMatch(field: FieldRef, pattern: string): string {
   if (field.scalar?.isText) return `(${field.scalar.raw}) ~ ${field.params.add(pattern)}`
   const path = `lax ${fieldPath(field.segs)} ? (@.type() == "string" && @ like_regex ${jsonpathString(pattern)})`
   return `jsonb_path_exists(${field.doc}, ${field.params.add(path)}::jsonpath)`

@@ -23,25 +23,24 @@ const ELEMENT_TYPES: Record<Exclude<TypeName, 'array'>, string> = {
   date: `@.type() == "string" && @ like_regex "${ISO_DATE}"`
 }
 
-
-export function compileExists (field: FieldRef, wanted: unknown): string {
+export function compileExists(field: FieldRef, wanted: unknown): string {
   const exists = pathExists(field, fieldPath(field.segs))
   return wanted ? exists : negate(exists)
 }
 
 /** $type (names checked by the validation step): the value or one of its elements has the type; "array": the value is an array. */
-export function compileType (field: FieldRef, spec: TypeName | TypeName[]): string {
+export function compileType(field: FieldRef, spec: TypeName | TypeName[]): string {
   return joinOr((Array.isArray(spec) ? spec : [spec]).map(name => compileOneType(field, name)))
 }
 
-function compileOneType (field: FieldRef, name: TypeName): string {
+function compileOneType(field: FieldRef, name: TypeName): string {
   const path = fieldPath(field.segs)
   if (name === 'array') return pathExists(field, `${path}.type() ? (@ == "array")`)
   return pathExists(field, `${path} ? (${ELEMENT_TYPES[name]})`)
 }
 
 /** $size (a non-negative integer, checked by the validation step): the value is an array of exactly that many elements. */
-export function compileSize (field: FieldRef, size: number): string {
+export function compileSize(field: FieldRef, size: number): string {
   const path = leafFilterPath(field.segs, leaf => `${leaf}.type() == "array" && ${leaf}.size() == $n`)
   return pathExistsWithVars(field, path, { n: size })
 }

@@ -18,7 +18,7 @@ const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'date', 
 /** System fields equality may use containment for (`_deleted` matches nearly every row: its own form). */
 const SYSTEM_SCALARS = new Set(['_id', 'id', '_owner_id', 'createdAt', 'updatedAt', '__v'])
 
-export function containmentLookup (model: Model): ContainmentLookup {
+export function containmentLookup(model: Model): ContainmentLookup {
   const indexed = new Set(model.indexes.map(index => index.fields[0]))
   return path => {
     if (indexed.has(path)) return undefined
@@ -26,22 +26,28 @@ export function containmentLookup (model: Model): ContainmentLookup {
     const spec = fieldSpecAt(model, path)
     if (spec === undefined) return undefined
     if (SCALAR_TYPES.has(spec.type)) return 'value'
-    return spec.type === 'array' && spec.items !== undefined && SCALAR_TYPES.has(spec.items.type) ? 'element' : undefined
+    return spec.type === 'array' && spec.items !== undefined && SCALAR_TYPES.has(spec.items.type)
+      ? 'element'
+      : undefined
   }
 }
 
 /** The document `doc @>` tests for a declared field: {"a": {"b": v}}, or {"a": {"b": [v]}} for an array's element. */
-export function containmentDocument (segs: string[], value: string | number | boolean, containment: Containment): Record<string, unknown> {
+export function containmentDocument(
+  segs: string[],
+  value: string | number | boolean,
+  containment: Containment
+): Record<string, unknown> {
   const leaf: unknown = containment === 'element' ? [value] : value
   return segs.reduceRight<Record<string, unknown>>((inner, seg) => ({ [seg]: inner }), leaf as Record<string, unknown>)
 }
 
-function jsonpathValue (value: string | number | boolean): string {
+function jsonpathValue(value: string | number | boolean): string {
   return typeof value === 'string' ? jsonpathString(value) : String(value)
 }
 
 /** `a || b || ...` as a balanced tree: a long $in list must not nest a thousand levels deep. */
-function balancedOr (terms: string[]): string {
+function balancedOr(terms: string[]): string {
   if (terms.length === 1) return terms[0]
   const half = Math.ceil(terms.length / 2)
   return `(${balancedOr(terms.slice(0, half))}) || (${balancedOr(terms.slice(half))})`
@@ -53,7 +59,7 @@ function balancedOr (terms: string[]): string {
  * parameter: the GIN index extracts them (a jsonpath variable would hide them from it).
  * `untyped`: the field's kind is unknown, so nested arrays must not be unwrapped a second time.
  */
-export function equalityPath (segs: string[], values: Array<string | number | boolean>, untyped: boolean): string {
+export function equalityPath(segs: string[], values: Array<string | number | boolean>, untyped: boolean): string {
   const equal = balancedOr(values.map(v => `@ == ${jsonpathValue(v)}`))
   const test = untyped ? `@.type() != "array" && (${equal})` : equal
   return `lax ${fieldPath(segs)} ? (${test})`

@@ -25,11 +25,15 @@ export interface ScalarField {
 }
 
 const KIND_TYPES: Partial<Record<FieldKind, ScalarJsonType>> = {
-  string: 'string', date: 'string', number: 'number', integer: 'number', boolean: 'boolean'
+  string: 'string',
+  date: 'string',
+  number: 'number',
+  integer: 'number',
+  boolean: 'boolean'
 }
 
 /** SQL for the value at a path: doc->'a'->'b', array indexes as integers, the last step ->> when asText. */
-export function valueExpr (doc: string, segs: string[], asText = false): string {
+export function valueExpr(doc: string, segs: string[], asText = false): string {
   return segs.reduce((expr, seg, i) => {
     const arrow = asText && i === segs.length - 1 ? '->>' : '->'
     return `${expr}${arrow}${isIndexSegment(seg) ? seg : quoteLiteral(seg)}`
@@ -40,7 +44,7 @@ export function valueExpr (doc: string, segs: string[], asText = false): string 
  * The index-friendly form of a field whose schema declares a scalar kind, or undefined when the
  * general form is needed (no kind, a non-scalar kind, or an array index on the path).
  */
-export function scalarField (doc: string, segs: string[], kind: FieldKind | undefined): ScalarField | undefined {
+export function scalarField(doc: string, segs: string[], kind: FieldKind | undefined): ScalarField | undefined {
   const jsonType = kind === undefined ? undefined : KIND_TYPES[kind]
   if (jsonType === undefined || segs.some(isIndexSegment)) return undefined
   const json = valueExpr(doc, segs)
@@ -55,7 +59,7 @@ export function scalarField (doc: string, segs: string[], kind: FieldKind | unde
  * NULLS FIRST lets one index serve both sort directions (missing sorts first ascending, last
  * descending). Kinds without a scalar form get the plain jsonb value, which no compiled filter uses.
  */
-export function indexExpression (doc: string, path: string, kind: FieldKind | undefined): string {
+export function indexExpression(doc: string, path: string, kind: FieldKind | undefined): string {
   const segs = parseFieldPath(path)
   return scalarField(doc, segs, kind)?.expr ?? valueExpr(doc, segs)
 }

@@ -21,7 +21,7 @@ export interface CompiledSql {
   values: SqlValue[]
   planForValues?: boolean
   /** A cheaper statement to run first (src/compiler/find/prefix-walk.ts): when it returns `limit` rows, they are the page. */
-  firstTry?: { text: string, values: SqlValue[] }
+  firstTry?: { text: string; values: SqlValue[] }
 }
 
 /** A statement and, when there is one, the text of its first try, with the same values. */
@@ -34,7 +34,7 @@ type CompiledWithWalk = Omit<CompiledSql, 'firstTry'> & { firstTry?: string }
 const DOCUMENT_COLUMNS = 't._id, t.doc'
 
 /** WHERE condition for `filter` on alias `t`; a string `_id` goes to the primary key column instead. */
-export function compileWhere (model: Model, filter: Filter, params: SqlParams, alias = 't'): string {
+export function compileWhere(model: Model, filter: Filter, params: SqlParams, alias = 't'): string {
   const ctx = { params, doc: `${alias}.doc`, kindOf: fieldKindLookup(model), containment: containmentLookup(model) }
   if (typeof filter._id !== 'string') return compileFilter(filter, ctx)
   const { _id: id, ...rest } = filter
@@ -43,7 +43,7 @@ export function compileWhere (model: Model, filter: Filter, params: SqlParams, a
 }
 
 /** Paging as literals (validated integers): PostgreSQL then reuses one generic plan per statement text. */
-function pageClause (query: FindQuery, order: string): string {
+function pageClause(query: FindQuery, order: string): string {
   if (!Number.isSafeInteger(query.limit) || !Number.isSafeInteger(query.skip) || query.limit < 0 || query.skip < 0) {
     throw new QuireError('BAD_REQUEST', 'limit and page must be whole numbers')
   }
@@ -51,7 +51,7 @@ function pageClause (query: FindQuery, order: string): string {
   return `ORDER BY ${order} LIMIT ${query.limit} OFFSET ${query.skip}`
 }
 
-function populateExpr (spec: PopulateSpec, params: SqlParams, depth: number): string {
+function populateExpr(spec: PopulateSpec, params: SqlParams, depth: number): string {
   const alias = `p${depth}`
   const table = quoteIdent(tableName(spec.target))
   const proj = compileProjection(spec.fields, { params, doc: `${alias}.doc` }, { exclude: spec.target.passwordFields })
@@ -61,12 +61,14 @@ function populateExpr (spec: PopulateSpec, params: SqlParams, depth: number): st
   }
   const link = jsonPathExpr('t.doc', spec.field)
   const ids = `CASE WHEN jsonb_typeof(${link}) = 'array' THEN ${link} ELSE '[]'::jsonb END`
-  return `(SELECT coalesce(jsonb_agg(${proj} ORDER BY a.ord), '[]'::jsonb) FROM jsonb_array_elements_text(${ids}) WITH ORDINALITY a(id, ord) ` +
+  return (
+    `(SELECT coalesce(jsonb_agg(${proj} ORDER BY a.ord), '[]'::jsonb) FROM jsonb_array_elements_text(${ids}) WITH ORDINALITY a(id, ord) ` +
     `JOIN ${table} ${alias} ON ${alias}._id = a.id WHERE ${where})`
+  )
 }
 
 /** The jsonb expression of one result row: projection, populated links and the search score. */
-function rowExpr (model: Model, query: FindQuery, params: SqlParams, score?: string): string {
+function rowExpr(model: Model, query: FindQuery, params: SqlParams, score?: string): string {
   let expr = compileProjection(query.fields, { params, doc: 't.doc' }, { exclude: model.passwordFields })
   const extras = query.populate.map((spec, i) => `${quoteLiteral(spec.as)}, ${populateExpr(spec, params, i)}`)
   if (score) extras.push(`'score', ${score}`)
@@ -85,12 +87,17 @@ interface SearchParts {
   query: string
 }
 
-function searchParts (model: Model, text: string, params: SqlParams): SearchParts {
+function searchParts(model: Model, text: string, params: SqlParams): SearchParts {
   const fts = fulltextColumn(model)
   if (!fts) throw new Error(`search on ${model.name}, which has no full-text index`)
   const query = `websearch_to_tsquery(${quoteLiteral(fts.language)}::regconfig, ${params.add(text)})`
   const column = `t.${quoteIdent(fts.name)}`
-  return { columns: `${DOCUMENT_COLUMNS}, ${column}`, where: `${column} @@ ${query}`, score: `ts_rank(${column}, ${query})`, query }
+  return {
+    columns: `${DOCUMENT_COLUMNS}, ${column}`,
+    where: `${column} @@ ${query}`,
+    score: `ts_rank(${column}, ${query})`,
+    query
+  }
 }
 
 /**
@@ -117,7 +124,14 @@ const RANK = 't.quire_rank'
  * A search's page from the matches of its query (`where` includes the text condition), the
  * first SEARCH_CANDIDATES in storage order unless `rankAll`.
  */
-function rankedMatchesPage (table: string, where: string, search: SearchParts, sortOrder: string, query: FindQuery, rankAll: boolean): string {
+function rankedMatchesPage(
+  table: string,
+  where: string,
+  search: SearchParts,
+  sortOrder: string,
+  query: FindQuery,
+  rankAll: boolean
+): string {
   const matches = `${table} t WHERE ${where}`
   const source = rankAll ? matches : `(SELECT ${search.columns} FROM ${matches} LIMIT ${SEARCH_CANDIDATES}) t`
   return `SELECT ${search.columns}, ${search.score} AS quire_rank FROM ${source} ${pageClause(query, `${search.score} DESC, ${sortOrder}`)}`
@@ -133,14 +147,23 @@ const ONCE_WALK_SCALE = 5
  * word. `where` is the rest of the filter. When `walked`, the second part looks only at the first
  * documents in _id order (a first try: undefined unless the page is in _id order).
  */
-function oneWordRows (table: string, ranks: string, where: string, search: SearchParts, sortOrder: string, query: FindQuery, walked: boolean): string | undefined {
+function oneWordRows(
+  table: string,
+  ranks: string,
+  where: string,
+  search: SearchParts,
+  sortOrder: string,
+  query: FindQuery,
+  walked: boolean
+): string | undefined {
   const page = pageClause(query, `t.quire_rank DESC, ${sortOrder}`)
   // Each part stops at the page's end, read in its own order (the rank table's index; the page's
   // order), and only their rows are sorted together.
   const end = `LIMIT ${query.skip + query.limit}`
   const oneWord = `numnode(${search.query}) = 1`
   const word = `CASE WHEN ${oneWord} THEN ${lexemeOf(search.query)} END`
-  const repeated = `SELECT ${search.columns}, r.rank AS quire_rank FROM ${quoteIdent(ranks)} r JOIN ${table} t ON t._id = r._id ` +
+  const repeated =
+    `SELECT ${search.columns}, r.rank AS quire_rank FROM ${quoteIdent(ranks)} r JOIN ${table} t ON t._id = r._id ` +
     `WHERE ${oneWord} AND r.lexeme = ${word} AND ${where} ORDER BY r.rank DESC, ${sortOrder} ${end}`
   const onceWhere = `${oneWord} AND ${search.where} AND ${search.score} <= ${SINGLE_OCCURRENCE_RANK} AND ${where}`
   // Unwalked, every such match is read (through the full-text index) and sorted: a walk of the
@@ -157,7 +180,7 @@ function oneWordRows (table: string, ranks: string, where: string, search: Searc
  * One statement answering a FindQuery. Each row has `d` (a document as JSON text, or null on an
  * empty page) and, when the count is asked for, `total` (the same on every row: all matches).
  */
-export function compileFind (model: Model, query: FindQuery, options: FindOptions = {}): CompiledSql {
+export function compileFind(model: Model, query: FindQuery, options: FindOptions = {}): CompiledSql {
   const { firstTry, ...compiled } = compileFindWith(new SqlParams(), model, query, options)
   if (firstTry === undefined) return compiled
   // The first try runs prepared, with a generic plan: compiled again, its JSON values cast once per
@@ -166,7 +189,7 @@ export function compileFind (model: Model, query: FindQuery, options: FindOption
   return { ...compiled, firstTry: { text: walk.firstTry!, values: walk.values } }
 }
 
-function compileFindWith (params: SqlParams, model: Model, query: FindQuery, options: FindOptions): CompiledWithWalk {
+function compileFindWith(params: SqlParams, model: Model, query: FindQuery, options: FindOptions): CompiledWithWalk {
   const table = quoteIdent(tableName(model))
   let where = compileWhere(model, query.filter, params)
   if (options.afterId !== undefined) where = `t._id > ${params.add(options.afterId)} AND ${where}`
@@ -186,7 +209,14 @@ function compileFindWith (params: SqlParams, model: Model, query: FindQuery, opt
       page = pageFrom(rankedMatchesPage(table, matchWhere, search, sortOrder, query, options.rankAll === true), order)
     } else {
       // Both branches are planned; the one whose numnode test is false is never run.
-      const others = rankedMatchesPage(table, `numnode(${search.query}) <> 1 AND ${matchWhere}`, search, sortOrder, query, false)
+      const others = rankedMatchesPage(
+        table,
+        `numnode(${search.query}) <> 1 AND ${matchWhere}`,
+        search,
+        sortOrder,
+        query,
+        false
+      )
       page = `(${pageFrom(oneWordRows(table, ranks, where, search, sortOrder, query, false)!, order)}) UNION ALL (${pageFrom(others, order)})`
       const walked = oneWordRows(table, ranks, where, search, sortOrder, query, true)
       firstTry = walked === undefined ? undefined : pageFrom(walked, order)
@@ -195,13 +225,15 @@ function compileFindWith (params: SqlParams, model: Model, query: FindQuery, opt
     const clause = pageClause(query, sortOrder)
     const reorder = clause.startsWith('ORDER BY') ? `ORDER BY ${sortOrder}` : ''
     page = pageFrom(`SELECT ${DOCUMENT_COLUMNS} FROM ${table} t WHERE ${where} ${clause}`, reorder)
-    const walk = params.planForValues && options.afterId === undefined && clause.startsWith('ORDER BY')
-      ? prefixWalkSource(table, DOCUMENT_COLUMNS, where, sortOrder, query)
-      : undefined
+    const walk =
+      params.planForValues && options.afterId === undefined && clause.startsWith('ORDER BY')
+        ? prefixWalkSource(table, DOCUMENT_COLUMNS, where, sortOrder, query)
+        : undefined
     firstTry = walk === undefined ? undefined : pageFrom(`SELECT ${DOCUMENT_COLUMNS} FROM ${walk} ${clause}`, reorder)
   }
   if (!query.count) return { text: page, values: params.values, planForValues: params.planForValues, firstTry }
-  const text = `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${matchWhere}) c ` +
+  const text =
+    `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${matchWhere}) c ` +
     `LEFT JOIN LATERAL (${page}) p ON true`
   return { text, values: params.values, planForValues: params.planForValues }
 }

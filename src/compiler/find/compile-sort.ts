@@ -21,15 +21,17 @@ export interface SortContext extends FilterContext {
  * < strings (byte order) < objects < arrays < booleans, an array sorting by its smallest element
  * ascending and its largest descending, and an empty array before null.
  */
-export function compileSort (sort: Sort, ctx: SortContext): string {
-  if (sort.length > MAX_SORT_TERMS) throw new QuireError('QUERY_TOO_COMPLEX', `A sort may have at most ${MAX_SORT_TERMS} fields`)
+export function compileSort(sort: Sort, ctx: SortContext): string {
+  if (sort.length > MAX_SORT_TERMS)
+    throw new QuireError('QUERY_TOO_COMPLEX', `A sort may have at most ${MAX_SORT_TERMS} fields`)
   const terms = sort.map(([path, direction]) => compileSortTerm(path, direction, ctx))
   if (!sort.some(([path]) => path === '_id')) terms.push(`${ctx.idColumn} ${sort.at(-1)?.[1] === -1 ? 'DESC' : 'ASC'}`)
   return terms.join(', ')
 }
 
-function compileSortTerm (path: string, direction: unknown, ctx: SortContext): string {
-  if (direction !== 1 && direction !== -1) throw new QuireError('INVALID_QUERY', `Sort direction of ${path} must be 1 or -1`)
+function compileSortTerm(path: string, direction: unknown, ctx: SortContext): string {
+  if (direction !== 1 && direction !== -1)
+    throw new QuireError('INVALID_QUERY', `Sort direction of ${path} must be 1 or -1`)
   const dir = direction === 1 ? 'ASC' : 'DESC'
   if (path === '_id') return `${ctx.idColumn} ${dir}`
   const segs = parseFieldPath(path)
@@ -40,7 +42,7 @@ function compileSortTerm (path: string, direction: unknown, ctx: SortContext): s
 }
 
 /** The value a document sorts by: the field's value, or its smallest/largest element or value reached through arrays. */
-function sortValue (doc: string, segs: string[], dir: string): string {
+function sortValue(doc: string, segs: string[], dir: string): string {
   const value = valueExpr(doc, segs)
   const candidates = jsonpathLiteral(`${fieldPath(segs)}[*]`)
   const pick = `(SELECT s.v FROM (SELECT jsonb_path_query(${doc}, ${candidates}) AS v) AS s ORDER BY ${typeOrderKey('s.v', '1')} ${dir} LIMIT 1)`
@@ -51,8 +53,9 @@ function sortValue (doc: string, segs: string[], dir: string): string {
  * One row value ordering jsonb values by MongoDB's type order, then within the type: strings in
  * byte order (the row keeps the C collation), numbers, booleans and documents in jsonb order.
  */
-function typeOrderKey (value: string, missingRank: string): string {
-  const rank = `CASE jsonb_typeof(${value}) WHEN 'null' THEN 1 WHEN 'number' THEN 2 WHEN 'string' THEN 3 ` +
+function typeOrderKey(value: string, missingRank: string): string {
+  const rank =
+    `CASE jsonb_typeof(${value}) WHEN 'null' THEN 1 WHEN 'number' THEN 2 WHEN 'string' THEN 3 ` +
     `WHEN 'object' THEN 4 WHEN 'array' THEN 5 WHEN 'boolean' THEN 6 ELSE ${missingRank} END`
   const text = `(CASE WHEN jsonb_typeof(${value}) = 'string' THEN ${value} #>> '{}' END) COLLATE "C"`
   return `ROW(${rank}, ${text}, NULLIF(${value}, 'null'::jsonb))`

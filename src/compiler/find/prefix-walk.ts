@@ -21,7 +21,14 @@ const MAX_PREFIX_ROWS = 5000
  * documents in `order` that match `where` (`scale` times as many for a sparser condition);
  * undefined when the page is not in order of the _id column alone, or too deep.
  */
-export function prefixWalkSource (table: string, columns: string, where: string, order: string, query: FindQuery, scale = 1): string | undefined {
+export function prefixWalkSource(
+  table: string,
+  columns: string,
+  where: string,
+  order: string,
+  query: FindQuery,
+  scale = 1
+): string | undefined {
   const end = query.skip + query.limit
   if (!/^t\._id (ASC|DESC)$/.test(order) || query.limit <= 0 || end > MAX_PAGE_END) return undefined
   const prefix = scale * Math.min(Math.max(end * ROWS_WALKED_PER_ROW, MIN_PREFIX_ROWS), MAX_PREFIX_ROWS)

@@ -16,7 +16,7 @@ import { isPlainObject } from '../../validation/values.ts'
 /** A float8 operand of $sum/$avg: a covered number's column, or a constant. */
 type Operand = { column: string } | { constant: number }
 
-type Output = { op: '$count' } | { op: '$sum' | '$avg', operand: Operand }
+type Output = { op: '$count' } | { op: '$sum' | '$avg'; operand: Operand }
 
 interface CoveredGroup {
   /** The key's field (undefined: `_id: null`, one group). */
@@ -25,17 +25,17 @@ interface CoveredGroup {
 }
 
 /** The covered field a "$path" names, or undefined. */
-function fieldOf (arg: unknown, fields: ReadonlyMap<string, CoveredField>): CoveredField | undefined {
+function fieldOf(arg: unknown, fields: ReadonlyMap<string, CoveredField>): CoveredField | undefined {
   return typeof arg === 'string' && arg.startsWith('$') && !arg.startsWith('$$') ? fields.get(arg.slice(1)) : undefined
 }
 
-function operandOf (arg: unknown, fields: ReadonlyMap<string, CoveredField>): Operand | undefined {
+function operandOf(arg: unknown, fields: ReadonlyMap<string, CoveredField>): Operand | undefined {
   if (typeof arg === 'number' && Number.isFinite(arg)) return { constant: arg }
   const float = fieldOf(arg, fields)?.float
   return float === undefined ? undefined : { column: float }
 }
 
-function outputOf (spec: unknown, fields: ReadonlyMap<string, CoveredField>): Output | undefined {
+function outputOf(spec: unknown, fields: ReadonlyMap<string, CoveredField>): Output | undefined {
   const entries = isPlainObject(spec) ? Object.entries(spec) : []
   if (entries.length !== 1) return undefined
   const [op, arg] = entries[0]
@@ -46,7 +46,7 @@ function outputOf (spec: unknown, fields: ReadonlyMap<string, CoveredField>): Ou
 }
 
 /** The covered form of a $group spec, or undefined when it reads anything the columns do not hold. */
-export function planCoveredGroup (spec: unknown, fields: ReadonlyMap<string, CoveredField>): CoveredGroup | undefined {
+export function planCoveredGroup(spec: unknown, fields: ReadonlyMap<string, CoveredField>): CoveredGroup | undefined {
   if (!isPlainObject(spec) || !('_id' in spec)) return undefined
   const key = spec._id === null ? undefined : fieldOf(spec._id, fields)
   if (spec._id !== null && key === undefined) return undefined
@@ -61,14 +61,22 @@ export function planCoveredGroup (spec: unknown, fields: ReadonlyMap<string, Cov
 }
 
 /** The statement of a planned covered $group over `table` AS `alias`, rows filtered by `where` (SQL over its columns). */
-export function compileCoveredGroup (plan: CoveredGroup, source: { table: string, alias: string, where: string }, params: SqlParams): Rel {
+export function compileCoveredGroup(
+  plan: CoveredGroup,
+  source: { table: string; alias: string; where: string },
+  params: SqlParams
+): Rel {
   const column = (name: string): string => `${source.alias}.${quoteIdent(name)}`
-  const operand = (o: Operand): string => 'column' in o ? column(o.column) : `${params.add(o.constant)}::float8`
+  const operand = (o: Operand): string => ('column' in o ? column(o.column) : `${params.add(o.constant)}::float8`)
   const accumulate = (o: Output): string =>
     o.op === '$count' ? COUNT_ALL : o.op === '$sum' ? sumOfFloats(operand(o.operand)) : avgOfFloats(operand(o.operand))
   const key = plan.key && column(plan.key.value)
-  const keyValue = key === undefined ? JSON_NULL : `COALESCE(${plan.key?.jsonb === true ? key : `to_jsonb(${key})`}, ${JSON_NULL})`
-  const doc = jsonObject([['_id', keyValue], ...plan.outputs.map(([name, o]): [string, string] => [name, accumulate(o)])])
+  const keyValue =
+    key === undefined ? JSON_NULL : `COALESCE(${plan.key?.jsonb === true ? key : `to_jsonb(${key})`}, ${JSON_NULL})`
+  const doc = jsonObject([
+    ['_id', keyValue],
+    ...plan.outputs.map(([name, o]): [string, string] => [name, accumulate(o)])
+  ])
   const where = source.where === '' ? '' : ` WHERE ${source.where}`
   // No key: one group, and none at all for no rows (as MongoDB), which GROUP BY on a key also gives.
   const grouping = key === undefined ? 'HAVING count(*) > 0' : `GROUP BY ${key}`

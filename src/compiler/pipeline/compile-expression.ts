@@ -15,16 +15,16 @@ const VALUE_TABLE: Record<string, OperatorCompiler> = { ...VALUE_OPERATORS, ...D
 const CONDITION_TABLE: Record<string, OperatorCompiler> = { ...CONDITION_OPERATORS, ...DATA_CONDITIONS }
 
 /** jsonb SQL of an expression evaluated against `scope.doc`; SQL NULL when the result is missing. */
-export function compileExpression (expr: unknown, scope: Scope): string {
+export function compileExpression(expr: unknown, scope: Scope): string {
   return compileValueAt(expr, scope, 0)
 }
 
 /** boolean SQL (never NULL) of an expression's truthiness, as $cond, $match $expr and $and see it. */
-export function compileCondition (expr: unknown, scope: Scope): string {
+export function compileCondition(expr: unknown, scope: Scope): string {
   return compileConditionAt(expr, scope, 0)
 }
 
-function compilerAt (scope: Scope, depth: number): ExprCompiler {
+function compilerAt(scope: Scope, depth: number): ExprCompiler {
   if (depth > MAX_EXPRESSION_DEPTH) {
     throw new QuireError('QUERY_TOO_COMPLEX', `Expressions may nest at most ${MAX_EXPRESSION_DEPTH} levels deep`)
   }
@@ -35,7 +35,7 @@ function compilerAt (scope: Scope, depth: number): ExprCompiler {
   }
 }
 
-function compileValueAt (expr: unknown, scope: Scope, depth: number): string {
+function compileValueAt(expr: unknown, scope: Scope, depth: number): string {
   if (typeof expr === 'string') return compileString(expr, scope)
   if (Array.isArray(expr)) {
     const c = compilerAt(scope, depth + 1)
@@ -45,7 +45,10 @@ function compileValueAt (expr: unknown, scope: Scope, depth: number): string {
     const c = compilerAt(scope, depth + 1)
     const op = operatorOf(expr)
     if (op === undefined) {
-      return buildObject(scope, Object.entries(expr).map(([k, v]) => [checkFieldName(k), c.value(v)]))
+      return buildObject(
+        scope,
+        Object.entries(expr).map(([k, v]) => [checkFieldName(k), c.value(v)])
+      )
     }
     const args = expr[op]
     if (VALUE_TABLE[op] !== undefined) return VALUE_TABLE[op](args, c)
@@ -55,7 +58,7 @@ function compileValueAt (expr: unknown, scope: Scope, depth: number): string {
   return scope.st.params.addJson(expr)
 }
 
-function compileConditionAt (expr: unknown, scope: Scope, depth: number): string {
+function compileConditionAt(expr: unknown, scope: Scope, depth: number): string {
   if (typeof expr === 'boolean') return String(expr)
   if (isPlainObject(expr)) {
     const op = operatorOf(expr)
@@ -67,17 +70,20 @@ function compileConditionAt (expr: unknown, scope: Scope, depth: number): string
 }
 
 /** The operator name of an operator expression; undefined for a plain object expression. */
-function operatorOf (expr: Record<string, unknown>): string | undefined {
+function operatorOf(expr: Record<string, unknown>): string | undefined {
   const keys = Object.keys(expr)
   if (!keys.some(k => k.startsWith('$'))) return undefined
   if (keys.length !== 1) {
-    throw new QuireError('INVALID_QUERY', `An expression with an operator must have exactly one field, got: ${keys.join(', ').slice(0, 80)}`)
+    throw new QuireError(
+      'INVALID_QUERY',
+      `An expression with an operator must have exactly one field, got: ${keys.join(', ').slice(0, 80)}`
+    )
   }
   return keys[0]
 }
 
 /** "$a.b" is a field path, "$$name.a" a variable (with an optional path), anything else a string literal. */
-function compileString (text: string, scope: Scope): string {
+function compileString(text: string, scope: Scope): string {
   if (!text.startsWith('$')) return scope.st.params.addJson(text)
   if (!text.startsWith('$$')) return resolveDocumentPath(scope, parseFieldPath(text.slice(1)))
   const [name, ...path] = text.slice(2).split('.')
@@ -85,7 +91,7 @@ function compileString (text: string, scope: Scope): string {
   return path.length === 0 ? base : resolveFieldPath(scope, base, parseFieldPath(path.join('.')))
 }
 
-function variableValue (name: string, scope: Scope): string {
+function variableValue(name: string, scope: Scope): string {
   if (name === 'ROOT' || name === 'CURRENT') return scope.doc
   if (name === 'REMOVE') return 'NULL::jsonb'
   const value = scope.st.vars.get(name)

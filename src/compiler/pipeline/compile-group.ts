@@ -10,13 +10,14 @@ import { checkFieldName } from '../../validation/field-path.ts'
 /** SQL of an accumulator over column `v`; `ord` orders the input when the stream is ordered. */
 type Accumulator = (v: string, ord: string | undefined) => string
 
-function orderedBy (ord: string | undefined, desc = false): string {
+function orderedBy(ord: string | undefined, desc = false): string {
   return ord === undefined ? '' : ` ORDER BY ${ord}${desc ? ' DESC' : ''}`
 }
 
 /** $min / $max: the extreme non-null value in MongoDB's type order, null when there is none. */
-function extreme (desc: boolean): Accumulator {
-  return v => `COALESCE((array_agg(${v} ORDER BY ${orderKeys(v, desc).join(', ')}) ` +
+function extreme(desc: boolean): Accumulator {
+  return v =>
+    `COALESCE((array_agg(${v} ORDER BY ${orderKeys(v, desc).join(', ')}) ` +
     `FILTER (WHERE jsonb_typeof(${v}) <> 'null'))[1], ${JSON_NULL})`
 }
 
@@ -38,21 +39,23 @@ const ACCUMULATORS: Record<string, Accumulator> = {
 }
 
 /** The operator and argument of one accumulator field ({ total: { $sum: "$n" } }). */
-function parseAccumulator (name: string, spec: unknown): [op: string, arg: unknown] {
+function parseAccumulator(name: string, spec: unknown): [op: string, arg: unknown] {
   const entries = isPlainObject(spec) ? Object.entries(spec) : []
   if (entries.length !== 1 || !entries[0][0].startsWith('$')) {
     throw new QuireError('INVALID_QUERY', `$group field ${name} needs one accumulator, e.g. {"$sum": "$field"}`)
   }
   const [op, arg] = entries[0]
-  if (ACCUMULATORS[op] === undefined) throw new QuireError('UNSUPPORTED_OPERATOR', `Unsupported accumulator operator: ${op}`)
+  if (ACCUMULATORS[op] === undefined)
+    throw new QuireError('UNSUPPORTED_OPERATOR', `Unsupported accumulator operator: ${op}`)
   if (op === '$count' && !(isPlainObject(arg) && Object.keys(arg).length === 0)) {
     throw new QuireError('INVALID_QUERY', '$count accumulator takes an empty object: {"$count": {}}')
   }
-  if (op !== '$count' && Array.isArray(arg)) throw new QuireError('INVALID_QUERY', `The ${op} accumulator is a unary operator`)
+  if (op !== '$count' && Array.isArray(arg))
+    throw new QuireError('INVALID_QUERY', `The ${op} accumulator is a unary operator`)
   return [op, arg]
 }
 
-export function compileGroup (spec: unknown, rel: Rel, st: CompileState): Rel {
+export function compileGroup(spec: unknown, rel: Rel, st: CompileState): Rel {
   if (!isPlainObject(spec) || !('_id' in spec)) {
     throw new QuireError('INVALID_QUERY', '$group needs an object with an _id')
   }
@@ -75,8 +78,11 @@ export function compileGroup (spec: unknown, rel: Rel, st: CompileState): Rel {
 }
 
 /** $count: one document {<name>: n}, or none at all when there is no input (as in MongoDB). */
-export function compileCount (spec: unknown, rel: Rel, st: CompileState): Rel {
+export function compileCount(spec: unknown, rel: Rel, st: CompileState): Rel {
   if (typeof spec !== 'string' || spec.length === 0) throw new QuireError('INVALID_QUERY', '$count needs a field name')
   const s = freshName(st, 's')
-  return { sql: `SELECT ${jsonObject([[checkFieldName(spec), COUNT_ALL]])} AS doc FROM (${rel.sql}) ${s} HAVING count(*) > 0`, ordered: false }
+  return {
+    sql: `SELECT ${jsonObject([[checkFieldName(spec), COUNT_ALL]])} AS doc FROM (${rel.sql}) ${s} HAVING count(*) > 0`,
+    ordered: false
+  }
 }

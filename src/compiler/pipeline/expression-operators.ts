@@ -6,7 +6,7 @@ import { isPlainObject } from '../../validation/values.ts'
 import type { ExprCompiler, OperatorCompiler } from './pipeline-state.ts'
 
 /** The operator's arguments as a list: `{$op: x}` is `{$op: [x]}`; checks the count. */
-export function argumentList (name: string, args: unknown, min: number, max = min): unknown[] {
+export function argumentList(name: string, args: unknown, min: number, max = min): unknown[] {
   const list = Array.isArray(args) ? args : [args]
   if (list.length < min || list.length > max) {
     const count = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`
@@ -16,20 +16,22 @@ export function argumentList (name: string, args: unknown, min: number, max = mi
 }
 
 /** jsonb of a float8 expression; SQL NULL (a non-number operand) becomes null. */
-function numberResult (float: string): string {
+function numberResult(float: string): string {
   return `COALESCE(to_jsonb(${float}), ${JSON_NULL})`
 }
 
 /** An operator over the numeric values of its (once-evaluated) arguments. */
-function numeric (name: string, min: number, max: number, build: (nums: string[]) => string): OperatorCompiler {
+function numeric(name: string, min: number, max: number, build: (nums: string[]) => string): OperatorCompiler {
   return (args, c) => {
     const values = argumentList(name, args, min, max).map(c.value)
     return bindValues(c.scope, values, refs => numberResult(build(refs.map(floatOf))))
   }
 }
 
-function variadic (name: string, sqlOperator: string, identity: string): OperatorCompiler {
-  return numeric(name, 0, Infinity, nums => nums.length === 0 ? identity : nums.map(n => `(${n})`).join(` ${sqlOperator} `))
+function variadic(name: string, sqlOperator: string, identity: string): OperatorCompiler {
+  return numeric(name, 0, Infinity, nums =>
+    nums.length === 0 ? identity : nums.map(n => `(${n})`).join(` ${sqlOperator} `)
+  )
 }
 
 /** $round: half to even, like MongoDB; the place count must be a literal integer. */
@@ -42,34 +44,38 @@ const round: OperatorCompiler = (args, c) => {
   return bindValues(c.scope, [c.value(value)], ([v]) => {
     const n = floatOf(v)
     if (places === 0) return numberResult(`round(${n})`)
-    return numberResult((places as number) > 0 ? `round(${n} * ${scale}) / ${scale}` : `round(${n} / ${scale}) * ${scale}`)
+    return numberResult(
+      (places as number) > 0 ? `round(${n} * ${scale}) / ${scale}` : `round(${n} / ${scale}) * ${scale}`
+    )
   })
 }
 
 /** $mod: remainder with the sign of the dividend; a zero divisor gives null. */
 const mod: OperatorCompiler = (args, c) => {
   const values = argumentList('$mod', args, 2).map(c.value)
-  return bindValues(c.scope, values, ([a, b]) => numberResult(`mod(${numericOf(a)}, NULLIF(${numericOf(b)}, 0))::float8`))
+  return bindValues(c.scope, values, ([a, b]) =>
+    numberResult(`mod(${numericOf(a)}, NULLIF(${numericOf(b)}, 0))::float8`)
+  )
 }
 
 /** A literal number or string operand (not a field path), compared in a shorter form. */
-function isPlainLiteral (value: unknown): value is number | string {
+function isPlainLiteral(value: unknown): value is number | string {
   return typeof value === 'number' || (typeof value === 'string' && !value.startsWith('$'))
 }
 
 /** SQL of -1/0/1 comparing the two arguments in MongoDB's order. */
-function compileComparison (name: string, args: unknown, c: ExprCompiler): string {
+function compileComparison(name: string, args: unknown, c: ExprCompiler): string {
   const [a, b] = argumentList(name, args, 2)
   if (isPlainLiteral(b)) return compareToLiteral(c.scope, c.value(a), b)
   if (isPlainLiteral(a)) return `(-${compareToLiteral(c.scope, c.value(b), a)})`
   return compareValues(c.scope, c.value(a), c.value(b))
 }
 
-function comparison (name: string, test: (cmp: string) => string): OperatorCompiler {
+function comparison(name: string, test: (cmp: string) => string): OperatorCompiler {
   return (args, c) => test(compileComparison(name, args, c))
 }
 
-function logical (joiner: string, empty: string): OperatorCompiler {
+function logical(joiner: string, empty: string): OperatorCompiler {
   return (args, c) => {
     const list = Array.isArray(args) ? args : [args]
     return list.length === 0 ? empty : `(${list.map(c.condition).join(` ${joiner} `)})`

@@ -12,7 +12,7 @@ export interface PipelineContext {
   /** Fields of the source documents no stage may see (password hashes): removed after the leading $match stages. */
   hiddenFields: string[]
   /** A model a $lookup names: its rows as stages see them (hidden fields removed) and the filter they must match. */
-  lookup: (model: string) => { table: string, filter: Filter }
+  lookup: (model: string) => { table: string; filter: Filter }
   /** Declared field kinds of the source model. */
   kindOf?: FieldKindLookup
   /** Fields of the source model its covering indexes hold (src/compiler/ddl/covering-columns.ts). */
@@ -61,7 +61,7 @@ export interface ExprCompiler {
 export type OperatorCompiler = (args: unknown, c: ExprCompiler) => string
 
 /** A fresh SQL identifier, unique within the statement (aliases never shadow an outer one). */
-export function freshName (st: CompileState, prefix: string): string {
+export function freshName(st: CompileState, prefix: string): string {
   st.counters.names += 1
   return `${prefix}${st.counters.names}`
 }

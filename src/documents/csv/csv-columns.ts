@@ -19,34 +19,46 @@ export interface CsvColumn {
 
 const TRAILING_SYSTEM = ['_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v']
 
-function column (path: string[]): CsvColumn {
+function column(path: string[]): CsvColumn {
   return { header: path.join('.'), path }
 }
 
 /** Columns of a field: one, or one per declared property of an object (recursively). */
-function fieldColumns (path: string[], spec: FieldSpec | undefined): CsvColumn[] {
+function fieldColumns(path: string[], spec: FieldSpec | undefined): CsvColumn[] {
   if (spec?.type === 'password') return []
   if (spec?.type !== 'object' || !spec.properties) return [column(path)]
   return Object.entries(spec.properties).flatMap(([name, inner]) => fieldColumns([...path, name], inner))
 }
 
-function modelColumns (model: Model, wanted: string[] | undefined, prefix: string[] = []): CsvColumn[] {
+function modelColumns(model: Model, wanted: string[] | undefined, prefix: string[] = []): CsvColumn[] {
   const hidden = hiddenFields(model)
-  const names = (wanted ?? Object.keys(model.fields)).filter(name => !['_id', 'id', ...hidden].includes(name.split('.')[0]))
+  const names = (wanted ?? Object.keys(model.fields)).filter(
+    name => !['_id', 'id', ...hidden].includes(name.split('.')[0])
+  )
   const fields = names.flatMap(name => fieldColumns([...prefix, ...name.split('.')], fieldSpecAt(model, name)))
   return [column([...prefix, '_id']), ...fields]
 }
 
 /** The export's columns: the model's (or `fields`), populated links, `score` when searching, `_other` when undeclared fields may exist. */
-export function csvColumns (model: Model, fields: string[] | undefined, populate: PopulateSpec[], searching: boolean): CsvColumn[] {
+export function csvColumns(
+  model: Model,
+  fields: string[] | undefined,
+  populate: PopulateSpec[],
+  searching: boolean
+): CsvColumn[] {
   const own = modelColumns(model, fields)
   const system = fields === undefined ? TRAILING_SYSTEM.map(name => column([name])) : []
-  const links = populate.flatMap(spec => spec.many ? [column([spec.as])] : modelColumns(spec.target, spec.fields, [spec.as]))
-  const extra = [...(searching ? [column(['score'])] : []), ...(model.additionalFields && fields === undefined ? [{ header: '_other' }] : [])]
+  const links = populate.flatMap(spec =>
+    spec.many ? [column([spec.as])] : modelColumns(spec.target, spec.fields, [spec.as])
+  )
+  const extra = [
+    ...(searching ? [column(['score'])] : []),
+    ...(model.additionalFields && fields === undefined ? [{ header: '_other' }] : [])
+  ]
   return [...own, ...system, ...links, ...extra]
 }
 
-function valueAt (doc: Doc, path: string[]): unknown {
+function valueAt(doc: Doc, path: string[]): unknown {
   let value: unknown = doc
   for (const key of path) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
@@ -55,19 +67,19 @@ function valueAt (doc: Doc, path: string[]): unknown {
   return value
 }
 
-function cell (value: unknown): unknown {
+function cell(value: unknown): unknown {
   if (value === undefined || value === null) return null
   return typeof value === 'object' ? JSON.stringify(value) : value
 }
 
 /** The top-level fields no column shows (a model with additionalFields), as JSON; empty when none. */
-function otherFields (doc: Doc, columns: CsvColumn[]): string | null {
-  const shown = new Set(columns.flatMap(c => c.path ? [c.path[0]] : []).concat('id'))
+function otherFields(doc: Doc, columns: CsvColumn[]): string | null {
+  const shown = new Set(columns.flatMap(c => (c.path ? [c.path[0]] : [])).concat('id'))
   const rest = Object.entries(doc).filter(([key]) => !shown.has(key))
   return rest.length ? JSON.stringify(Object.fromEntries(rest)) : null
 }
 
 /** One row's cells, in the columns' order. */
-export function csvRow (doc: Doc, columns: CsvColumn[]): unknown[] {
-  return columns.map(c => c.path ? cell(valueAt(doc, c.path)) : otherFields(doc, columns))
+export function csvRow(doc: Doc, columns: CsvColumn[]): unknown[] {
+  return columns.map(c => (c.path ? cell(valueAt(doc, c.path)) : otherFields(doc, columns)))
 }

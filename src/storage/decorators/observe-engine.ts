@@ -11,7 +11,7 @@ export interface EngineObserver {
 /** Methods that are not one database round trip: streamed export, and closing the pool. */
 const UNOBSERVED = new Set(['exportAll', 'close'])
 
-export function observeEngine (engine: Engine, observer: EngineObserver): Engine {
+export function observeEngine(engine: Engine, observer: EngineObserver): Engine {
   const observed: Record<string, unknown> = { ...engine }
   for (const [name, method] of Object.entries(engine)) {
     if (typeof method !== 'function' || UNOBSERVED.has(name)) continue

@@ -11,12 +11,13 @@ export type AroundWrite = <R>(models: Model[], write: () => Promise<R>) => Promi
 export type WriteMethods = Pick<Engine, 'insert' | 'updateOne' | 'bulkWrite' | 'insertMany' | 'deleteOne'>
 
 /** The engine's write methods, each run through `around`. */
-export function wrapWrites (engine: Engine, around: AroundWrite): WriteMethods {
+export function wrapWrites(engine: Engine, around: AroundWrite): WriteMethods {
   return {
     insert: (model, ...args) => around([model], () => engine.insert(model, ...args)),
     updateOne: (model, ...args) => around([model], () => engine.updateOne(model, ...args)),
     bulkWrite: (model, ...args) => around([model], () => engine.bulkWrite(model, ...args)),
     insertMany: (model, ...args) => around([model], () => engine.insertMany(model, ...args)),
-    deleteOne: (model, plan) => around([model, ...plan.referrers.map(r => r.model)], () => engine.deleteOne(model, plan))
+    deleteOne: (model, plan) =>
+      around([model, ...plan.referrers.map(r => r.model)], () => engine.deleteOne(model, plan))
   }
 }

@@ -4,14 +4,20 @@
 import type { Engine } from '../engine.ts'
 import { wrapWrites } from './on-writes.ts'
 
-export function watchWrites (engine: Engine, watched: string[], onWrite: () => Promise<void>): Engine {
+export function watchWrites(engine: Engine, watched: string[], onWrite: () => Promise<void>): Engine {
   const names = new Set(watched)
   return {
     ...engine,
     // A write touching a watched model, followed by onWrite; other writes pass straight through.
     ...wrapWrites(engine, (models, write) => {
       if (!models.some(m => names.has(m.name))) return write()
-      return (async () => { try { return await write() } finally { await onWrite() } })()
+      return (async () => {
+        try {
+          return await write()
+        } finally {
+          await onWrite()
+        }
+      })()
     })
   }
 }

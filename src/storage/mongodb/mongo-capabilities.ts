@@ -22,7 +22,7 @@ export interface MongoCapabilities {
   stages?: ReadonlySet<string>
 }
 
-export async function mongoCapabilities (db: Db): Promise<MongoCapabilities> {
+export async function mongoCapabilities(db: Db): Promise<MongoCapabilities> {
   const admin = db.admin()
   const [info, hello] = await Promise.all([
     admin.command({ buildInfo: 1 }).catch((): Document => ({ version: '0' })),

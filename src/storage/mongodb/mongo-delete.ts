@@ -19,12 +19,18 @@ export interface DeleteScope {
   log: (msg: string) => void
 }
 
-async function anyMatches (scope: DeleteScope, model: Model, filter: Filter): Promise<boolean> {
-  return await scope.collectionOf(model).countDocuments(filter, { limit: 1, maxTimeMS: scope.maxTimeMS }) > 0
+async function anyMatches(scope: DeleteScope, model: Model, filter: Filter): Promise<boolean> {
+  return (await scope.collectionOf(model).countDocuments(filter, { limit: 1, maxTimeMS: scope.maxTimeMS })) > 0
 }
 
 /** Deletes the documents matching `filter` (soft: marks them deleted); returns how many. */
-async function deleteMatching (scope: DeleteScope, model: Model, filter: Filter, plan: DeletePlan, { session, undo }: Atomic): Promise<number> {
+async function deleteMatching(
+  scope: DeleteScope,
+  model: Model,
+  filter: Filter,
+  plan: DeletePlan,
+  { session, undo }: Atomic
+): Promise<number> {
   const options = { maxTimeMS: scope.maxTimeMS, ...(session && { session }) }
   const collection = scope.collectionOf(model)
   if (undo) {
@@ -38,15 +44,23 @@ async function deleteMatching (scope: DeleteScope, model: Model, filter: Filter,
   return (await collection.updateMany(filter, change, options)).modifiedCount
 }
 
-async function refusal (scope: DeleteScope, plan: DeletePlan): Promise<DeleteOutcome | undefined> {
+async function refusal(scope: DeleteScope, plan: DeletePlan): Promise<DeleteOutcome | undefined> {
   for (const { model, field, linking, blocked } of plan.referrers) {
-    if (!plan.cascade && await anyMatches(scope, model, linking)) return { status: 'referenced', model: model.name, field }
-    if (plan.cascade && await anyMatches(scope, model, blocked)) return { status: 'blocked', model: model.name, field }
+    if (!plan.cascade && (await anyMatches(scope, model, linking)))
+      return { status: 'referenced', model: model.name, field }
+    if (plan.cascade && (await anyMatches(scope, model, blocked)))
+      return { status: 'blocked', model: model.name, field }
   }
   return undefined
 }
 
-async function deleteAll (scope: DeleteScope, model: Model, plan: DeletePlan, id: StoredDoc['_id'], atomic: Atomic): Promise<Array<{ model: string, field: string, count: number }>> {
+async function deleteAll(
+  scope: DeleteScope,
+  model: Model,
+  plan: DeletePlan,
+  id: StoredDoc['_id'],
+  atomic: Atomic
+): Promise<Array<{ model: string; field: string; count: number }>> {
   await deleteMatching(scope, model, { _id: id }, plan, atomic)
   const cascaded = []
   for (const { model: referrer, field, linking } of plan.cascade ? plan.referrers : []) {
@@ -55,9 +69,11 @@ async function deleteAll (scope: DeleteScope, model: Model, plan: DeletePlan, id
   return cascaded
 }
 
-export async function runDelete (scope: DeleteScope, model: Model, plan: DeletePlan): Promise<DeleteOutcome> {
+export async function runDelete(scope: DeleteScope, model: Model, plan: DeletePlan): Promise<DeleteOutcome> {
   const projection = projectionOf(undefined, hiddenFields(model)) as Document | undefined
-  const target = await scope.collectionOf(model).findOne(plan.target, { maxTimeMS: scope.maxTimeMS, ...(projection && { projection }) })
+  const target = await scope
+    .collectionOf(model)
+    .findOne(plan.target, { maxTimeMS: scope.maxTimeMS, ...(projection && { projection }) })
   if (!target) return { status: 'missing' }
   const refused = await refusal(scope, plan)
   if (refused) return refused

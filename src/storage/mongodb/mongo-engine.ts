@@ -30,27 +30,35 @@ const NOT_IMPLEMENTED = 238
  * FerretDB v1.24 (SQLite backend) answers a findAndModify that breaks a unique index with code 1
  * (InternalError) and SQLite's message, where its insert and update give 11000 DuplicateKey.
  */
-function ferretUniqueViolation (err: MongoServerError): boolean {
+function ferretUniqueViolation(err: MongoServerError): boolean {
   return err.code === 1 && /UNIQUE constraint failed|duplicate key value violates unique constraint/.test(err.message)
 }
 
 /** Turns the database errors a client can cause into catalogue errors. */
-function translateMongoError (err: unknown): never {
+function translateMongoError(err: unknown): never {
   if (err instanceof MongoServerError) {
     if (err.code === DUPLICATE_KEY || ferretUniqueViolation(err)) throw new QuireError('DUPLICATE_KEY')
     if (err.code === MAX_TIME_EXPIRED) throw new QuireError('QUERY_TIMEOUT')
     if (INVALID_REGEX.includes(err.code as number)) throw new QuireError('INVALID_REGEX', 'Invalid regular expression')
-    if (err.code === NOT_IMPLEMENTED) throw new QuireError('NOT_SUPPORTED_BY_STORAGE', `The database server does not support this: ${err.message}`)
+    if (err.code === NOT_IMPLEMENTED)
+      throw new QuireError('NOT_SUPPORTED_BY_STORAGE', `The database server does not support this: ${err.message}`)
   }
   throw err
 }
 
-async function run<T> (work: () => Promise<T>): Promise<T> {
-  try { return await work() } catch (err) { return translateMongoError(err) }
+async function run<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (err) {
+    return translateMongoError(err)
+  }
 }
 
 /** Connects to the database named in `url` ("test" when it names none). */
-export async function openMongoEngine (url: string, options: { statementTimeoutMs: number, log?: (msg: string) => void }): Promise<Engine> {
+export async function openMongoEngine(
+  url: string,
+  options: { statementTimeoutMs: number; log?: (msg: string) => void }
+): Promise<Engine> {
   const client = await MongoClient.connect(url, { appName: 'quire' })
   const db = client.db()
   const maxTimeMS = options.statementTimeoutMs
@@ -61,39 +69,51 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
   const noTextWarned = new Set<string>()
 
   /** Refuses a search where the server has no text indexes (FerretDB), before it answers with a server error. */
-  function checkSearch (query: FindQuery): void {
+  function checkSearch(query: FindQuery): void {
     if (query.search !== undefined && !caps.text) {
-      throw new QuireError('NOT_SUPPORTED_BY_STORAGE', `Full-text search (search=) needs text indexes, which ${caps.server} does not have`)
+      throw new QuireError(
+        'NOT_SUPPORTED_BY_STORAGE',
+        `Full-text search (search=) needs text indexes, which ${caps.server} does not have`
+      )
     }
   }
 
   /** The page's documents as answered: links populated, `id` beside `_id`. */
-  async function shape (docs: Document[], query: FindQuery): Promise<Document[]> {
+  async function shape(docs: Document[], query: FindQuery): Promise<Document[]> {
     if (query.populate.length) await populateLinks(docs, query.populate, query.fields, db, maxTimeMS)
     return docs.map(withId)
   }
 
   /** The query with its filters matching both stored forms (Quire's strings, Mongoose's ObjectIds and Dates). */
-  function widened<Q extends FindQuery> (model: Model, query: Q): Q {
-    return { ...query, filter: bothForms(model, query.filter), populate: query.populate.map(spec => ({ ...spec, filter: bothForms(spec.target, spec.filter) })) }
+  function widened<Q extends FindQuery>(model: Model, query: Q): Q {
+    return {
+      ...query,
+      filter: bothForms(model, query.filter),
+      populate: query.populate.map(spec => ({ ...spec, filter: bothForms(spec.target, spec.filter) }))
+    }
   }
 
-  async function find (model: Model, asked: FindQuery): Promise<FindResult> {
+  async function find(model: Model, asked: FindQuery): Promise<FindResult> {
     checkSearch(asked)
     const query = widened(model, asked)
     const collection = collectionOf(model)
     const pipeline = findPipeline(model, query, linkFieldsOf(query.populate))
-    const [docs, count] = await run(() => Promise.all([
-      collection.aggregate(pipeline, { maxTimeMS }).toArray().then(page => shape(page, query)),
-      query.count ? collection.countDocuments(matchOf(query), { maxTimeMS }) : undefined
-    ]))
+    const [docs, count] = await run(() =>
+      Promise.all([
+        collection
+          .aggregate(pipeline, { maxTimeMS })
+          .toArray()
+          .then(page => shape(page, query)),
+        query.count ? collection.countDocuments(matchOf(query), { maxTimeMS }) : undefined
+      ])
+    )
     return { data: JSON.stringify(docs), returned: docs.length, ...(count !== undefined && { count }) }
   }
 
   return {
     kind: 'mongodb',
 
-    syncModels: async (models) => {
+    syncModels: async models => {
       for (const model of models) {
         await syncCollection(db, model, log, maxTimeMS, caps)
         if (model.fulltext && !caps.text && !noTextWarned.has(model.name)) {
@@ -118,43 +138,74 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
 
     count: (model, filter) => run(() => collectionOf(model).countDocuments(bothForms(model, filter), { maxTimeMS })),
 
-    estimateCount: (model) => run(() => collectionOf(model).estimatedDocumentCount({ maxTimeMS })),
+    estimateCount: model => run(() => collectionOf(model).estimatedDocumentCount({ maxTimeMS })),
 
     updateOne: async (model, filter, set) => {
       // Password fields are dropped here, not by a projection: FerretDB v1's findAndModify has none.
-      const updated = await run(() => collectionOf(model).findOneAndUpdate(bothForms(model, filter),
-        { $set: toStored(set), $inc: { __v: 1 } }, { returnDocument: 'after', maxTimeMS }))
+      const updated = await run(() =>
+        collectionOf(model).findOneAndUpdate(
+          bothForms(model, filter),
+          { $set: toStored(set), $inc: { __v: 1 } },
+          { returnDocument: 'after', maxTimeMS }
+        )
+      )
       if (!updated) return null
       for (const field of hiddenFields(model)) delete updated[field]
       return JSON.stringify(withId(updated))
     },
 
-    aggregate: async (model, plan) => await run(async () => {
-      const pipeline = preparePipeline(model, plan)
-      const missing = caps.stages && stagesOf(pipeline).find(stage => !caps.stages!.has(stage))
-      if (missing) throw new QuireError('NOT_SUPPORTED_BY_STORAGE', `${caps.server} has no ${missing} aggregation stage`)
-      const cursor = collectionOf(model).aggregate(pipeline, { maxTimeMS })
-      try {
-        return await resultArray((async function * () { for await (const doc of cursor) yield JSON.stringify(doc) })())
-      } finally {
-        await cursor.close()
-      }
-    }),
+    aggregate: async (model, plan) =>
+      await run(async () => {
+        const pipeline = preparePipeline(model, plan)
+        const missing = caps.stages && stagesOf(pipeline).find(stage => !caps.stages!.has(stage))
+        if (missing)
+          throw new QuireError('NOT_SUPPORTED_BY_STORAGE', `${caps.server} has no ${missing} aggregation stage`)
+        const cursor = collectionOf(model).aggregate(pipeline, { maxTimeMS })
+        try {
+          return await resultArray(
+            (async function* () {
+              for await (const doc of cursor) yield JSON.stringify(doc)
+            })()
+          )
+        } finally {
+          await cursor.close()
+        }
+      }),
 
-    bulkWrite: (model, operations) => run(() => runBulkWrite(client, caps.transactions, log, { model, collection: collectionOf(model), maxTimeMS },
-      operations.map(op => op.kind === 'insert' ? op : { ...op, filter: bothForms(model, op.filter) as typeof op.filter }))),
+    bulkWrite: (model, operations) =>
+      run(() =>
+        runBulkWrite(
+          client,
+          caps.transactions,
+          log,
+          { model, collection: collectionOf(model), maxTimeMS },
+          operations.map(op =>
+            op.kind === 'insert' ? op : { ...op, filter: bothForms(model, op.filter) as typeof op.filter }
+          )
+        )
+      ),
 
-    deleteOne: (model, plan) => run(() => runDelete({ client, collectionOf, maxTimeMS, transactions: caps.transactions, log }, model, {
-      ...plan,
-      target: bothForms(model, plan.target),
-      referrers: plan.referrers.map(r => ({ ...r, linking: bothForms(r.model, r.linking), blocked: bothForms(r.model, r.blocked) }))
-    })),
+    deleteOne: (model, plan) =>
+      run(() =>
+        runDelete({ client, collectionOf, maxTimeMS, transactions: caps.transactions, log }, model, {
+          ...plan,
+          target: bothForms(model, plan.target),
+          referrers: plan.referrers.map(r => ({
+            ...r,
+            linking: bothForms(r.model, r.linking),
+            blocked: bothForms(r.model, r.blocked)
+          }))
+        })
+      ),
 
     streamFind: async (model, asked, batchSize, onBatch) => {
       checkSearch(asked)
       const query = widened(model, asked)
       const size = Math.max(1, Math.min(10_000, Math.floor(batchSize)))
-      const cursor = collectionOf(model).aggregate(findPipeline(model, query, linkFieldsOf(query.populate)), { maxTimeMS, batchSize: size })
+      const cursor = collectionOf(model).aggregate(findPipeline(model, query, linkFieldsOf(query.populate)), {
+        maxTimeMS,
+        batchSize: size
+      })
       let handed = 0
       let batch: Document[] = []
       const hand = async (): Promise<void> => {
@@ -184,25 +235,45 @@ export async function openMongoEngine (url: string, options: { statementTimeoutM
       if (docs.length === 0) return 0
       const collection = collectionOf(model)
       const stored = docs.map(toStored)
-      await run(() => atomically(client, caps.transactions, log, async ({ session, undo }) => {
-        // Without a transaction, a failed batch removes what it inserted: the ids that were not there before.
-        const there = undo ? new Set((await collection.find({ _id: { $in: stored.map(doc => doc._id) } }, { projection: { _id: 1 }, maxTimeMS }).toArray()).map(doc => doc._id)) : undefined
-        undo?.remove(collection, stored.map(doc => doc._id).filter(id => !there!.has(id)))
-        await collection.insertMany(stored, { ...(session && { session }), maxTimeMS })
-      }))
+      await run(() =>
+        atomically(client, caps.transactions, log, async ({ session, undo }) => {
+          // Without a transaction, a failed batch removes what it inserted: the ids that were not there before.
+          const there = undo
+            ? new Set(
+                (
+                  await collection
+                    .find({ _id: { $in: stored.map(doc => doc._id) } }, { projection: { _id: 1 }, maxTimeMS })
+                    .toArray()
+                ).map(doc => doc._id)
+              )
+            : undefined
+          undo?.remove(
+            collection,
+            stored.map(doc => doc._id).filter(id => !there!.has(id))
+          )
+          await collection.insertMany(stored, { ...(session && { session }), maxTimeMS })
+        })
+      )
       return docs.length
     },
 
-    exportAll: async function * (model, batchSize) {
+    exportAll: async function* (model, batchSize) {
       const limit = Math.max(1, Math.floor(batchSize))
       // Keyset pages in _id order. A comparison stays within one BSON type, and string ids sort
       // before ObjectIds: after the last string id come the greater strings, then every ObjectId.
       let after: Document = {}
       for (;;) {
-        const docs = await run(() => collectionOf(model).find(after, { sort: { _id: 1 }, limit, maxTimeMS }).toArray())
+        const docs = await run(() =>
+          collectionOf(model)
+            .find(after, { sort: { _id: 1 }, limit, maxTimeMS })
+            .toArray()
+        )
         if (docs.length === 0) return
         const last: unknown = docs[docs.length - 1]._id
-        after = typeof last === 'string' ? { $or: [{ _id: { $gt: last } }, { _id: { $type: 'objectId' } }] } : { _id: { $gt: last } }
+        after =
+          typeof last === 'string'
+            ? { $or: [{ _id: { $gt: last } }, { _id: { $type: 'objectId' } }] }
+            : { _id: { $gt: last } }
         yield docs.map(doc => JSON.stringify(doc))
       }
     },

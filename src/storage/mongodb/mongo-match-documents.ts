@@ -11,33 +11,46 @@ import { QuireError } from '../../errors.ts'
 const FILTERS_PER_STAGE = 50
 
 /** Splits the indexes of `docs` into groups without a repeated _id, in order. */
-function groupsOfDistinctIds (docs: Doc[]): number[][] {
-  const groups: Array<{ ids: Set<unknown>, members: number[] }> = []
+function groupsOfDistinctIds(docs: Doc[]): number[][] {
+  const groups: Array<{ ids: Set<unknown>; members: number[] }> = []
   docs.forEach((doc, i) => {
     let group = groups.find(g => !g.ids.has(doc._id))
-    if (!group) groups.push(group = { ids: new Set(), members: [] })
+    if (!group) groups.push((group = { ids: new Set(), members: [] }))
     group.ids.add(doc._id)
     group.members.push(i)
   })
   return groups.map(g => g.members)
 }
 
-export function mongoMatchDocuments (db: Db, maxTimeMS: number, caps: Pick<MongoCapabilities, 'server' | 'stages'>): Engine['matchDocuments'] {
+export function mongoMatchDocuments(
+  db: Db,
+  maxTimeMS: number,
+  caps: Pick<MongoCapabilities, 'server' | 'stages'>
+): Engine['matchDocuments'] {
   return async (_model, docs, filters) => {
     if (caps.stages && !(caps.stages.has('$documents') && caps.stages.has('$facet'))) {
       // Only the change feed matches documents, and a server without these stages (FerretDB v1) has no change streams either.
-      throw new QuireError('NOT_SUPPORTED_BY_STORAGE', `Matching documents needs the $documents and $facet aggregation stages, which ${caps.server} does not have`)
+      throw new QuireError(
+        'NOT_SUPPORTED_BY_STORAGE',
+        `Matching documents needs the $documents and $facet aggregation stages, which ${caps.server} does not have`
+      )
     }
     const result = filters.map(() => docs.map(() => false))
     for (const members of groupsOfDistinctIds(docs)) {
       const literals = members.map(i => toStored(docs[i]))
       for (let f = 0; f < filters.length; f += FILTERS_PER_STAGE) {
         const some = filters.slice(f, f + FILTERS_PER_STAGE)
-        const facets = Object.fromEntries(some.map((filter, j) => [`f${j}`, [{ $match: filter }, { $project: { _id: 1 } }]]))
-        const [answer] = await db.aggregate<Document>([{ $documents: literals }, { $facet: facets }], { maxTimeMS }).toArray()
+        const facets = Object.fromEntries(
+          some.map((filter, j) => [`f${j}`, [{ $match: filter }, { $project: { _id: 1 } }]])
+        )
+        const [answer] = await db
+          .aggregate<Document>([{ $documents: literals }, { $facet: facets }], { maxTimeMS })
+          .toArray()
         some.forEach((_, j) => {
           const matched = new Set((answer[`f${j}`] as Document[]).map(d => d._id))
-          members.forEach(i => { result[f + j][i] = matched.has(docs[i]._id) })
+          members.forEach(i => {
+            result[f + j][i] = matched.has(docs[i]._id)
+          })
         })
       }
     }

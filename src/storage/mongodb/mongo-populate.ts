@@ -13,17 +13,18 @@ import { collectionName } from './mongo-indexes.ts'
 const HEX_ID = /^[0-9a-f]{24}$/
 
 /** The ids a document links to through `field` (one, an array of them, or none). */
-function linkedIds (doc: Document, spec: PopulateSpec): unknown[] {
+function linkedIds(doc: Document, spec: PopulateSpec): unknown[] {
   const value = doc[spec.field]
   if (spec.many) return Array.isArray(value) ? value.filter(id => id !== null && id !== undefined) : []
   return value === null || value === undefined || Array.isArray(value) ? [] : [value]
 }
 
 /** Comparable key of an id: a string id and the ObjectId of the same 24 hex digits are one document. */
-const keyOf = (id: unknown): string => id instanceof ObjectId ? id.toHexString() : typeof id === 'string' ? id : JSON.stringify(id)
+const keyOf = (id: unknown): string =>
+  id instanceof ObjectId ? id.toHexString() : typeof id === 'string' ? id : JSON.stringify(id)
 
 /** Both forms of each id: Quire stores 24-hex strings, a Mongoose app ObjectIds, and a link may cross. */
-function bothForms (ids: Iterable<unknown>): unknown[] {
+function bothForms(ids: Iterable<unknown>): unknown[] {
   const all: unknown[] = []
   for (const id of ids) {
     all.push(id)
@@ -34,7 +35,7 @@ function bothForms (ids: Iterable<unknown>): unknown[] {
 }
 
 /** The link fields a page must be read with, for populate to follow them. */
-export function linkFieldsOf (specs: PopulateSpec[]): string[] {
+export function linkFieldsOf(specs: PopulateSpec[]): string[] {
   return specs.map(spec => spec.field)
 }
 
@@ -43,8 +44,13 @@ export function linkFieldsOf (specs: PopulateSpec[]): string[] {
  * spec's filter without password fields; then drops the link fields the page was read with only
  * for populate (those not in `fields`, when the query named fields).
  */
-export async function populateLinks (docs: Document[], specs: PopulateSpec[], fields: string[] | undefined,
-  db: Db, maxTimeMS: number): Promise<void> {
+export async function populateLinks(
+  docs: Document[],
+  specs: PopulateSpec[],
+  fields: string[] | undefined,
+  db: Db,
+  maxTimeMS: number
+): Promise<void> {
   for (const spec of specs) {
     const ids = new Map<string, unknown>()
     for (const doc of docs) for (const id of linkedIds(doc, spec)) ids.set(keyOf(id), id)
@@ -52,13 +58,15 @@ export async function populateLinks (docs: Document[], specs: PopulateSpec[], fi
     if (ids.size > 0) {
       const projection = projectionOf(spec.fields, hiddenFields(spec.target))
       const filter = { $and: [spec.filter, { _id: { $in: bothForms(ids.values()) } }] } as Filter<Document>
-      const linked = await db.collection(collectionName(spec.target)).find(filter,
-        { maxTimeMS, ...(projection && { projection }) }).toArray()
+      const linked = await db
+        .collection(collectionName(spec.target))
+        .find(filter, { maxTimeMS, ...(projection && { projection }) })
+        .toArray()
       for (const doc of linked) found.set(keyOf(doc._id), withId(doc))
     }
     for (const doc of docs) {
       const linked = linkedIds(doc, spec).flatMap(id => found.get(keyOf(id)) ?? [])
-      doc[spec.as] = spec.many ? linked : linked[0] ?? null
+      doc[spec.as] = spec.many ? linked : (linked[0] ?? null)
     }
   }
   if (fields === undefined) return

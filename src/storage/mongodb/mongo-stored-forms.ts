@@ -17,10 +17,13 @@ const RANGE = ['$gt', '$gte', '$lt', '$lte']
 type Kind = 'id' | 'date'
 
 /** The fields of `model` whose values are ids or dates (array items too), by path. */
-function kindsOf (model: Model): Map<string, Kind> {
-  const kinds = new Map<string, Kind>([...ID_SYSTEM.map((f): [string, Kind] => [f, 'id']), ...DATE_SYSTEM.map((f): [string, Kind] => [f, 'date'])])
+function kindsOf(model: Model): Map<string, Kind> {
+  const kinds = new Map<string, Kind>([
+    ...ID_SYSTEM.map((f): [string, Kind] => [f, 'id']),
+    ...DATE_SYSTEM.map((f): [string, Kind] => [f, 'date'])
+  ])
   for (const [name, spec] of Object.entries(model.fields)) {
-    const s = spec as { type?: string, items?: { type?: string } }
+    const s = spec as { type?: string; items?: { type?: string } }
     const type = s.type === 'array' ? s.items?.type : s.type
     if (type === 'id' || type === 'date') kinds.set(name, type)
   }
@@ -28,14 +31,14 @@ function kindsOf (model: Model): Map<string, Kind> {
 }
 
 const cache = new WeakMap<Model, Map<string, Kind>>()
-function kinds (model: Model): Map<string, Kind> {
+function kinds(model: Model): Map<string, Kind> {
   let found = cache.get(model)
-  if (!found) cache.set(model, found = kindsOf(model))
+  if (!found) cache.set(model, (found = kindsOf(model)))
   return found
 }
 
 /** The other form of a value (ObjectId for 24 hex, Date for ISO text), or undefined when it has none. */
-function otherForm (value: unknown, kind: Kind): unknown {
+function otherForm(value: unknown, kind: Kind): unknown {
   if (typeof value !== 'string') return undefined
   if (kind === 'id') return HEX_ID.test(value) ? ObjectId.createFromHexString(value) : undefined
   if (!ISO_DATE.test(value)) return undefined
@@ -43,17 +46,23 @@ function otherForm (value: unknown, kind: Kind): unknown {
   return Number.isNaN(date.getTime()) ? undefined : date
 }
 
-const both = (values: unknown[], kind: Kind): unknown[] => values.flatMap(v => {
-  const other = otherForm(v, kind)
-  return other === undefined ? [v] : [v, other]
-})
+const both = (values: unknown[], kind: Kind): unknown[] =>
+  values.flatMap(v => {
+    const other = otherForm(v, kind)
+    return other === undefined ? [v] : [v, other]
+  })
 
 const isOperators = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof ObjectId) && !(value instanceof Date) &&
-  Object.keys(value).length > 0 && Object.keys(value).every(k => k.startsWith('$'))
+  value !== null &&
+  typeof value === 'object' &&
+  !Array.isArray(value) &&
+  !(value instanceof ObjectId) &&
+  !(value instanceof Date) &&
+  Object.keys(value).length > 0 &&
+  Object.keys(value).every(k => k.startsWith('$'))
 
 /** One field's condition widened to both forms: a condition object, or several to be OR-ed. */
-function widen (path: string, condition: unknown, kind: Kind): Document {
+function widen(path: string, condition: unknown, kind: Kind): Document {
   if (path === '_deleted' && condition === false) return { _deleted: { $ne: true } }
   if (!isOperators(condition)) {
     const other = otherForm(condition, kind)
@@ -63,7 +72,8 @@ function widen (path: string, condition: unknown, kind: Kind): Document {
   const ranges: Record<string, unknown> = {}
   for (const [op, value] of Object.entries(condition)) {
     if (op === '$eq' && otherForm(value, kind) !== undefined && !('$in' in condition)) plain.$in = both([value], kind)
-    else if (op === '$ne' && otherForm(value, kind) !== undefined && !('$nin' in condition)) plain.$nin = both([value], kind)
+    else if (op === '$ne' && otherForm(value, kind) !== undefined && !('$nin' in condition))
+      plain.$nin = both([value], kind)
     else if ((op === '$in' || op === '$nin') && Array.isArray(value)) plain[op] = both(value, kind)
     else if (RANGE.includes(op) && otherForm(value, kind) !== undefined) ranges[op] = value
     else plain[op] = value
@@ -76,7 +86,7 @@ function widen (path: string, condition: unknown, kind: Kind): Document {
 }
 
 /** `filter` (a checked MongoDB filter on `model`) matching ids and dates in either stored form. */
-export function bothForms (model: Model, filter: Document): Document {
+export function bothForms(model: Model, filter: Document): Document {
   const known = kinds(model)
   const parts: Document[] = []
   const rest: Document = {}
@@ -86,8 +96,14 @@ export function bothForms (model: Model, filter: Document): Document {
       continue
     }
     const kind = known.get(key)
-    if (key.startsWith('$') || (kind === undefined && key !== '_deleted')) { rest[key] = value; continue }
-    if (key === '_deleted' && value !== false) { rest[key] = value; continue }
+    if (key.startsWith('$') || (kind === undefined && key !== '_deleted')) {
+      rest[key] = value
+      continue
+    }
+    if (key === '_deleted' && value !== false) {
+      rest[key] = value
+      continue
+    }
     const widened = widen(key, value, kind ?? 'id')
     if ('$or' in widened || '$and' in widened) parts.push(widened)
     else Object.assign(rest, widened)
@@ -96,4 +112,3 @@ export function bothForms (model: Model, filter: Document): Document {
   const all = [...(Object.keys(rest).length ? [rest] : []), ...parts]
   return all.length === 1 ? all[0] : { $and: all }
 }
-

@@ -23,40 +23,64 @@ export interface CredentialNotices {
 }
 
 /** This process's notice connection, and the id its connections name themselves by. */
-export interface NoticeConnection { client: SqlClient, listenerId: string }
+export interface NoticeConnection {
+  client: SqlClient
+  listenerId: string
+}
 
 /** A connection for this process's notices, named so that writers in other processes know it listens. */
-export function openNoticeConnection (url: string, statementTimeoutMs: number): NoticeConnection {
+export function openNoticeConnection(url: string, statementTimeoutMs: number): NoticeConnection {
   const listenerId = randomUUID()
-  return { client: openPostgres(url, statementTimeoutMs, { poolSize: 1, applicationName: LISTENER_PREFIX + listenerId }), listenerId }
+  return {
+    client: openPostgres(url, statementTimeoutMs, { poolSize: 1, applicationName: LISTENER_PREFIX + listenerId }),
+    listenerId
+  }
 }
 
 /** A notice this process sent: who has acknowledged it, and who must. */
-interface Pending { acked: Set<string>, expected?: string[], done: () => void }
+interface Pending {
+  acked: Set<string>
+  expected?: string[]
+  done: () => void
+}
 
-function settleIfComplete (pending: Pending): void {
+function settleIfComplete(pending: Pending): void {
   if (pending.expected?.every(id => pending.acked.has(id)) === true) pending.done()
 }
 
 /** Listens on the notice connection and calls `clear` on every notice. */
-export async function listenForCredentialChanges ({ client, listenerId }: NoticeConnection, clear: () => void): Promise<CredentialNotices> {
-  if (client.listen === undefined) throw new Error('credential notices listen through a pooled client, not a transaction')
+export async function listenForCredentialChanges(
+  { client, listenerId }: NoticeConnection,
+  clear: () => void
+): Promise<CredentialNotices> {
+  if (client.listen === undefined)
+    throw new Error('credential notices listen through a pooled client, not a transaction')
   const pending = new Map<string, Pending>()
 
-  const unlistenNotices = await client.listen(NOTICE_CHANNEL, notice => {
-    clear()
-    // Unanswered if the connection fails: the writer stops waiting after ACK_WAIT_MS.
-    client.query('SELECT pg_notify($1, $2)', [ACK_CHANNEL, `${notice} ${listenerId}`], { cost: 'simple' }).catch(() => {})
-  }, clear)
-  const unlistenAcks = await client.listen(ACK_CHANNEL, ack => {
-    const [notice, listener] = ack.split(' ')
-    const waiting = pending.get(notice)
-    if (waiting === undefined) return
-    waiting.acked.add(listener)
-    settleIfComplete(waiting)
-  }, () => {})
+  const unlistenNotices = await client.listen(
+    NOTICE_CHANNEL,
+    notice => {
+      clear()
+      // Unanswered if the connection fails: the writer stops waiting after ACK_WAIT_MS.
+      client
+        .query('SELECT pg_notify($1, $2)', [ACK_CHANNEL, `${notice} ${listenerId}`], { cost: 'simple' })
+        .catch(() => {})
+    },
+    clear
+  )
+  const unlistenAcks = await client.listen(
+    ACK_CHANNEL,
+    ack => {
+      const [notice, listener] = ack.split(' ')
+      const waiting = pending.get(notice)
+      if (waiting === undefined) return
+      waiting.acked.add(listener)
+      settleIfComplete(waiting)
+    },
+    () => {}
+  )
 
-  async function announce (): Promise<void> {
+  async function announce(): Promise<void> {
     const notice = randomUUID()
     let timer: NodeJS.Timeout | undefined
     const entry: Pending = { acked: new Set(), done: () => {} }
@@ -66,10 +90,12 @@ export async function listenForCredentialChanges ({ client, listenerId }: Notice
     })
     pending.set(notice, entry)
     try {
-      const [{ listeners }] = await client.query(
+      const [{ listeners }] = (await client.query(
         `SELECT pg_notify($1, $2), ARRAY(SELECT DISTINCT substr(application_name, length($3) + 1) FROM pg_stat_activity
            WHERE datname = current_database() AND starts_with(application_name, $3)) AS listeners`,
-        [NOTICE_CHANNEL, notice, LISTENER_PREFIX], { cost: 'simple' }) as Array<{ listeners: string[] }>
+        [NOTICE_CHANNEL, notice, LISTENER_PREFIX],
+        { cost: 'simple' }
+      )) as Array<{ listeners: string[] }>
       entry.expected = listeners
       settleIfComplete(entry)
       await allAcked

@@ -20,7 +20,9 @@ export interface ExpensiveGate {
   run: <T>(work: () => Promise<T>, waitMs?: number) => Promise<T>
 }
 
-interface Waiter { admit: () => void }
+interface Waiter {
+  admit: () => void
+}
 
 /** The address the service's own work (start-up, CLI, no request) counts under. */
 const SERVICE = ''
@@ -33,7 +35,7 @@ const SERVICE = ''
 export const MIN_BUDGET_SHARE = 0.25
 
 /** The answer to a statement that waited its whole time for a slot. */
-export function busyError (): QuireError {
+export function busyError(): QuireError {
   return new QuireError('UNAVAILABLE', 'The server is busy with other expensive queries: retry shortly')
 }
 
@@ -51,33 +53,37 @@ class Slots implements ExpensiveGate {
   private total = 0
   private admissions = 0
 
-  constructor (private readonly options: GateOptions) {}
+  constructor(private readonly options: GateOptions) {}
 
-  async run<T> (work: () => Promise<T>, waitMs = this.options.maxWaitMs): Promise<T> {
+  async run<T>(work: () => Promise<T>, waitMs = this.options.maxWaitMs): Promise<T> {
     const scope = currentRequestScope()
     const client = scope?.client ?? SERVICE
     if (scope?.signal.aborted) throw scope.signal.reason
     // Waiters left while a slot is free are all held back by their own client's share.
     if (this.canRun(client)) this.take(client)
     else await this.wait(client, Math.min(waitMs, this.options.maxWaitMs), scope?.signal)
-    try { return await work() } finally { this.release(client) }
+    try {
+      return await work()
+    } finally {
+      this.release(client)
+    }
   }
 
-  private runningFor (client: string): number {
+  private runningFor(client: string): number {
     return this.running.get(client) ?? 0
   }
 
-  private canRun (client: string): boolean {
+  private canRun(client: string): boolean {
     return this.total < this.options.slots && this.runningFor(client) < this.options.perClient
   }
 
-  private take (client: string): void {
+  private take(client: string): void {
     this.total++
     this.running.set(client, this.runningFor(client) + 1)
     this.lastAdmitted.set(client, ++this.admissions)
   }
 
-  private release (client: string): void {
+  private release(client: string): void {
     this.total--
     const left = this.runningFor(client) - 1
     if (left > 0) this.running.set(client, left)
@@ -87,10 +93,11 @@ class Slots implements ExpensiveGate {
   }
 
   /** The next waiter: the oldest of the client let in least recently of those that may run (ties: the oldest waiter). */
-  private admitNext (): void {
+  private admitNext(): void {
     const turn = (client: string): number => this.lastAdmitted.get(client) ?? 0
     let best: string | undefined
-    for (const client of this.queues.keys()) if (this.canRun(client) && (best === undefined || turn(client) < turn(best))) best = client
+    for (const client of this.queues.keys())
+      if (this.canRun(client) && (best === undefined || turn(client) < turn(best))) best = client
     if (best === undefined) return
     const waiter = this.leave(best, 0)
     this.take(best)
@@ -98,7 +105,7 @@ class Slots implements ExpensiveGate {
   }
 
   /** Takes the waiter at `at` out of `client`'s queue. */
-  private leave (client: string, at: number): Waiter {
+  private leave(client: string, at: number): Waiter {
     const queue = this.queues.get(client)!
     const waiter = at === 0 ? queue.shift()! : queue.splice(at, 1)[0]
     if (queue.length === 0) this.queues.delete(client)
@@ -106,7 +113,7 @@ class Slots implements ExpensiveGate {
     return waiter
   }
 
-  private wait (client: string, waitMs: number, signal?: AbortSignal): Promise<void> {
+  private wait(client: string, waitMs: number, signal?: AbortSignal): Promise<void> {
     if (this.waiting >= this.options.maxWaiting) return Promise.reject(busyError())
     return new Promise((resolve, reject) => {
       const settle = (err?: unknown): void => {
@@ -130,6 +137,6 @@ class Slots implements ExpensiveGate {
   }
 }
 
-export function createExpensiveGate (options: GateOptions): ExpensiveGate {
+export function createExpensiveGate(options: GateOptions): ExpensiveGate {
   return new Slots(options)
 }

@@ -28,9 +28,10 @@ export interface PostgresOptions {
 /** Statements that may wait for a slot at once; more are answered 503 at once. */
 const MAX_WAITING = 1000
 
-function toSqlError (err: unknown): never {
-  const e = err as { message?: string, code?: string, constraint_name?: string }
-  if (e && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) throw new SqlError(String(e.message), e.code, e.constraint_name)
+function toSqlError(err: unknown): never {
+  const e = err as { message?: string; code?: string; constraint_name?: string }
+  if (e && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code))
+    throw new SqlError(String(e.message), e.code, e.constraint_name)
   throw err
 }
 
@@ -45,15 +46,17 @@ const TRANSACTION_ATTEMPTS = 3
  * statement may have finished by then: the cancel would hit the next statement on the connection
  * (another request's, answered 400 QUERY_TIMEOUT), whereas one that finds it idle is ignored.
  */
-async function awaitCancellable<T> (query: postgres.PendingQuery<postgres.Row[]>, cancellable: boolean): Promise<T> {
+async function awaitCancellable<T>(query: postgres.PendingQuery<postgres.Row[]>, cancellable: boolean): Promise<T> {
   const signal = cancellable ? currentRequestScope()?.signal : undefined
-  if (!signal) return await query as T
+  if (!signal) return (await query) as T
   if (signal.aborted) throw signal.reason
   let cancelling: Promise<void> | undefined
-  const cancel = (): void => { cancelling = (query.cancel() as unknown as Promise<void> | null) ?? undefined }
+  const cancel = (): void => {
+    cancelling = (query.cancel() as unknown as Promise<void> | null) ?? undefined
+  }
   signal.addEventListener('abort', cancel, { once: true })
   try {
-    return await query as T
+    return (await query) as T
   } catch (err) {
     throw signal.aborted ? signal.reason : err
   } finally {
@@ -67,10 +70,18 @@ async function awaitCancellable<T> (query: postgres.PendingQuery<postgres.Row[]>
  * otherwise pipeline other statements on the connection behind it, simple ones included. The time
  * it waited counts against its statement timeout (`budgetMs`).
  */
-async function onReservedConnection<T> (pool: Pool, work: (connection: postgres.Sql) => Promise<T>, askedAt = performance.now()): Promise<T> {
+async function onReservedConnection<T>(
+  pool: Pool,
+  work: (connection: postgres.Sql) => Promise<T>,
+  askedAt = performance.now()
+): Promise<T> {
   return await pool.gate.run(async () => {
     const reserved = await pool.reserve()
-    try { return await withinBudget(reserved, pool.budgetMs, askedAt, () => work(reserved)) } finally { reserved.release() }
+    try {
+      return await withinBudget(reserved, pool.budgetMs, askedAt, () => work(reserved))
+    } finally {
+      reserved.release()
+    }
   })
 }
 
@@ -80,63 +91,92 @@ async function onReservedConnection<T> (pool: Pool, work: (connection: postgres.
  * of server CPU per request); the values are strings, numbers, booleans or null, which it sends
  * as text whatever their inferred type (patches/postgres+3.4.9.patch adds `describeFirst`).
  */
-function statementOptions (options: StatementOptions | undefined): postgres.UnsafeQueryOptions {
+function statementOptions(options: StatementOptions | undefined): postgres.UnsafeQueryOptions {
   if (options?.planForValues !== true) return { prepare: true }
   return { prepare: false, describeFirst: false } as postgres.UnsafeQueryOptions
 }
 
 /** The pool's expensive-statement gate, the statement budget, how to take a connection of its own, and the quick lane. */
-interface Pool { gate: ExpensiveGate, budgetMs: number, reserve: () => Promise<postgres.ReservedSql>, quick?: QuickLane }
+interface Pool {
+  gate: ExpensiveGate
+  budgetMs: number
+  reserve: () => Promise<postgres.ReservedSql>
+  quick?: QuickLane
+}
 
 /** `sql` is the pool, or a transaction (`pool` undefined): a transaction holds its connection and slot. */
-function wrap (sql: postgres.Sql | postgres.TransactionSql, pool: Pool | undefined): SqlClient {
+function wrap(sql: postgres.Sql | postgres.TransactionSql, pool: Pool | undefined): SqlClient {
   /**
    * Expensive work outside a transaction waits for a slot and a connection of its own (where it
    * may be cancelled), after a first try on the quick lane when it is a quick-first read; it
    * keeps the time it was asked.
    */
-  const run = async <T>(options: StatementOptions | undefined, work: (connection: postgres.Sql | postgres.TransactionSql, cancellable: boolean) => Promise<T>): Promise<T> => {
+  const run = async <T>(
+    options: StatementOptions | undefined,
+    work: (connection: postgres.Sql | postgres.TransactionSql, cancellable: boolean) => Promise<T>
+  ): Promise<T> => {
     const expensive = options?.cost !== 'simple'
     if (pool === undefined || !expensive) return await work(sql, expensive)
     const askedAt = performance.now()
-    const quickly = options?.quickFirst === true && pool.quick !== undefined ? await pool.quick.tryQuickly(connection => work(connection, false)) : undefined
-    return quickly !== undefined ? quickly.result : await onReservedConnection(pool, connection => work(connection, true), askedAt)
+    const quickly =
+      options?.quickFirst === true && pool.quick !== undefined
+        ? await pool.quick.tryQuickly(connection => work(connection, false))
+        : undefined
+    return quickly !== undefined
+      ? quickly.result
+      : await onReservedConnection(pool, connection => work(connection, true), askedAt)
   }
   return {
     kind: 'postgres',
     query: async (text: string, values: SqlValue[] = [], options) => {
       try {
-        return await run(options, (connection, cancellable) => awaitCancellable<Row[]>(connection.unsafe(text, values as postgres.ParameterOrJSON<never>[], statementOptions(options)), cancellable))
-      } catch (err) { return toSqlError(err) }
+        return await run(options, (connection, cancellable) =>
+          awaitCancellable<Row[]>(
+            connection.unsafe(text, values as postgres.ParameterOrJSON<never>[], statementOptions(options)),
+            cancellable
+          )
+        )
+      } catch (err) {
+        return toSqlError(err)
+      }
     },
     exec: async (text: string) => {
-      try { await run(undefined, (connection, cancellable) => awaitCancellable(connection.unsafe(text), cancellable)) } catch (err) { toSqlError(err) }
+      try {
+        await run(undefined, (connection, cancellable) => awaitCancellable(connection.unsafe(text), cancellable))
+      } catch (err) {
+        toSqlError(err)
+      }
     },
     transaction: async (work, options) => {
       if (!('begin' in sql)) return await work(wrap(sql, undefined))
       const transact = (): Promise<unknown> => sql.begin(tx => work(wrap(tx, undefined)))
       for (let attempt = 1; ; attempt++) {
         try {
-          return await (options?.cost === 'simple' || pool === undefined ? transact() : pool.gate.run(transact)) as Awaited<ReturnType<typeof work>>
+          return (await (options?.cost === 'simple' || pool === undefined
+            ? transact()
+            : pool.gate.run(transact))) as Awaited<ReturnType<typeof work>>
         } catch (err) {
           if (attempt < TRANSACTION_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? '')) continue
           return toSqlError(err)
         }
       }
     },
-    close: async () => { if ('end' in sql) await sql.end({ timeout: 5 }) },
+    close: async () => {
+      if ('end' in sql) await sql.end({ timeout: 5 })
+    },
     ...('listen' in sql && {
-      listen: async (channel: string, onPayload: (payload: string) => void, onListen: () => void) => (await sql.listen(channel, onPayload, onListen)).unlisten
+      listen: async (channel: string, onPayload: (payload: string) => void, onListen: () => void) =>
+        (await sql.listen(channel, onPayload, onListen)).unlisten
     })
   }
 }
 
 /** A fifth of the pool (none below 5 connections) serves the quick lane, unless it is off. */
-function quickLaneSize (poolSize: number, quickStatementMs: number): number {
+function quickLaneSize(poolSize: number, quickStatementMs: number): number {
   return quickStatementMs > 0 ? Math.floor(poolSize / 5) : 0
 }
 
-export function openPostgres (url: string, statementTimeoutMs: number, given: Partial<PostgresOptions> = {}): SqlClient {
+export function openPostgres(url: string, statementTimeoutMs: number, given: Partial<PostgresOptions> = {}): SqlClient {
   const poolSize = Math.max(1, given.poolSize ?? 10)
   const quickMs = given.quickStatementMs ?? 0
   const quickSize = quickLaneSize(poolSize, quickMs)
@@ -145,24 +185,37 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
   const slots = given.expensiveSlots || Math.max(1, Math.min(Math.floor(poolSize / 2), mainSize - 1))
   const perClient = given.expensiveSlotsPerClient || Math.max(1, slots - 1)
   const target = postgresTarget(url)
-  const connect = (timeoutMs: number, options: { max: number } | QuickConnectionOptions): postgres.Sql => postgres(target.url, {
-    ...options,
-    ...(target.host !== undefined && { host: target.host }),
-    onnotice: () => {},
-    // A server out of reach is reported (503) within the statement timeout, not after postgres.js's 30 s.
-    connect_timeout: statementTimeoutMs > 0 ? Math.ceil(statementTimeoutMs / 1000) : 30,
-    // Reconnect attempts wait at most 0.5 s (postgres.js grows the wait to 20 s): queries meanwhile
-    // wait for the attempt, so a long wait is a hang while the server is down and after it is back.
-    backoff: (retries: number) => Math.min(0.05 * retries, 0.5),
-    // JIT compiles these short jsonb statements for tens of ms each (measured ~13x their run time).
-    connection: { statement_timeout: timeoutMs, application_name: given.applicationName ?? 'quire', jit: 'off' }
-  })
+  const connect = (timeoutMs: number, options: { max: number } | QuickConnectionOptions): postgres.Sql =>
+    postgres(target.url, {
+      ...options,
+      ...(target.host !== undefined && { host: target.host }),
+      onnotice: () => {},
+      // A server out of reach is reported (503) within the statement timeout, not after postgres.js's 30 s.
+      connect_timeout: statementTimeoutMs > 0 ? Math.ceil(statementTimeoutMs / 1000) : 30,
+      // Reconnect attempts wait at most 0.5 s (postgres.js grows the wait to 20 s): queries meanwhile
+      // wait for the attempt, so a long wait is a hang while the server is down and after it is back.
+      backoff: (retries: number) => Math.min(0.05 * retries, 0.5),
+      // JIT compiles these short jsonb statements for tens of ms each (measured ~13x their run time).
+      connection: { statement_timeout: timeoutMs, application_name: given.applicationName ?? 'quire', jit: 'off' }
+    })
   const sql = connect(statementTimeoutMs, { max: mainSize })
   const finalCut = statementTimeoutMs > 0 && quickMs >= statementTimeoutMs
-  const quick = quickSize === 0
-    ? undefined
-    : openQuickLane({ connections: quickSize, connect: options => connect(finalCut ? statementTimeoutMs : quickMs, options), maxWaitMs: statementTimeoutMs || Infinity, maxWaiting: MAX_WAITING, finalCut })
-  const gate = createExpensiveGate({ slots, perClient, maxWaitMs: statementTimeoutMs || Infinity, maxWaiting: MAX_WAITING })
+  const quick =
+    quickSize === 0
+      ? undefined
+      : openQuickLane({
+          connections: quickSize,
+          connect: options => connect(finalCut ? statementTimeoutMs : quickMs, options),
+          maxWaitMs: statementTimeoutMs || Infinity,
+          maxWaiting: MAX_WAITING,
+          finalCut
+        })
+  const gate = createExpensiveGate({
+    slots,
+    perClient,
+    maxWaitMs: statementTimeoutMs || Infinity,
+    maxWaiting: MAX_WAITING
+  })
   // postgres.js refuses queries once ended, but would open a new connection to reserve one: after
   // close, a late expensive statement (background work still running) is refused the same way.
   let closed = false
@@ -171,5 +224,11 @@ export function openPostgres (url: string, statementTimeoutMs: number, given: Pa
     return await sql.reserve()
   }
   const client = wrap(sql, { gate, budgetMs: statementTimeoutMs, reserve, quick })
-  return { ...client, close: async () => { closed = true; await Promise.all([client.close(), quick?.close()]) } }
+  return {
+    ...client,
+    close: async () => {
+      closed = true
+      await Promise.all([client.close(), quick?.close()])
+    }
+  }
 }

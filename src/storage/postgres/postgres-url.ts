@@ -7,7 +7,7 @@ export interface PostgresTarget {
   host?: string
 }
 
-export function postgresTarget (url: string): PostgresTarget {
+export function postgresTarget(url: string): PostgresTarget {
   const query = url.indexOf('?')
   if (query < 0) return { url }
   const params = new URLSearchParams(url.slice(query + 1))

@@ -26,7 +26,11 @@ export interface QuickLane {
  * One connection, its queue's depth, and no query for the array types at connect: none of the
  * lane's reads returns an array column, and that query would be cut at the lane's limit.
  */
-export interface QuickConnectionOptions { max: 1, max_pipeline: number, fetch_types: false }
+export interface QuickConnectionOptions {
+  max: 1
+  max_pipeline: number
+  fetch_types: false
+}
 
 export interface QuickLaneOptions {
   /** The lane's connections, each opened by `connect` (with the lane's time limit) and these postgres.js options. */
@@ -40,13 +44,22 @@ export interface QuickLaneOptions {
 }
 
 /** The lane's slots: as many as its connections can queue; one client may hold all but one. */
-export function openQuickLane (options: QuickLaneOptions): QuickLane {
+export function openQuickLane(options: QuickLaneOptions): QuickLane {
   // One postgres.js client per connection, so that each statement joins the shortest queue
   // (postgres.js would take its busy connections in turn, however long their queues).
-  const queues = Array.from({ length: options.connections }, () => ({ sql: options.connect({ max: 1, max_pipeline: QUICK_PIPELINE_DEPTH, fetch_types: false }), queued: 0 }))
+  const queues = Array.from({ length: options.connections }, () => ({
+    sql: options.connect({ max: 1, max_pipeline: QUICK_PIPELINE_DEPTH, fetch_types: false }),
+    queued: 0
+  }))
   const slots = options.connections * QUICK_PIPELINE_DEPTH
-  const gate: ExpensiveGate = createExpensiveGate({ slots, perClient: Math.max(1, slots - 1), maxWaitMs: options.maxWaitMs, maxWaiting: options.maxWaiting })
-  const shortest = (): typeof queues[number] => queues.reduce((best, queue) => queue.queued < best.queued ? queue : best)
+  const gate: ExpensiveGate = createExpensiveGate({
+    slots,
+    perClient: Math.max(1, slots - 1),
+    maxWaitMs: options.maxWaitMs,
+    maxWaiting: options.maxWaiting
+  })
+  const shortest = (): (typeof queues)[number] =>
+    queues.reduce((best, queue) => (queue.queued < best.queued ? queue : best))
   return {
     tryQuickly: async run => {
       try {
@@ -54,7 +67,11 @@ export function openQuickLane (options: QuickLaneOptions): QuickLane {
           result: await gate.run(async () => {
             const queue = shortest()
             queue.queued++
-            try { return await run(queue.sql) } finally { queue.queued-- }
+            try {
+              return await run(queue.sql)
+            } finally {
+              queue.queued--
+            }
           })
         }
       } catch (err) {
@@ -62,6 +79,8 @@ export function openQuickLane (options: QuickLaneOptions): QuickLane {
         throw err
       }
     },
-    close: async () => { await Promise.all(queues.map(queue => queue.sql.end({ timeout: 5 }))) }
+    close: async () => {
+      await Promise.all(queues.map(queue => queue.sql.end({ timeout: 5 })))
+    }
   }
 }

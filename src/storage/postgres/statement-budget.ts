@@ -11,7 +11,12 @@ const SLACK_MS = 50
  * Runs `work` on `connection` with a statement_timeout of what is left of `budgetMs` since
  * `askedAt` (performance.now()); answers 503 busy when less than MIN_BUDGET_SHARE of it is left. `budgetMs` 0: no limit.
  */
-export async function withinBudget<T> (connection: postgres.ReservedSql, budgetMs: number, askedAt: number, work: () => Promise<T>): Promise<T> {
+export async function withinBudget<T>(
+  connection: postgres.ReservedSql,
+  budgetMs: number,
+  askedAt: number,
+  work: () => Promise<T>
+): Promise<T> {
   const waited = performance.now() - askedAt
   if (budgetMs <= 0 || waited < SLACK_MS) return await work()
   const left = Math.floor(budgetMs - waited)

@@ -9,7 +9,12 @@
 // must not cancel the others' writes; the change capture records the queue's acting user.
 import type { Doc } from '../engine.ts'
 import type { Model } from '../../models/model-definition.ts'
-import { currentRequestScope, runInRequestScope, NEVER_ABORTED, type RequestScope } from '../../runtime/request-scope.ts'
+import {
+  currentRequestScope,
+  runInRequestScope,
+  NEVER_ABORTED,
+  type RequestScope
+} from '../../runtime/request-scope.ts'
 import { actingUserId } from '../../runtime/acting-user.ts'
 
 /** Documents one statement inserts at most. */
@@ -26,7 +31,12 @@ export interface InsertStatements {
   many: (model: Model, docs: string) => Promise<Map<string, string>>
 }
 
-interface Waiting { doc: Doc, json: string, resolve: (stored: string) => void, reject: (err: unknown) => void }
+interface Waiting {
+  doc: Doc
+  json: string
+  resolve: (stored: string) => void
+  reject: (err: unknown) => void
+}
 
 interface Queue {
   model: Model
@@ -37,7 +47,7 @@ interface Queue {
 }
 
 /** The first waiting documents one statement takes: at most MAX_BATCH and MAX_BATCH_BYTES of JSON, at least one. */
-function takeBatch (waiting: Waiting[]): Waiting[] {
+function takeBatch(waiting: Waiting[]): Waiting[] {
   let count = 0
   let bytes = 0
   while (count < Math.min(waiting.length, MAX_BATCH)) {
@@ -48,17 +58,23 @@ function takeBatch (waiting: Waiting[]): Waiting[] {
   return waiting.splice(0, count)
 }
 
-export function createInsertBatches (statements: InsertStatements): (model: Model, doc: Doc) => Promise<string> {
+export function createInsertBatches(statements: InsertStatements): (model: Model, doc: Doc) => Promise<string> {
   const queues = new Map<Model, Map<string, Queue>>()
 
   const schedule = (key: string, queue: Queue): void => {
     if (queue.scheduled || queue.running >= RUNNING_PER_QUEUE || queue.waiting.length === 0) return
     queue.scheduled = true
-    setImmediate(() => { void flush(key, queue) })
+    setImmediate(() => {
+      void flush(key, queue)
+    })
   }
 
   const insertAlone = async (queue: Queue, entry: Waiting): Promise<void> => {
-    try { entry.resolve(await statements.one(queue.model, entry.doc)) } catch (err) { entry.reject(err) }
+    try {
+      entry.resolve(await statements.one(queue.model, entry.doc))
+    } catch (err) {
+      entry.reject(err)
+    }
   }
 
   const insertBatch = async (queue: Queue, batch: Waiting[]): Promise<void> => {
@@ -96,7 +112,7 @@ export function createInsertBatches (statements: InsertStatements): (model: Mode
   return async (model, doc) => {
     const key = actingUserId() ?? ''
     let ofModel = queues.get(model)
-    if (!ofModel) queues.set(model, ofModel = new Map())
+    if (!ofModel) queues.set(model, (ofModel = new Map()))
     let queue = ofModel.get(key)
     if (!queue) {
       queue = { model, scope: currentRequestScope(), waiting: [], running: 0, scheduled: false }

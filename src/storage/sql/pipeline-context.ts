@@ -13,14 +13,14 @@ import { tableName } from '../../compiler/ddl/schema-ddl.ts'
 import { coveredFields } from '../../compiler/ddl/covering-columns.ts'
 
 /** A model's rows as a pipeline stage sees them: hidden fields removed. */
-function strippedRows (model: Model): string {
+function strippedRows(model: Model): string {
   const table = quoteIdent(tableName(model))
   const hidden = hiddenFields(model)
   if (hidden.length === 0) return table
   return `(SELECT _id, ${withoutKeys('doc', hidden)} AS doc FROM ${table})`
 }
 
-export function pipelineContextFor (model: Model, plan: Authorized<PipelinePlan>): PipelineContext {
+export function pipelineContextFor(model: Model, plan: Authorized<PipelinePlan>): PipelineContext {
   return {
     sourceTable: quoteIdent(tableName(model)),
     baseFilter: plan.filter,

@@ -15,13 +15,17 @@ import { QuireError } from '../../errors.ts'
 
 type Op<K extends BulkOperation['kind']> = Extract<BulkOperation, { kind: K }>
 
-interface Stored { id: string, old: string, next: string | null }
+interface Stored {
+  id: string
+  old: string
+  next: string | null
+}
 
-function emptyResult (): BulkResult {
+function emptyResult(): BulkResult {
   return { nInserted: 0, nMatched: 0, nModified: 0, nUpserted: 0, nDeleted: 0, upsertedIds: [] }
 }
 
-export async function insertDocs (tx: SqlClient, model: Model, docs: Doc[]): Promise<number> {
+export async function insertDocs(tx: SqlClient, model: Model, docs: Doc[]): Promise<number> {
   if (docs.length === 0) return 0
   const params = new SqlParams()
   const text = `INSERT INTO ${quoteIdent(tableName(model))} (_id, doc) SELECT e->>'_id', e FROM jsonb_array_elements(${params.addJson(docs)}) e`
@@ -30,25 +34,32 @@ export async function insertDocs (tx: SqlClient, model: Model, docs: Doc[]): Pro
 }
 
 /** Matching documents (locked) with the update applied in SQL; `next` is null where it cannot apply. */
-async function computeUpdates (tx: SqlClient, model: Model, op: Op<'update'>): Promise<Stored[]> {
+async function computeUpdates(tx: SqlClient, model: Model, op: Op<'update'>): Promise<Stored[]> {
   const params = new SqlParams()
   const next = compileUpdate(op.update, 't.doc', params)
   const where = compileWhere(model, op.filter, params)
   const limit = op.many ? LIMITS.bulkUpdateDocuments + 1 : 1
-  const text = `SELECT t._id AS id, t.doc::text AS old, (${next})::text AS next FROM ${quoteIdent(tableName(model))} t ` +
+  const text =
+    `SELECT t._id AS id, t.doc::text AS old, (${next})::text AS next FROM ${quoteIdent(tableName(model))} t ` +
     `WHERE ${where} ORDER BY t._id LIMIT ${limit} FOR UPDATE`
-  const rows = await tx.query(text, params.values) as unknown as Stored[]
+  const rows = (await tx.query(text, params.values)) as unknown as Stored[]
   if (rows.length > LIMITS.bulkUpdateDocuments) {
-    throw new QuireError('QUERY_TOO_COMPLEX', `updateMany may change at most ${LIMITS.bulkUpdateDocuments} documents at once`)
+    throw new QuireError(
+      'QUERY_TOO_COMPLEX',
+      `updateMany may change at most ${LIMITS.bulkUpdateDocuments} documents at once`
+    )
   }
   return rows
 }
 
-function cannotApply (id: string): QuireError {
-  return new QuireError('INVALID_QUERY', `The update cannot be applied to document ${id} (e.g. $inc on a non-number, $push on a non-array)`)
+function cannotApply(id: string): QuireError {
+  return new QuireError(
+    'INVALID_QUERY',
+    `The update cannot be applied to document ${id} (e.g. $inc on a non-number, $push on a non-array)`
+  )
 }
 
-async function writeBack (tx: SqlClient, model: Model, docs: Doc[]): Promise<void> {
+async function writeBack(tx: SqlClient, model: Model, docs: Doc[]): Promise<void> {
   if (docs.length === 0) return
   const params = new SqlParams()
   const text = `UPDATE ${quoteIdent(tableName(model))} t SET doc = e FROM jsonb_array_elements(${params.addJson(docs)}) e WHERE t._id = e->>'_id'`
@@ -56,20 +67,23 @@ async function writeBack (tx: SqlClient, model: Model, docs: Doc[]): Promise<voi
 }
 
 /** The new version of a changed document: __v bumped, updatedAt set; undefined when nothing changed. */
-function nextVersion (row: { old: string, next: Doc }, now: string): Doc | undefined {
+function nextVersion(row: { old: string; next: Doc }, now: string): Doc | undefined {
   const old = JSON.parse(row.old) as Doc
   if (isDeepStrictEqual(row.next, old)) return undefined
   return { ...row.next, updatedAt: now, __v: (Number(old.__v) || 0) + 1 }
 }
 
-async function applyUpsertUpdate (tx: SqlClient, seed: Doc, update: UpdateTerms): Promise<Doc> {
+async function applyUpsertUpdate(tx: SqlClient, seed: Doc, update: UpdateTerms): Promise<Doc> {
   const params = new SqlParams()
-  const rows = await tx.query(`SELECT (${compileUpdate(update, params.addJson(seed), params)})::text AS d`, params.values)
+  const rows = await tx.query(
+    `SELECT (${compileUpdate(update, params.addJson(seed), params)})::text AS d`,
+    params.values
+  )
   if (rows[0].d === null) throw cannotApply(String(seed._id))
   return JSON.parse(rows[0].d as string) as Doc
 }
 
-async function runUpdate (tx: SqlClient, model: Model, op: Op<'update'>, result: BulkResult): Promise<void> {
+async function runUpdate(tx: SqlClient, model: Model, op: Op<'update'>, result: BulkResult): Promise<void> {
   const rows = await computeUpdates(tx, model, op)
   result.nMatched += rows.length
   if (rows.length === 0 && op.upsert) {
@@ -92,10 +106,10 @@ async function runUpdate (tx: SqlClient, model: Model, op: Op<'update'>, result:
   result.nModified += changed.length
 }
 
-async function runReplace (tx: SqlClient, model: Model, op: Op<'replace'>, result: BulkResult): Promise<void> {
+async function runReplace(tx: SqlClient, model: Model, op: Op<'replace'>, result: BulkResult): Promise<void> {
   const params = new SqlParams()
   const text = `SELECT t._id AS id, t.doc::text AS old FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, op.filter, params)} ORDER BY t._id LIMIT 1 FOR UPDATE`
-  const [row] = await tx.query(text, params.values) as unknown as Stored[]
+  const [row] = (await tx.query(text, params.values)) as unknown as Stored[]
   if (!row) {
     if (!op.upsert) return
     await insertDocs(tx, model, [{ ...op.upsert, ...op.replacement }])
@@ -105,7 +119,9 @@ async function runReplace (tx: SqlClient, model: Model, op: Op<'replace'>, resul
   }
   result.nMatched++
   const old = JSON.parse(row.old) as Doc
-  const system = Object.fromEntries(['_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v'].map(k => [k, old[k]]))
+  const system = Object.fromEntries(
+    ['_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v'].map(k => [k, old[k]])
+  )
   const doc = nextVersion({ old: row.old, next: { ...op.replacement, ...system } }, op.now)
   if (doc) {
     await writeBack(tx, model, [doc])
@@ -113,25 +129,34 @@ async function runReplace (tx: SqlClient, model: Model, op: Op<'replace'>, resul
   }
 }
 
-async function runDelete (tx: SqlClient, model: Model, op: Op<'delete'>, result: BulkResult): Promise<void> {
+async function runDelete(tx: SqlClient, model: Model, op: Op<'delete'>, result: BulkResult): Promise<void> {
   const params = new SqlParams()
   const table = quoteIdent(tableName(model))
   const target = `SELECT t._id FROM ${table} t WHERE ${compileWhere(model, { $and: [op.filter, { _deleted: false }] }, params)}${op.many ? '' : ' ORDER BY t._id LIMIT 1'}`
-  const text = `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(op.now)}::text, ` +
+  const text =
+    `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(op.now)}::text, ` +
     `'__v', coalesce((t.doc->>'__v')::int, 0) + 1) WHERE t._id IN (${target}) RETURNING 1`
   result.nDeleted += (await tx.query(text, params.values)).length
 }
 
 /** Runs a bulk request on a SqlClient inside one transaction. */
-export async function runBulkWrite (client: SqlClient, model: Model, operations: BulkOperation[]): Promise<BulkResult> {
+export async function runBulkWrite(client: SqlClient, model: Model, operations: BulkOperation[]): Promise<BulkResult> {
   return await client.transaction(async tx => {
     const result = emptyResult()
     for (const op of operations) {
       switch (op.kind) {
-        case 'insert': result.nInserted += await insertDocs(tx, model, [op.doc]); break
-        case 'update': await runUpdate(tx, model, op, result); break
-        case 'replace': await runReplace(tx, model, op, result); break
-        case 'delete': await runDelete(tx, model, op, result); break
+        case 'insert':
+          result.nInserted += await insertDocs(tx, model, [op.doc])
+          break
+        case 'update':
+          await runUpdate(tx, model, op, result)
+          break
+        case 'replace':
+          await runReplace(tx, model, op, result)
+          break
+        case 'delete':
+          await runDelete(tx, model, op, result)
+          break
       }
     }
     return result

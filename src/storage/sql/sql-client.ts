@@ -47,13 +47,17 @@ export interface SqlClient {
 }
 
 /** A statement selecting by a filter costs little when the filter pins one primary key. */
-export function costOfFilter (filter: Filter): StatementCost {
+export function costOfFilter(filter: Filter): StatementCost {
   return typeof filter._id === 'string' ? 'simple' : 'expensive'
 }
 
 /** A database error as the engines see it: PostgreSQL's SQLSTATE code and message. */
 export class SqlError extends Error {
-  constructor (message: string, readonly code: string | undefined, readonly constraint?: string) {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly constraint?: string
+  ) {
     super(message)
   }
 }

@@ -12,16 +12,17 @@ import { quoteIdent } from '../../compiler/quote.ts'
 import { tableName } from '../../compiler/ddl/schema-ddl.ts'
 
 /** The target row, locked, as JSON text without its password fields. */
-async function lockTarget (tx: SqlClient, model: Model, filter: Filter): Promise<{ id: string, d: string } | undefined> {
+async function lockTarget(tx: SqlClient, model: Model, filter: Filter): Promise<{ id: string; d: string } | undefined> {
   const params = new SqlParams()
   const projection = compileProjection(undefined, { params, doc: 't.doc' }, { exclude: model.passwordFields })
-  const text = `SELECT t._id AS id, (${projection})::text AS d FROM ${quoteIdent(tableName(model))} t ` +
+  const text =
+    `SELECT t._id AS id, (${projection})::text AS d FROM ${quoteIdent(tableName(model))} t ` +
     `WHERE ${compileWhere(model, filter, params)} LIMIT 1 FOR UPDATE`
   const [row] = await tx.query(text, params.values)
-  return row as { id: string, d: string } | undefined
+  return row as { id: string; d: string } | undefined
 }
 
-async function anyMatches (tx: SqlClient, model: Model, filter: Filter): Promise<boolean> {
+async function anyMatches(tx: SqlClient, model: Model, filter: Filter): Promise<boolean> {
   const params = new SqlParams()
   const text = `SELECT EXISTS (SELECT 1 FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)}) AS e`
   const [row] = await tx.query(text, params.values)
@@ -29,7 +30,7 @@ async function anyMatches (tx: SqlClient, model: Model, filter: Filter): Promise
 }
 
 /** Deletes the documents matching `filter` (soft: marks live ones deleted); returns how many. */
-async function deleteMatching (tx: SqlClient, model: Model, filter: Filter, plan: DeletePlan): Promise<number> {
+async function deleteMatching(tx: SqlClient, model: Model, filter: Filter, plan: DeletePlan): Promise<number> {
   const params = new SqlParams()
   const table = quoteIdent(tableName(model))
   const where = compileWhere(model, filter, params)
@@ -42,15 +43,16 @@ async function deleteMatching (tx: SqlClient, model: Model, filter: Filter, plan
 }
 
 /** The refusal of the first referrer that refuses, if any. */
-async function refusal (tx: SqlClient, plan: DeletePlan): Promise<DeleteOutcome | undefined> {
+async function refusal(tx: SqlClient, plan: DeletePlan): Promise<DeleteOutcome | undefined> {
   for (const { model, field, linking, blocked } of plan.referrers) {
-    if (!plan.cascade && await anyMatches(tx, model, linking)) return { status: 'referenced', model: model.name, field }
-    if (plan.cascade && await anyMatches(tx, model, blocked)) return { status: 'blocked', model: model.name, field }
+    if (!plan.cascade && (await anyMatches(tx, model, linking)))
+      return { status: 'referenced', model: model.name, field }
+    if (plan.cascade && (await anyMatches(tx, model, blocked))) return { status: 'blocked', model: model.name, field }
   }
   return undefined
 }
 
-export async function runDelete (client: SqlClient, model: Model, plan: DeletePlan): Promise<DeleteOutcome> {
+export async function runDelete(client: SqlClient, model: Model, plan: DeletePlan): Promise<DeleteOutcome> {
   return await client.transaction(async tx => {
     const target = await lockTarget(tx, model, plan.target)
     if (!target) return { status: 'missing' }

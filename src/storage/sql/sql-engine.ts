@@ -31,13 +31,18 @@ import { createInsertBatches } from './insert-batches.ts'
  * class 22: a number out of range in $multiply, text the database cannot hold) is the client's
  * values, a program limit (class 54) the query's size; a full disk (53100) is the service's, a 503.
  */
-export function translateSqlError (err: unknown): never {
+export function translateSqlError(err: unknown): never {
   if (err instanceof SqlError && err.code !== undefined) {
     if (err.code === '23505') throw new QuireError('DUPLICATE_KEY')
     if (err.code === '57014') throw new QuireError('QUERY_TIMEOUT')
     if (err.code === '2201B') throw new QuireError('INVALID_REGEX', 'Invalid regular expression')
-    if (err.code.startsWith('54')) throw new QuireError('QUERY_TOO_COMPLEX', 'The query is too complex for the database')
-    if (err.code.startsWith('22')) throw new QuireError('INVALID_QUERY', `The database cannot evaluate the query on these values: ${err.message.slice(0, 200)}`)
+    if (err.code.startsWith('54'))
+      throw new QuireError('QUERY_TOO_COMPLEX', 'The query is too complex for the database')
+    if (err.code.startsWith('22'))
+      throw new QuireError(
+        'INVALID_QUERY',
+        `The database cannot evaluate the query on these values: ${err.message.slice(0, 200)}`
+      )
     if (err.code === '53100') throw new QuireError('UNAVAILABLE', 'The database is out of disk space')
   }
   throw err
@@ -46,38 +51,56 @@ export function translateSqlError (err: unknown): never {
 /** Statements that address one document by key: reads and writes by id, auth lookups. */
 const SIMPLE = { cost: 'simple' } as const
 
-async function run<T> (work: () => Promise<T>): Promise<T> {
-  try { return await work() } catch (err) { return translateSqlError(err) }
+async function run<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (err) {
+    return translateSqlError(err)
+  }
 }
 
-export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = () => {}): Engine {
+export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () => {}): Engine {
   const changes = createSqlChangeLog(raw, log)
   const client = withChangeActor(raw, { actor: actingUserId, wrote: changes.localWrite })
   const projectionOf = (model: Model, params: SqlParams, fields?: string[]): string =>
     compileProjection(fields, { params, doc: 't.doc' }, { exclude: model.passwordFields })
 
-  async function find (model: Model, query: FindQuery, cost: StatementCost = costOfFilter(query.filter)): Promise<FindResult> {
+  async function find(
+    model: Model,
+    query: FindQuery,
+    cost: StatementCost = costOfFilter(query.filter)
+  ): Promise<FindResult> {
     const { text, values, planForValues, firstTry } = compileFind(model, query)
-    type PageRow = { d: unknown, total?: unknown }
-    const walked = firstTry === undefined ? undefined : await run(() => client.query(firstTry.text, firstTry.values, { cost, quickFirst: true })) as PageRow[]
-    const rows = walked !== undefined && walked.length === query.limit
-      ? walked
-      : await run(() => client.query(text, values, { cost, planForValues, quickFirst: true })) as PageRow[]
+    type PageRow = { d: unknown; total?: unknown }
+    const walked =
+      firstTry === undefined
+        ? undefined
+        : ((await run(() => client.query(firstTry.text, firstTry.values, { cost, quickFirst: true }))) as PageRow[])
+    const rows =
+      walked !== undefined && walked.length === query.limit
+        ? walked
+        : ((await run(() => client.query(text, values, { cost, planForValues, quickFirst: true }))) as PageRow[])
     const docs = rows.filter(r => r.d !== null).map(r => r.d as string)
-    return { data: `[${docs.join(',')}]`, returned: docs.length, ...(query.count && { count: Number(rows[0]?.total ?? 0) }) }
+    return {
+      data: `[${docs.join(',')}]`,
+      returned: docs.length,
+      ...(query.count && { count: Number(rows[0]?.total ?? 0) })
+    }
   }
 
   const insert = createInsertBatches({
     one: async (model, doc) => {
       const params = new SqlParams()
-      const text = `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) VALUES (${params.add(doc._id as string)}, ${params.addJson(doc)}) ` +
+      const text =
+        `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) VALUES (${params.add(doc._id as string)}, ${params.addJson(doc)}) ` +
         `RETURNING (${projectionOf(model, params)})::text AS d`
       const rows = await run(() => client.query(text, params.values, SIMPLE))
       return rows[0].d as string
     },
     many: async (model, docs) => {
       const params = new SqlParams()
-      const text = `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) SELECT e->>'_id', e FROM jsonb_array_elements(${params.add(docs)}::text::jsonb) e ` +
+      const text =
+        `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) SELECT e->>'_id', e FROM jsonb_array_elements(${params.add(docs)}::text::jsonb) e ` +
         `RETURNING t._id AS i, (${projectionOf(model, params)})::text AS d`
       const rows = await client.query(text, params.values, SIMPLE)
       return new Map(rows.map(row => [row.i as string, row.d as string]))
@@ -87,7 +110,7 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
   return {
     kind: client.kind,
 
-    syncModels: async (models) => {
+    syncModels: async models => {
       await client.transaction(async tx => {
         await tx.query('SELECT pg_advisory_xact_lock(726354100)')
         await tx.exec('SET LOCAL statement_timeout = 0')
@@ -104,7 +127,7 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
       const params = new SqlParams()
       const text = `SELECT t.doc::text AS d FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)} LIMIT 1`
       const rows = await run(() => client.query(text, params.values, SIMPLE))
-      return rows.length ? JSON.parse(rows[0].d as string) as Doc : null
+      return rows.length ? (JSON.parse(rows[0].d as string) as Doc) : null
     },
 
     find,
@@ -116,8 +139,9 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
       return Number(rows[0].n)
     },
 
-    estimateCount: async (model) => {
-      const text = 'SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::bigint AS n FROM pg_class c ' +
+    estimateCount: async model => {
+      const text =
+        'SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::bigint AS n FROM pg_class c ' +
         'LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = to_regclass($1)'
       const rows = await run(() => client.query(text, [quoteIdent(tableName(model))], SIMPLE))
       return Number(rows[0]?.n ?? 0)
@@ -127,11 +151,12 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
       const params = new SqlParams()
       const table = quoteIdent(tableName(model))
       const target = `SELECT t._id FROM ${table} t WHERE ${compileWhere(model, filter, params)} LIMIT 1`
-      const text = `UPDATE ${table} AS t SET doc = t.doc || ${params.addJson(set)} || ` +
+      const text =
+        `UPDATE ${table} AS t SET doc = t.doc || ${params.addJson(set)} || ` +
         `jsonb_build_object('__v', coalesce((t.doc->>'__v')::int, 0) + 1) WHERE t._id = (${target}) ` +
         `RETURNING (${projectionOf(model, params)})::text AS d`
       const rows = await run(() => client.query(text, params.values, SIMPLE))
-      return rows.length ? rows[0].d as string : null
+      return rows.length ? (rows[0].d as string) : null
     },
 
     aggregate: async (model, plan) => {
@@ -148,12 +173,12 @@ export function createSqlEngine (raw: SqlClient, log: (msg: string) => void = ()
 
     insertMany: (model, docs) => run(() => insertDocs(client, model, docs)),
 
-    refreshStatistics: async (model) => {
+    refreshStatistics: async model => {
       const ranks = searchRanks(model)
       await client.exec(`ANALYZE ${quoteIdent(tableName(model))}${ranks ? `, ${quoteIdent(ranks.name)}` : ''}`)
     },
 
-    exportAll: async function * (model, batchSize) {
+    exportAll: async function* (model, batchSize) {
       const text = `SELECT _id, doc::text AS d FROM ${quoteIdent(tableName(model))} WHERE _id > $1 ORDER BY _id LIMIT ${Math.max(1, Math.floor(batchSize))}`
       let last = ''
       for (;;) {

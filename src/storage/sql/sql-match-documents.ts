@@ -8,7 +8,10 @@ import { compileMatch } from '../../compiler/find/compile-match.ts'
 const FILTERS_PER_STATEMENT = 50
 const DOCS_PER_STATEMENT = 500
 
-export function sqlMatchDocuments (client: SqlClient, run: <T>(work: () => Promise<T>) => Promise<T>): Engine['matchDocuments'] {
+export function sqlMatchDocuments(
+  client: SqlClient,
+  run: <T>(work: () => Promise<T>) => Promise<T>
+): Engine['matchDocuments'] {
   return async (model, docs, filters) => {
     const result = filters.map(() => docs.map(() => false))
     for (let f = 0; f < filters.length; f += FILTERS_PER_STATEMENT) {

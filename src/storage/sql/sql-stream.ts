@@ -11,7 +11,7 @@ import { compileFind } from '../../compiler/find/compile-find.ts'
 
 let cursors = 0
 
-async function fetchAll (client: SqlClient, cursor: string, batchSize: number, onBatch: OnBatch): Promise<number> {
+async function fetchAll(client: SqlClient, cursor: string, batchSize: number, onBatch: OnBatch): Promise<number> {
   let handed = 0
   for (;;) {
     const rows = await client.query(`FETCH ${batchSize} FROM ${cursor}`)
@@ -24,16 +24,27 @@ async function fetchAll (client: SqlClient, cursor: string, batchSize: number, o
 
 type OnBatch = (docs: string[]) => Promise<void>
 
-function batchRows (batchSize: number): number {
+function batchRows(batchSize: number): number {
   return Math.max(1, Math.min(10_000, Math.floor(batchSize)))
 }
 
 /** The query's documents in _id order, one keyset query per batch (skip applies to the first). */
-async function streamById (client: SqlClient, model: Model, query: FindQuery, size: number, onBatch: OnBatch): Promise<number> {
+async function streamById(
+  client: SqlClient,
+  model: Model,
+  query: FindQuery,
+  size: number,
+  onBatch: OnBatch
+): Promise<number> {
   let handed = 0
   let after: string | undefined
   while (handed < query.limit) {
-    const page = { ...query, count: false, limit: Math.min(size, query.limit - handed), skip: after === undefined ? query.skip : 0 }
+    const page = {
+      ...query,
+      count: false,
+      limit: Math.min(size, query.limit - handed),
+      skip: after === undefined ? query.skip : 0
+    }
     const { text, values } = compileFind(model, page, { afterId: after })
     const docs = (await client.query(text, values)).map(row => row.d as string)
     if (docs.length === 0) return handed
@@ -46,7 +57,13 @@ async function streamById (client: SqlClient, model: Model, query: FindQuery, si
 }
 
 /** Hands the `d` column of every row of `text` to `onBatch` through a cursor, `size` rows at a time; returns the row count. */
-async function streamRows (client: SqlClient, text: string, values: SqlValue[], size: number, onBatch: OnBatch): Promise<number> {
+async function streamRows(
+  client: SqlClient,
+  text: string,
+  values: SqlValue[],
+  size: number,
+  onBatch: OnBatch
+): Promise<number> {
   const cursor = `quire_stream_${++cursors}`
   return await client.transaction(async tx => {
     await tx.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${text}`, values)
@@ -55,9 +72,16 @@ async function streamRows (client: SqlClient, text: string, values: SqlValue[], 
 }
 
 /** streamFind for the SQL engines (src/storage/engine.ts). */
-export async function streamFind (client: SqlClient, model: Model, query: FindQuery, batchSize: number, onBatch: OnBatch): Promise<number> {
+export async function streamFind(
+  client: SqlClient,
+  model: Model,
+  query: FindQuery,
+  batchSize: number,
+  onBatch: OnBatch
+): Promise<number> {
   const size = batchRows(batchSize)
-  if (query.sort.length === 0 && query.search === undefined) return await streamById(client, model, query, size, onBatch)
+  if (query.sort.length === 0 && query.search === undefined)
+    return await streamById(client, model, query, size, onBatch)
   const { text, values } = compileFind(model, { ...query, count: false }, { rankAll: true })
   return await streamRows(client, text, values, size, onBatch)
 }

@@ -3,6 +3,6 @@
 import { compileRegex, readRegex } from './regex-dialect.ts'
 
 /** Throws INVALID_REGEX (400) naming the problem when the pattern or its options are not accepted. */
-export function checkRegex (value: unknown, options?: unknown): void {
+export function checkRegex(value: unknown, options?: unknown): void {
   compileRegex(readRegex(value, options))
 }

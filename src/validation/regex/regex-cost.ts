@@ -13,14 +13,24 @@ export interface RegexCost {
   lookarounds: number
 }
 
-interface Frame { done: RegexCost, branch: RegexCost, last?: RegexCost, lookaround: boolean }
+interface Frame {
+  done: RegexCost
+  branch: RegexCost
+  last?: RegexCost
+  lookaround: boolean
+}
 
-interface Walk { src: string, pos: number, extended: boolean, frames: Frame[] }
+interface Walk {
+  src: string
+  pos: number
+  extended: boolean
+  frames: Frame[]
+}
 
 const LOOKAROUND = /^\(\?(?:=|!|<=|<!)/
 const SPACE = /[ \t\n\r\f\v]/
 
-function refuse (message: string): QuireError {
+function refuse(message: string): QuireError {
   return new QuireError('INVALID_REGEX', message)
 }
 
@@ -31,52 +41,63 @@ function refuse (message: string): QuireError {
  * or more than MAX_REGEX_SIZE elements once nested repetitions are multiplied out. Syntax errors
  * are left to the translation; this check never fails on them.
  */
-export function checkRegexCost (pattern: string, flags = ''): RegexCost {
+export function checkRegexCost(pattern: string, flags = ''): RegexCost {
   const walk: Walk = { src: pattern, pos: 0, extended: flags.includes('x'), frames: [newFrame(false)] }
   while (walk.pos < pattern.length) step(walk)
   while (walk.frames.length > 1) closeGroup(walk)
   const cost = total(walk.frames[0])
   if (cost.size > MAX_REGEX_SIZE) {
-    throw refuse(`The regular expression is too large once its repetitions are expanded (more than ${MAX_REGEX_SIZE} elements): nest fewer or smaller {n,m} repetitions`)
+    throw refuse(
+      `The regular expression is too large once its repetitions are expanded (more than ${MAX_REGEX_SIZE} elements): nest fewer or smaller {n,m} repetitions`
+    )
   }
   if (cost.lookarounds > MAX_REGEX_LOOKAROUNDS) {
-    throw refuse(`Regular expressions are limited to ${MAX_REGEX_LOOKAROUNDS} lookarounds, counting those inside repetitions`)
+    throw refuse(
+      `Regular expressions are limited to ${MAX_REGEX_LOOKAROUNDS} lookarounds, counting those inside repetitions`
+    )
   }
   return cost
 }
 
-function newFrame (lookaround: boolean): Frame {
+function newFrame(lookaround: boolean): Frame {
   return { done: { size: 0, lookarounds: 0 }, branch: { size: 0, lookarounds: 0 }, lookaround }
 }
 
-function total (frame: Frame): RegexCost {
+function total(frame: Frame): RegexCost {
   return { size: frame.done.size + frame.branch.size, lookarounds: frame.done.lookarounds + frame.branch.lookarounds }
 }
 
-function top (walk: Walk): Frame {
+function top(walk: Walk): Frame {
   return walk.frames[walk.frames.length - 1]
 }
 
-function append (frame: Frame, cost: RegexCost): void {
+function append(frame: Frame, cost: RegexCost): void {
   frame.branch.size += cost.size
   frame.branch.lookarounds += cost.lookarounds
   frame.last = cost
 }
 
-function step (walk: Walk): void {
+function step(walk: Walk): void {
   const c = walk.src[walk.pos]
   if (walk.extended && skipExtendedSpace(walk, c)) return
   switch (c) {
-    case '\\': return readEscape(walk)
-    case '[': return readBracket(walk)
-    case '(': return openGroup(walk)
+    case '\\':
+      return readEscape(walk)
+    case '[':
+      return readBracket(walk)
+    case '(':
+      return openGroup(walk)
     case ')':
       walk.pos++
       if (walk.frames.length > 1) closeGroup(walk)
       return
-    case '|': return alternate(walk)
-    case '{': return readBrace(walk)
-    case '*': case '+': case '?':
+    case '|':
+      return alternate(walk)
+    case '{':
+      return readBrace(walk)
+    case '*':
+    case '+':
+    case '?':
       walk.pos++
       top(walk).last = undefined
       return
@@ -87,7 +108,7 @@ function step (walk: Walk): void {
 }
 
 /** In PCRE's x mode whitespace and # comments outside brackets are dropped: skips one, if `c` starts one. */
-export function skipExtendedSpace (cursor: { src: string, pos: number }, c: string): boolean {
+export function skipExtendedSpace(cursor: { src: string; pos: number }, c: string): boolean {
   if (SPACE.test(c)) {
     cursor.pos++
     return true
@@ -98,17 +119,19 @@ export function skipExtendedSpace (cursor: { src: string, pos: number }, c: stri
   return true
 }
 
-function readEscape (walk: Walk): void {
+function readEscape(walk: Walk): void {
   const c = walk.src[walk.pos + 1]
   if (c !== undefined && /[1-9]/.test(c)) {
-    throw refuse(`Back references (\\${c}) are not supported: matching them can take time exponential in the text's length`)
+    throw refuse(
+      `Back references (\\${c}) are not supported: matching them can take time exponential in the text's length`
+    )
   }
   walk.pos += c === 'x' && /^[0-9a-fA-F]{2}/.test(walk.src.slice(walk.pos + 2)) ? 4 : 2
   append(top(walk), { size: 1, lookarounds: 0 })
 }
 
 /** A bracket expression is one element: skip to its closing bracket. */
-function readBracket (walk: Walk): void {
+function readBracket(walk: Walk): void {
   const src = walk.src
   let i = walk.pos + 1
   if (src[i] === '^') i++
@@ -122,23 +145,25 @@ function readBracket (walk: Walk): void {
   append(top(walk), { size: 1, lookarounds: 0 })
 }
 
-function openGroup (walk: Walk): void {
+function openGroup(walk: Walk): void {
   const opener = LOOKAROUND.exec(walk.src.slice(walk.pos))?.[0]
   if (opener && walk.frames.some(frame => frame.lookaround)) {
-    throw refuse('Lookarounds inside lookarounds are not supported: their matching time grows with a high power of the text\'s length')
+    throw refuse(
+      "Lookarounds inside lookarounds are not supported: their matching time grows with a high power of the text's length"
+    )
   }
   walk.pos += opener?.length ?? (walk.src.startsWith('(?:', walk.pos) ? 3 : 1)
   walk.frames.push(newFrame(opener !== undefined))
 }
 
-function closeGroup (walk: Walk): void {
+function closeGroup(walk: Walk): void {
   const frame = walk.frames.pop()!
   const cost = total(frame)
   if (frame.lookaround) cost.lookarounds++
   append(top(walk), cost)
 }
 
-function alternate (walk: Walk): void {
+function alternate(walk: Walk): void {
   const frame = top(walk)
   walk.pos++
   frame.done = total(frame)
@@ -147,7 +172,7 @@ function alternate (walk: Walk): void {
 }
 
 /** {n}, {n,} and {n,m} repeat the element before them: the automaton holds that many copies. */
-function readBrace (walk: Walk): void {
+function readBrace(walk: Walk): void {
   const bound = /^\{(\d+)(,(\d*))?\}/.exec(walk.src.slice(walk.pos))
   const frame = top(walk)
   if (!bound) {

@@ -7,9 +7,18 @@ import type { Caller } from '../../../src/auth/caller.ts'
 
 const ALICE: Caller = { userId: 'a', admin: false, groups: [], via: 'apikey' }
 
-function counted (until = Number.POSITIVE_INFINITY): { resolve: () => Promise<{ caller: Caller, until: number }>, calls: () => number } {
+function counted(until = Number.POSITIVE_INFINITY): {
+  resolve: () => Promise<{ caller: Caller; until: number }>
+  calls: () => number
+} {
   let n = 0
-  return { resolve: async () => { n++; return { caller: ALICE, until } }, calls: () => n }
+  return {
+    resolve: async () => {
+      n++
+      return { caller: ALICE, until }
+    },
+    calls: () => n
+  }
 }
 
 t.test('remembered until cleared, aged out or pushed out', async t => {
@@ -44,7 +53,10 @@ t.test('a lookup overtaken by a clear is not remembered', async t => {
     cache.clear() // a revocation committed while the lookup ran
     return { caller: ALICE, until: Number.POSITIVE_INFINITY }
   })
-  await cache.callerFor('apikey:k', async () => { calls++; return { caller: ALICE, until: Number.POSITIVE_INFINITY } })
+  await cache.callerFor('apikey:k', async () => {
+    calls++
+    return { caller: ALICE, until: Number.POSITIVE_INFINITY }
+  })
   t.equal(calls, 2, 'the next request looks the credential up again')
 })
 
@@ -57,11 +69,25 @@ t.test('maxAgeMs 0 turns the cache off', async t => {
 })
 
 /** A lookup that runs until `finish` is called, counting its calls. */
-function held (outcome: () => Promise<{ caller: Caller, until: number }>): { resolve: () => Promise<{ caller: Caller, until: number }>, calls: () => number, finish: () => void } {
+function held(outcome: () => Promise<{ caller: Caller; until: number }>): {
+  resolve: () => Promise<{ caller: Caller; until: number }>
+  calls: () => number
+  finish: () => void
+} {
   let n = 0
   let release!: () => void
-  const gate = new Promise<void>(resolve => { release = resolve })
-  return { resolve: async () => { n++; await gate; return await outcome() }, calls: () => n, finish: () => release() }
+  const gate = new Promise<void>(resolve => {
+    release = resolve
+  })
+  return {
+    resolve: async () => {
+      n++
+      await gate
+      return await outcome()
+    },
+    calls: () => n,
+    finish: () => release()
+  }
 }
 
 t.test('concurrent requests with one credential share its lookup', async t => {
@@ -75,12 +101,17 @@ t.test('concurrent requests with one credential share its lookup', async t => {
 
 t.test('when a shared lookup fails, each waiting request looks the credential up itself', async t => {
   const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, now: Date.now })
-  const key = held(async () => { throw new Error('wrong password') })
+  const key = held(async () => {
+    throw new Error('wrong password')
+  })
   const requests = Array.from({ length: 3 }, async () => await cache.callerFor('basic:k', key.resolve))
   key.finish()
   const outcomes = await Promise.allSettled(requests)
-  t.same(outcomes.map(o => o.status), ['rejected', 'rejected', 'rejected'])
-  t.equal(key.calls(), 3, 'every failure is its own request\'s (its reason, its throttling)')
+  t.same(
+    outcomes.map(o => o.status),
+    ['rejected', 'rejected', 'rejected']
+  )
+  t.equal(key.calls(), 3, "every failure is its own request's (its reason, its throttling)")
 })
 
 t.test('a request after a clear does not join a lookup that started before it', async t => {
@@ -89,7 +120,11 @@ t.test('a request after a clear does not join a lookup that started before it', 
   const first = cache.callerFor('apikey:k', before.resolve)
   cache.clear() // the key was revoked while its lookup ran
   const BOB: Caller = { userId: 'b', admin: false, groups: [], via: 'apikey' }
-  t.same(await cache.callerFor('apikey:k', async () => ({ caller: BOB, until: Number.POSITIVE_INFINITY })), BOB, 'looked up afresh')
+  t.same(
+    await cache.callerFor('apikey:k', async () => ({ caller: BOB, until: Number.POSITIVE_INFINITY })),
+    BOB,
+    'looked up afresh'
+  )
   before.finish()
   t.same(await first, ALICE)
   t.equal(before.calls(), 1)

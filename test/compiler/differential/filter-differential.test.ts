@@ -13,7 +13,14 @@ import { compileSort } from '../../../src/compiler/find/compile-sort.ts'
 import { startPgCluster } from '../../helpers/throwaway-cluster.ts'
 import { SqlParams, type SqlValue } from '../../../src/compiler/sql-params.ts'
 import { INDEX_SCANS, loadDocuments, selectIds, type Outcome, type Query, type Statement } from './differential-db.ts'
-import { containmentOf, generateCases, generateDocuments, kindOf, makeRng, type GeneratedCase } from './differential-data.ts'
+import {
+  containmentOf,
+  generateCases,
+  generateDocuments,
+  kindOf,
+  makeRng,
+  type GeneratedCase
+} from './differential-data.ts'
 import type { ContainmentLookup } from '../../../src/compiler/filter/containment.ts'
 
 const DOCUMENTS = 2000
@@ -22,43 +29,57 @@ const SEED = 20240601
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 type Doc = Record<string, unknown>
-interface Mode { name: string, kindOf?: FieldKindLookup, containment?: ContainmentLookup }
+interface Mode {
+  name: string
+  kindOf?: FieldKindLookup
+  containment?: ContainmentLookup
+}
 
 /**
  * The filter as mingo must see it: Quire stores dates as ISO strings, so a Date operand becomes
  * its string, and `$type: "date"` (a string in that form) becomes the equivalent regex.
  */
-function toOracle (value: unknown): unknown {
+function toOracle(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString()
   if (Array.isArray(value)) return value.map(toOracle)
   if (value === null || typeof value !== 'object' || value instanceof RegExp) return value
   const entries = Object.entries(value).map(([k, v]) =>
-    k === '$type' && (v === 'date' || v === 9) ? ['$regex', ISO_DATE] : [k, toOracle(v)])
+    k === '$type' && (v === 'date' || v === 9) ? ['$regex', ISO_DATE] : [k, toOracle(v)]
+  )
   return Object.fromEntries(entries)
 }
 
-function expectedIds (docs: Doc[], c: GeneratedCase): string[] {
+function expectedIds(docs: Doc[], c: GeneratedCase): string[] {
   const cursor = new MingoQuery(toOracle(c.filter) as Filter, {}).find<Doc>(docs)
   if (c.sort) cursor.sort(Object.fromEntries([...c.sort, ['_id', c.sort.at(-1)?.[1] === -1 ? -1 : 1]]))
   const ids = cursor.all().map(d => d._id as string)
   return c.sort ? ids : ids.sort()
 }
 
-function compileCase (c: GeneratedCase, mode: Mode): { text: string, values: SqlValue[] } {
+function compileCase(c: GeneratedCase, mode: Mode): { text: string; values: SqlValue[] } {
   const params = new SqlParams()
-  const where = compileFilter(checkFilter(c.filter), { params, doc: 't.doc', kindOf: mode.kindOf, containment: mode.containment })
-  const order = c.sort ? ` ORDER BY ${compileSort(c.sort, { params, doc: 't.doc', idColumn: 't._id', kindOf: mode.kindOf })}` : ''
+  const where = compileFilter(checkFilter(c.filter), {
+    params,
+    doc: 't.doc',
+    kindOf: mode.kindOf,
+    containment: mode.containment
+  })
+  const order = c.sort
+    ? ` ORDER BY ${compileSort(c.sort, { params, doc: 't.doc', idColumn: 't._id', kindOf: mode.kindOf })}`
+    : ''
   return { text: `SELECT t._id FROM docs t WHERE ${where}${order}`, values: params.values }
 }
 
-function describe (value: unknown): string {
-  return JSON.stringify(value, (_, v) => v instanceof RegExp ? `/${v.source}/${v.flags}` : v)
+function describe(value: unknown): string {
+  return JSON.stringify(value, (_, v) => (v instanceof RegExp ? `/${v.source}/${v.flags}` : v))
 }
 
-interface Keyed extends Statement { key: string }
+interface Keyed extends Statement {
+  key: string
+}
 
 /** Runs every statement on PostgreSQL, three at a time, while the main thread computes mingo's answers. */
-async function runOnServer (query: Query, statements: Keyed[]): Promise<Map<string, Outcome>> {
+async function runOnServer(query: Query, statements: Keyed[]): Promise<Map<string, Outcome>> {
   const outcomes = new Map<string, Outcome>()
   let next = 0
   const worker = async (): Promise<void> => {
@@ -72,7 +93,7 @@ async function runOnServer (query: Query, statements: Keyed[]): Promise<Map<stri
 }
 
 /** mingo's answers, computed in slices so that the server queries keep flowing meanwhile. */
-async function computeExpected (docs: Doc[], cases: GeneratedCase[]): Promise<string[][]> {
+async function computeExpected(docs: Doc[], cases: GeneratedCase[]): Promise<string[][]> {
   const expected: string[][] = []
   for (const c of cases) {
     expected.push(expectedIds(docs, c))
@@ -93,25 +114,34 @@ t.test('SQL filters agree with mingo on PostgreSQL', async t => {
   })
   const query: Query = async (text, values) => await server.unsafe(text, values)
   await loadDocuments(query, docs)
-  const modes: Mode[] = [{ name: 'without kind hints' }, { name: 'with kind hints', kindOf }, { name: 'with containment hints', kindOf, containment: containmentOf }]
+  const modes: Mode[] = [
+    { name: 'without kind hints' },
+    { name: 'with kind hints', kindOf },
+    { name: 'with containment hints', kindOf, containment: containmentOf }
+  ]
   // A case whose SQL is the same in both modes runs once: same statement, same rows.
-  const compiled = modes.map(mode => cases.map(c => {
-    const sql = compileCase(c, mode)
-    return { ...sql, key: JSON.stringify([sql.text, sql.values]), sorted: c.sort !== undefined }
-  }))
+  const compiled = modes.map(mode =>
+    cases.map(c => {
+      const sql = compileCase(c, mode)
+      return { ...sql, key: JSON.stringify([sql.text, sql.values]), sorted: c.sort !== undefined }
+    })
+  )
   const statements = [...new Map(compiled.flat().map(s => [s.key, s])).values()]
   const onServer = runOnServer(query, statements)
   const expected = await computeExpected(docs, cases)
   const results = { postgres: await onServer }
   const selective = expected.filter(ids => ids.length > 0 && ids.length < DOCUMENTS).length
-  t.comment(`filter differential: ${DOCUMENTS} documents, ${FILTERS} filters (${cases.filter(c => c.sort).length} sorted, ` +
-    `${selective} selecting some but not all documents), ${statements.length} distinct statements`)
+  t.comment(
+    `filter differential: ${DOCUMENTS} documents, ${FILTERS} filters (${cases.filter(c => c.sort).length} sorted, ` +
+      `${selective} selecting some but not all documents), ${statements.length} distinct statements`
+  )
   modes.forEach((mode, m) => {
     const failures: string[] = []
     let agreed = 0
     cases.forEach((c, i) => {
       const key = compiled[m][i].key
-      const wrong = Object.entries(results).map(([engine, byKey]) => [engine, byKey.get(key) ?? 'not run'] as [string, Outcome])
+      const wrong = Object.entries(results)
+        .map(([engine, byKey]) => [engine, byKey.get(key) ?? 'not run'] as [string, Outcome])
         .filter(([, got]) => JSON.stringify(got) !== JSON.stringify(expected[i]))
       if (wrong.length === 0) agreed++
       else if (failures.length < 10) failures.push(describeFailure(c, compiled[m][i].text, expected[i], wrong))
@@ -121,13 +151,15 @@ t.test('SQL filters agree with mingo on PostgreSQL', async t => {
   })
 })
 
-function describeFailure (c: GeneratedCase, sql: string, want: string[], wrong: Array<[string, Outcome]>): string {
+function describeFailure(c: GeneratedCase, sql: string, want: string[], wrong: Array<[string, Outcome]>): string {
   const detail = wrong.map(([engine, got]) => {
     if (typeof got === 'string') return `${engine}: ${got}`
     const missing = want.filter(id => !got.includes(id)).slice(0, 5)
     const extra = got.filter(id => !want.includes(id)).slice(0, 5)
-    return `${engine}: got ${got.length} want ${want.length}; missing ${missing.join(',')}; extra ${extra.join(',')}` +
+    return (
+      `${engine}: got ${got.length} want ${want.length}; missing ${missing.join(',')}; extra ${extra.join(',')}` +
       (missing.length + extra.length === 0 ? ' (order differs)' : '')
+    )
   })
   return `${describe(c.filter)} sort=${describe(c.sort)}\n  ${detail.join('\n  ')}\n  ${sql}`
 }

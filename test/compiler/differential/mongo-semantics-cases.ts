@@ -24,9 +24,22 @@ export const NULL_DOCS: Record<string, unknown> = {
 const ALL_NULL_IDS = Object.keys(NULL_DOCS)
 const except = (ids: string[]): string[] => ALL_NULL_IDS.filter(id => !ids.includes(id))
 const EQ_NULL = ['a_null', 'no_a', 'a_value_array_all_nulls', 'a_value_array_with_null']
-const DOTTED_EQ_NULL = ['a_empty_subobject', 'a_null', 'a_number', 'a_subobject_b_null', 'no_a',
-  'a_object_array_b_mix_null_missing', 'a_object_array_some_b_nulls', 'a_object_array_some_b_missing']
-const ARRAYS_OF_OBJECTS = ['a_object_array_b_mix_null_missing', 'a_object_array_no_b_nulls', 'a_object_array_some_b_nulls', 'a_object_array_some_b_missing']
+const DOTTED_EQ_NULL = [
+  'a_empty_subobject',
+  'a_null',
+  'a_number',
+  'a_subobject_b_null',
+  'no_a',
+  'a_object_array_b_mix_null_missing',
+  'a_object_array_some_b_nulls',
+  'a_object_array_some_b_missing'
+]
+const ARRAYS_OF_OBJECTS = [
+  'a_object_array_b_mix_null_missing',
+  'a_object_array_no_b_nulls',
+  'a_object_array_some_b_nulls',
+  'a_object_array_some_b_missing'
+]
 
 export const NULL_CASES: Array<[Filter, string[]]> = [
   [{ a: { $eq: null } }, EQ_NULL],
@@ -41,13 +54,28 @@ export const NULL_CASES: Array<[Filter, string[]]> = [
   [{ a: { $gt: null } }, []],
   [{ a: { $exists: false } }, ['no_a']],
   [{ a: { $elemMatch: { $eq: null } } }, ['a_value_array_all_nulls', 'a_value_array_with_null']],
-  [{ a: { $elemMatch: { $ne: null } } }, ['a_double_array', ...ARRAYS_OF_OBJECTS, 'a_value_array_no_nulls', 'a_value_array_with_null']],
+  [
+    { a: { $elemMatch: { $ne: null } } },
+    ['a_double_array', ...ARRAYS_OF_OBJECTS, 'a_value_array_no_nulls', 'a_value_array_with_null']
+  ],
   [{ 'a.b': { $eq: null } }, DOTTED_EQ_NULL],
   [{ 'a.b': { $ne: null } }, except(DOTTED_EQ_NULL)],
   [{ 'a.b': { $in: [null, 75] } }, DOTTED_EQ_NULL],
   [{ 'a.b': { $nin: [null, 75] } }, except(DOTTED_EQ_NULL)],
-  [{ 'a.b': { $exists: false } }, ['a_empty_subobject', 'a_null', 'a_number', 'no_a', 'a_double_array', 'a_empty_array',
-    'a_value_array_all_nulls', 'a_value_array_no_nulls', 'a_value_array_with_null']]
+  [
+    { 'a.b': { $exists: false } },
+    [
+      'a_empty_subobject',
+      'a_null',
+      'a_number',
+      'no_a',
+      'a_double_array',
+      'a_empty_array',
+      'a_value_array_all_nulls',
+      'a_value_array_no_nulls',
+      'a_value_array_with_null'
+    ]
+  ]
 ]
 
 /** Single-document cases: [document, filter, does MongoDB match it?] */

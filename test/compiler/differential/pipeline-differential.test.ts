@@ -7,7 +7,16 @@ import { startPgCluster } from '../../helpers/throwaway-cluster.ts'
 import { coveredFields, coveringColumns } from '../../../src/compiler/ddl/covering-columns.ts'
 import { parseModelFile } from '../../../src/models/load-models.ts'
 import { quoteIdent } from '../../../src/compiler/quote.ts'
-import { compileItemsPipeline, createMingoReference, createRng, itemsContext, makeItems, makeOwners, resultKey, type Doc } from './pipeline-fixtures.ts'
+import {
+  compileItemsPipeline,
+  createMingoReference,
+  createRng,
+  itemsContext,
+  makeItems,
+  makeOwners,
+  resultKey,
+  type Doc
+} from './pipeline-fixtures.ts'
 import { createCoveredGroupGenerator, createPipelineGenerator, type GeneratedPipeline } from './pipeline-generator.ts'
 
 const PIPELINES = 500
@@ -19,23 +28,50 @@ const items = makeItems(rng, 1000, owners)
 const generate = createPipelineGenerator(rng)
 const runMingo = createMingoReference(items, owners)
 const generateCovered = createCoveredGroupGenerator(rng)
-const cases: GeneratedPipeline[] = [...Array.from({ length: PIPELINES }, () => generate()), ...Array.from({ length: COVERED_SHAPES }, () => generateCovered())]
+const cases: GeneratedPipeline[] = [
+  ...Array.from({ length: PIPELINES }, () => generate()),
+  ...Array.from({ length: COVERED_SHAPES }, () => generateCovered())
+]
 
-const KINDS: Record<string, FieldKind> = { _id: 'string', _deleted: 'boolean', i: 'integer', f: 'number', name: 'string', nested: 'object' }
+const KINDS: Record<string, FieldKind> = {
+  _id: 'string',
+  _deleted: 'boolean',
+  i: 'integer',
+  f: 'number',
+  name: 'string',
+  nested: 'object'
+}
 const ctx = itemsContext({ _deleted: false }, path => KINDS[path])
 
 /** The same items with a covering index (src/compiler/ddl/covering-columns.ts): pipelines it answers are compared too. */
-const COVERED_ITEMS = parseModelFile(JSON.stringify({
-  name: 'items',
-  fields: { i: { type: 'integer' }, f: { type: 'number' }, name: { type: 'string', maxLength: 40 }, cat: { type: 'string', maxLength: 40 }, s: { type: 'string', maxLength: 40 }, b: { type: 'boolean' }, d: { type: 'date' } },
-  additionalFields: true,
-  indexes: [{ fields: ['i'], include: ['f', 'name', 'cat', 's', 'b', 'd', '_owner_id', 'createdAt'] }]
-}), 'items.json')
+const COVERED_ITEMS = parseModelFile(
+  JSON.stringify({
+    name: 'items',
+    fields: {
+      i: { type: 'integer' },
+      f: { type: 'number' },
+      name: { type: 'string', maxLength: 40 },
+      cat: { type: 'string', maxLength: 40 },
+      s: { type: 'string', maxLength: 40 },
+      b: { type: 'boolean' },
+      d: { type: 'date' }
+    },
+    additionalFields: true,
+    indexes: [{ fields: ['i'], include: ['f', 'name', 'cat', 's', 'b', 'd', '_owner_id', 'createdAt'] }]
+  }),
+  'items.json'
+)
 const coveredCtx = { ...ctx, coveredFields: coveredFields(COVERED_ITEMS) }
-const coveringColumnsSql = `ALTER TABLE q_items ${coveringColumns(COVERED_ITEMS).map(c => `ADD COLUMN ${quoteIdent(c.name)} ${c.sql}`).join(', ')}`
+const coveringColumnsSql = `ALTER TABLE q_items ${coveringColumns(COVERED_ITEMS)
+  .map(c => `ADD COLUMN ${quoteIdent(c.name)} ${c.sql}`)
+  .join(', ')}`
 
-const SETUP = [...['items', 'owners'].map(m => `CREATE TABLE q_${m} (_id text PRIMARY KEY, doc jsonb NOT NULL)`), coveringColumnsSql]
-const insert = (model: string): string => `INSERT INTO q_${model} SELECT e->>'_id', e FROM jsonb_array_elements($1::text::jsonb) AS e`
+const SETUP = [
+  ...['items', 'owners'].map(m => `CREATE TABLE q_${m} (_id text PRIMARY KEY, doc jsonb NOT NULL)`),
+  coveringColumnsSql
+]
+const insert = (model: string): string =>
+  `INSERT INTO q_${model} SELECT e->>'_id', e FROM jsonb_array_elements($1::text::jsonb) AS e`
 
 t.test('generated pipelines agree with mingo on PostgreSQL', async t => {
   const cluster = await startPgCluster()
@@ -46,7 +82,11 @@ t.test('generated pipelines agree with mingo on PostgreSQL', async t => {
     await cluster.stop()
   })
   for (const statement of SETUP) await sql.unsafe(statement)
-  for (const [model, docs] of [['items', items], ['owners', owners]] as const) await sql.unsafe(insert(model), [JSON.stringify(docs)])
+  for (const [model, docs] of [
+    ['items', items],
+    ['owners', owners]
+  ] as const)
+    await sql.unsafe(insert(model), [JSON.stringify(docs)])
   await sql.unsafe('ANALYZE')
 
   let agree = 0
@@ -74,18 +114,23 @@ t.test('generated pipelines agree with mingo on PostgreSQL', async t => {
         continue
       }
       if (expected === undefined) continue
-      const same = c.sampleSize !== undefined
-        ? serverRows.length === expected.length
-        : resultKey(serverRows, c.ordered) === resultKey(expected, c.ordered)
+      const same =
+        c.sampleSize !== undefined
+          ? serverRows.length === expected.length
+          : resultKey(serverRows, c.ordered) === resultKey(expected, c.ordered)
       if (same) i === 0 ? agree++ : coveredAgree++
       else {
-        failures.push(`${i === 0 ? '' : '(covered) '}${JSON.stringify(c.stages)}\n  mingo:    ${JSON.stringify(expected).slice(0, 600)}\n  postgres: ${JSON.stringify(serverRows).slice(0, 600)}`)
+        failures.push(
+          `${i === 0 ? '' : '(covered) '}${JSON.stringify(c.stages)}\n  mingo:    ${JSON.stringify(expected).slice(0, 600)}\n  postgres: ${JSON.stringify(serverRows).slice(0, 600)}`
+        )
       }
     }
   }
   const compared = cases.length - mingoErrors
-  t.comment(`pipeline differential: ${agree}/${compared} agree on postgres ` +
-    `(${mingoErrors} of ${cases.length} skipped: mingo raised an error); ${coveredAgree} answered from covering columns agree too`)
+  t.comment(
+    `pipeline differential: ${agree}/${compared} agree on postgres ` +
+      `(${mingoErrors} of ${cases.length} skipped: mingo raised an error); ${coveredAgree} answered from covering columns agree too`
+  )
   t.ok(coveredAgree >= COVERED_SHAPES / 4, 'pipelines answered from covering columns are compared too')
   for (const failure of failures.slice(0, 5)) t.comment(failure)
   t.equal(failures.length, 0, 'every statement runs on PostgreSQL and agrees with mingo')

@@ -9,12 +9,22 @@ const project = (fields: string[] | undefined, exclude: string[] = ['password'])
 
 t.test('exact SQL', async t => {
   t.equal(project(undefined, []), 't.doc', 'the whole document')
-  t.equal(project(undefined, ['password', 'secret']), `(CASE WHEN t.doc ?| ARRAY['password', 'secret'] THEN t.doc - 'password' - 'secret' ELSE t.doc END)`, 'minus excluded fields')
-  t.equal(project(undefined), `(CASE WHEN t.doc ? 'password' THEN t.doc - 'password' ELSE t.doc END)`, 'copied only when it holds one')
+  t.equal(
+    project(undefined, ['password', 'secret']),
+    `(CASE WHEN t.doc ?| ARRAY['password', 'secret'] THEN t.doc - 'password' - 'secret' ELSE t.doc END)`,
+    'minus excluded fields'
+  )
+  t.equal(
+    project(undefined),
+    `(CASE WHEN t.doc ? 'password' THEN t.doc - 'password' ELSE t.doc END)`,
+    'copied only when it holds one'
+  )
   t.equal(project(['_id', 'password']), `jsonb_build_object('_id', t.doc->'_id', 'id', t.doc->'_id')`, 'only ids')
-  t.equal(project(['name']),
+  t.equal(
+    project(['name']),
     `jsonb_build_object('_id', t.doc->'_id', 'id', t.doc->'_id') || CASE WHEN t.doc ? 'name' THEN jsonb_build_object('name', t.doc->'name') ELSE '{}'::jsonb END`,
-    'a top-level field, only when present')
+    'a top-level field, only when present'
+  )
 })
 
 t.test('limits and bad input', async t => {

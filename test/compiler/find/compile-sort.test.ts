@@ -7,19 +7,45 @@ import { SqlParams } from '../../../src/compiler/sql-params.ts'
 
 const KINDS: Record<string, FieldKind> = { name: 'string', age: 'number', createdAt: 'date', tags: 'array' }
 
-function sortSql (sort: Sort, hinted = true): string {
-  return compileSort(sort, { params: new SqlParams(), doc: 't.doc', idColumn: 't._id', kindOf: hinted ? path => KINDS[path] : undefined })
+function sortSql(sort: Sort, hinted = true): string {
+  return compileSort(sort, {
+    params: new SqlParams(),
+    doc: 't.doc',
+    idColumn: 't._id',
+    kindOf: hinted ? path => KINDS[path] : undefined
+  })
 }
 
 t.test('exact ORDER BY lists', async t => {
   t.equal(sortSql([]), 't._id ASC', 'no sort: the id alone')
-  t.equal(sortSql([['name', 1], ['age', -1]]),
-    `(t.doc->>'name') COLLATE "C" ASC NULLS FIRST, NULLIF(t.doc->'age', 'null'::jsonb) DESC NULLS LAST, t._id DESC`, 'scalar kinds; ties by _id in the last key\'s direction')
-  t.equal(sortSql([['createdAt', -1], ['_id', -1]]), `(t.doc->>'createdAt') COLLATE "C" DESC NULLS LAST, t._id DESC`, 'no tiebreaker after _id')
+  t.equal(
+    sortSql([
+      ['name', 1],
+      ['age', -1]
+    ]),
+    `(t.doc->>'name') COLLATE "C" ASC NULLS FIRST, NULLIF(t.doc->'age', 'null'::jsonb) DESC NULLS LAST, t._id DESC`,
+    "scalar kinds; ties by _id in the last key's direction"
+  )
+  t.equal(
+    sortSql([
+      ['createdAt', -1],
+      ['_id', -1]
+    ]),
+    `(t.doc->>'createdAt') COLLATE "C" DESC NULLS LAST, t._id DESC`,
+    'no tiebreaker after _id'
+  )
   const general = sortSql([['tags', 1]])
-  t.match(general, /^\(SELECT ROW\(CASE jsonb_typeof\(k\.v\) WHEN 'null' THEN 1 .* AS k\) ASC, t\._id ASC$/, 'array kind: one type-ordered row key')
+  t.match(
+    general,
+    /^\(SELECT ROW\(CASE jsonb_typeof\(k\.v\) WHEN 'null' THEN 1 .* AS k\) ASC, t\._id ASC$/,
+    'array kind: one type-ordered row key'
+  )
   t.match(general, /jsonb_path_query\(t\.doc, 'lax \$\."tags"\[\*\]'::jsonpath\)/, 'elements come from a jsonpath')
-  t.equal(sortSql([['name', 1]], false).split('COLLATE "C"').length, 3, 'without a kind, strings still compare in byte order')
+  t.equal(
+    sortSql([['name', 1]], false).split('COLLATE "C"').length,
+    3,
+    'without a kind, strings still compare in byte order'
+  )
 })
 
 t.test('limits and bad input', async t => {

@@ -14,7 +14,14 @@ import { runInRequestScope } from '../../../src/runtime/request-scope.ts'
 import { databaseUrl } from '../../helpers/test-app.ts'
 
 const model = parseModelFile(JSON.stringify({ name: 'counted', fields: { n: { type: 'number' } } }), 'test')
-const query = authorized<FindQuery>({ filter: authorized({ _deleted: false }), sort: [], limit: 1, skip: 0, count: true, populate: [] })
+const query = authorized<FindQuery>({
+  filter: authorized({ _deleted: false }),
+  sort: [],
+  limit: 1,
+  skip: 0,
+  count: true,
+  populate: []
+})
 const doc = (n: number) => ({ n, ...newSystemFields(ANONYMOUS) })
 
 t.test('counts are reused until a write or the time to live', async t => {
@@ -35,12 +42,19 @@ t.test('counts are reused until a write or the time to live', async t => {
   clock += 2001
   t.equal((await cached.find(model, query)).count, 3, 'and is seen after it')
 
-  t.equal((await cached.find(model, { ...query, filter: authorized({ n: 1 }) })).count, 1, 'each filter has its own count')
+  t.equal(
+    (await cached.find(model, { ...query, filter: authorized({ n: 1 }) })).count,
+    1,
+    'each filter has its own count'
+  )
   t.equal(withCountCache(raw, 0), raw, 'a time to live of 0 turns the cache off')
 })
 
 t.test('"no search" and an empty search are counted apart', async t => {
-  const searchable = parseModelFile(JSON.stringify({ name: 'searched', fields: { s: { type: 'string' } }, fulltext: { fields: ['s'] } }), 'test')
+  const searchable = parseModelFile(
+    JSON.stringify({ name: 'searched', fields: { s: { type: 'string' } }, fulltext: { fields: ['s'] } }),
+    'test'
+  )
   const raw = await openEngine(await databaseUrl('postgres'), { statementTimeoutMs: 5000 })
   t.teardown(() => raw.close())
   await raw.syncModels([searchable])
@@ -55,21 +69,33 @@ t.test('a shared count is cancelled only when every reader waiting for it left',
   const texts = parseModelFile(JSON.stringify({ name: 'texts', fields: { s: { type: 'string' } } }), 'test')
   // One expensive slot and no quick lane: the reads wait behind whatever holds the slot.
   const url = await databaseUrl('postgres')
-  const raw = await openEngine(url, { statementTimeoutMs: 60_000, expensiveQuerySlots: 1, expensiveQuerySlotsPerClient: 1, quickStatementMs: 0 })
+  const raw = await openEngine(url, {
+    statementTimeoutMs: 60_000,
+    expensiveQuerySlots: 1,
+    expensiveQuerySlotsPerClient: 1,
+    quickStatementMs: 0
+  })
   t.teardown(() => raw.close())
   const observer = postgres(url, { max: 1, onnotice: () => {} })
   t.teardown(() => observer.end())
   const running = async (): Promise<number> =>
-    (await observer`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`)[0].n as number
+    (
+      await observer`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`
+    )[0].n as number
   await raw.syncModels([texts])
   await raw.insert(texts, { s: 'a'.repeat(20_000), ...newSystemFields(ANONYMOUS) })
   const reader = (client: string) => ({ client, controller: new AbortController() })
-  const inScope = <T>(r: ReturnType<typeof reader>, work: () => Promise<T>): Promise<T> => runInRequestScope({ client: r.client, signal: r.controller.signal }, work)
+  const inScope = <T>(r: ReturnType<typeof reader>, work: () => Promise<T>): Promise<T> =>
+    runInRequestScope({ client: r.client, signal: r.controller.signal }, work)
   /** A slow count holds the one expensive slot, so that the reads after it wait behind it; resolves once it runs. */
   const holdSlot = async (): Promise<Promise<number>> => {
     let settled = false
-    const count = inScope(reader('busy'), () => raw.count(texts, authorized({ s: { $regex: '(?=a*x)' } }))).finally(() => { settled = true })
-    while (!settled && await running() === 0) await sleep(10)
+    const count = inScope(reader('busy'), () => raw.count(texts, authorized({ s: { $regex: '(?=a*x)' } }))).finally(
+      () => {
+        settled = true
+      }
+    )
+    while (!settled && (await running()) === 0) await sleep(10)
     t.notOk(settled, 'the slow count holds the slot while the reads come')
     return count
   }
@@ -91,7 +117,11 @@ t.test('a shared count is cancelled only when every reader waiting for it left',
   const fourthRead = inScope(fourth, () => again.find(texts, query))
   third.controller.abort(new Error('third reader left'))
   fourth.controller.abort(new Error('fourth reader left'))
-  await t.rejects(thirdRead, { message: 'fourth reader left' }, 'once the last reader left, the shared statement is dropped')
+  await t.rejects(
+    thirdRead,
+    { message: 'fourth reader left' },
+    'once the last reader left, the shared statement is dropped'
+  )
   await t.rejects(fourthRead, { message: 'fourth reader left' })
   await slow
 })

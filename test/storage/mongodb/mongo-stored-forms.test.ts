@@ -20,11 +20,36 @@ const CASES: Array<[string, object, object]> = [
   ['_deleted false: not true', { _deleted: false }, { _deleted: { $ne: true } }],
   ['_deleted true: as given', { _deleted: true }, { _deleted: true }],
   ['a date equality', { createdAt: iso }, { createdAt: { $in: [iso, date] } }],
-  ['a date range: each form on its own', { when: { $gt: iso } }, { $or: [{ when: { $gt: iso } }, { when: { $gt: date } }] }],
-  ['a range beside other conditions', { n: 1, updatedAt: { $lte: iso, $exists: true } },
-    { $and: [{ n: 1 }, { $and: [{ updatedAt: { $exists: true } }, { $or: [{ updatedAt: { $lte: iso } }, { updatedAt: { $lte: date } }] }] }] }],
-  ['inside $or and $and', { $or: [{ _id: hex }, { $and: [{ _deleted: false }] }] }, { $or: [{ _id: { $in: [hex, oid] } }, { $and: [{ _deleted: { $ne: true } }] }] }],
-  ['a regex or a plain field: left alone', { name: { $regex: '^a' }, 'meta.a': 1 }, { name: { $regex: '^a' }, 'meta.a': 1 }]
+  [
+    'a date range: each form on its own',
+    { when: { $gt: iso } },
+    { $or: [{ when: { $gt: iso } }, { when: { $gt: date } }] }
+  ],
+  [
+    'a range beside other conditions',
+    { n: 1, updatedAt: { $lte: iso, $exists: true } },
+    {
+      $and: [
+        { n: 1 },
+        {
+          $and: [
+            { updatedAt: { $exists: true } },
+            { $or: [{ updatedAt: { $lte: iso } }, { updatedAt: { $lte: date } }] }
+          ]
+        }
+      ]
+    }
+  ],
+  [
+    'inside $or and $and',
+    { $or: [{ _id: hex }, { $and: [{ _deleted: false }] }] },
+    { $or: [{ _id: { $in: [hex, oid] } }, { $and: [{ _deleted: { $ne: true } }] }] }
+  ],
+  [
+    'a regex or a plain field: left alone',
+    { name: { $regex: '^a' }, 'meta.a': 1 },
+    { name: { $regex: '^a' }, 'meta.a': 1 }
+  ]
 ]
 
 for (const [name, filter, widened] of CASES) t.strictSame(bothForms(ITEM, filter), widened, name)

@@ -9,11 +9,17 @@ import { databaseUrl } from '../../helpers/test-app.ts'
 const TIMEOUT_MS = 5000
 
 /** `client`, except that each notification reaches its listener `delayMs` late (a busy process or server). */
-function hearingLate (client: SqlClient, delayMs: number): SqlClient {
+function hearingLate(client: SqlClient, delayMs: number): SqlClient {
   return {
     ...client,
     listen: async (channel, onPayload, onListen) =>
-      await client.listen!(channel, payload => { setTimeout(onPayload, delayMs, payload) }, onListen)
+      await client.listen!(
+        channel,
+        payload => {
+          setTimeout(onPayload, delayMs, payload)
+        },
+        onListen
+      )
   }
 }
 
@@ -21,12 +27,22 @@ t.test('an announcement waits for every process to clear', async t => {
   const url = await databaseUrl('postgres')
   const writerConnection = openNoticeConnection(url, TIMEOUT_MS)
   const slowConnection = openNoticeConnection(url, TIMEOUT_MS)
-  t.teardown(async () => { await writerConnection.client.close(); await slowConnection.client.close() })
+  t.teardown(async () => {
+    await writerConnection.client.close()
+    await slowConnection.client.close()
+  })
 
   let writerClears = 0
   let slowClears = 0
-  const writer = await listenForCredentialChanges(writerConnection, () => { writerClears++ })
-  const slow = await listenForCredentialChanges({ ...slowConnection, client: hearingLate(slowConnection.client, 300) }, () => { slowClears++ })
+  const writer = await listenForCredentialChanges(writerConnection, () => {
+    writerClears++
+  })
+  const slow = await listenForCredentialChanges(
+    { ...slowConnection, client: hearingLate(slowConnection.client, 300) },
+    () => {
+      slowClears++
+    }
+  )
   writerClears = 0
   slowClears = 0
 

@@ -5,17 +5,27 @@ import { createExpensiveGate, type GateOptions } from '../../../src/storage/post
 import { runInRequestScope } from '../../../src/runtime/request-scope.ts'
 
 /** A piece of work that runs until `finish` is called, recording when it started. */
-function heldWork (log: string[], name: string): { work: () => Promise<string>, finish: () => void } {
+function heldWork(log: string[], name: string): { work: () => Promise<string>; finish: () => void } {
   let finish = (): void => {}
-  const done = new Promise<void>(resolve => { finish = resolve })
-  return { work: async () => { log.push(name); await done; return name }, finish }
+  const done = new Promise<void>(resolve => {
+    finish = resolve
+  })
+  return {
+    work: async () => {
+      log.push(name)
+      await done
+      return name
+    },
+    finish
+  }
 }
 
-function gateWith (options: Partial<GateOptions>) {
+function gateWith(options: Partial<GateOptions>) {
   return createExpensiveGate({ slots: 2, perClient: 2, maxWaitMs: 60_000, maxWaiting: 100, ...options })
 }
 
-const inScope = <T>(client: string, work: () => T, signal = new AbortController().signal): T => runInRequestScope({ client, signal }, work)
+const inScope = <T>(client: string, work: () => T, signal = new AbortController().signal): T =>
+  runInRequestScope({ client, signal }, work)
 const settle = (): Promise<void> => new Promise(resolve => setImmediate(resolve))
 
 t.test('no more than `slots` run at once; the next starts when one ends', async t => {
@@ -28,7 +38,8 @@ t.test('no more than `slots` run at once; the next starts when one ends', async 
   held[0].finish()
   await settle()
   t.same(log, ['a', 'b', 'c'], 'the third starts when a slot frees')
-  held[1].finish(); held[2].finish()
+  held[1].finish()
+  held[2].finish()
   t.same(await Promise.all(results), ['a', 'b', 'c'])
 })
 
@@ -45,7 +56,7 @@ t.test('one client holds at most `perClient` slots; others get the rest, in turn
   t.same(log, ['g1', 'g2', 'p1'], 'another client takes the free slot at once')
   polite.finish()
   await settle()
-  t.same(log, ['g1', 'g2', 'p1'], 'a free slot does not go past the greedy client\'s share')
+  t.same(log, ['g1', 'g2', 'p1'], "a free slot does not go past the greedy client's share")
   greedy[0].finish()
   await settle()
   t.same(log, ['g1', 'g2', 'p1', 'g3'])
@@ -57,7 +68,14 @@ t.test('a freed slot goes to the client let in least recently, and within a clie
   const gate = gateWith({ slots: 1, perClient: 1 })
   const log: string[] = []
   const held = new Map<string, ReturnType<typeof heldWork>>()
-  const runs = [['a', 'a1'], ['a', 'a2'], ['b', 'b1'], ['a', 'a3'], ['c', 'c1'], ['b', 'b2']].map(([client, name]) => {
+  const runs = [
+    ['a', 'a1'],
+    ['a', 'a2'],
+    ['b', 'b1'],
+    ['a', 'a3'],
+    ['c', 'c1'],
+    ['b', 'b2']
+  ].map(([client, name]) => {
     held.set(name, heldWork(log, name))
     return inScope(client, () => gate.run(held.get(name)!.work))
   })
@@ -76,7 +94,10 @@ t.test('waiting longer than maxWaitMs is a 503', async t => {
   const log: string[] = []
   const first = heldWork(log, 'first')
   const running = inScope('a', () => gate.run(first.work))
-  await t.rejects(inScope('b', () => gate.run(async () => 'never')), { code: 'UNAVAILABLE', status: 503 })
+  await t.rejects(
+    inScope('b', () => gate.run(async () => 'never')),
+    { code: 'UNAVAILABLE', status: 503 }
+  )
   first.finish()
   t.equal(await running, 'first')
   t.equal(await inScope('b', () => gate.run(async () => 'later')), 'later', 'the slot is free again')
@@ -87,7 +108,10 @@ t.test('too many waiting is a 503 at once', async t => {
   const first = heldWork([], 'first')
   const running = inScope('a', () => gate.run(first.work))
   const queued = inScope('b', () => gate.run(async () => 'queued'))
-  await t.rejects(inScope('c', () => gate.run(async () => 'refused')), { code: 'UNAVAILABLE' })
+  await t.rejects(
+    inScope('c', () => gate.run(async () => 'refused')),
+    { code: 'UNAVAILABLE' }
+  )
   first.finish()
   t.same(await Promise.all([running, queued]), ['first', 'queued'])
 })
@@ -98,7 +122,15 @@ t.test('a waiter whose client goes away leaves at once, with the abort reason', 
   const first = heldWork(log, 'first')
   const running = inScope('a', () => gate.run(first.work))
   const controller = new AbortController()
-  const leaving = inScope('b', () => gate.run(async () => { log.push('leaver'); return 'ran' }), controller.signal)
+  const leaving = inScope(
+    'b',
+    () =>
+      gate.run(async () => {
+        log.push('leaver')
+        return 'ran'
+      }),
+    controller.signal
+  )
   controller.abort(new Error('client gone'))
   await t.rejects(leaving, { message: 'client gone' })
   first.finish()
@@ -106,7 +138,7 @@ t.test('a waiter whose client goes away leaves at once, with the abort reason', 
   t.same(log, ['first'], 'the work of the client that left never ran')
 })
 
-t.test('work outside any request counts as the service\'s own client', async t => {
+t.test("work outside any request counts as the service's own client", async t => {
   const gate = gateWith({ slots: 1 })
   t.equal(await gate.run(async () => 'ok'), 'ok')
 })

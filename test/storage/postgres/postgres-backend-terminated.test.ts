@@ -15,28 +15,34 @@ const EXPENSIVE: InjectOptions = { method: 'POST', url: '/aggregate/test', paylo
 const UNAVAILABLE_BODY = { status: 'error', code: 'UNAVAILABLE' }
 
 /** Another connection to the app's database, to lock tables and end Quire's backends. */
-function adminConnection (t: Test, app: FastifyInstance): postgres.Sql {
+function adminConnection(t: Test, app: FastifyInstance): postgres.Sql {
   const sql = postgres(app.config.databaseUrl, { max: 2, onnotice: () => {} })
   t.teardown(() => sql.end({ timeout: 1 }))
   return sql
 }
 
-async function until (probe: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200 && !await probe(); i++) await new Promise(resolve => setTimeout(resolve, 50))
+async function until(probe: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200 && !(await probe()); i++) await new Promise(resolve => setTimeout(resolve, 50))
 }
 
 /** The statuses of requests sent one after the other: reads by id and expensive aggregates. */
-async function statusesOf (app: FastifyInstance, id: string, rounds: number): Promise<number[]> {
+async function statusesOf(app: FastifyInstance, id: string, rounds: number): Promise<number[]> {
   const statuses: number[] = []
   for (let i = 0; i < rounds; i++) {
-    for (const request of [EXPENSIVE, { method: 'GET' as const, url: `/api/test/${id}` }]) statuses.push((await answerWithin(app, request, HANG_MS)).status)
+    for (const request of [EXPENSIVE, { method: 'GET' as const, url: `/api/test/${id}` }])
+      statuses.push((await answerWithin(app, request, HANG_MS)).status)
   }
   return statuses
 }
 
 t.test('postgres backends terminated under expensive requests', { timeout: TEST_TIMEOUT_MS }, async t => {
   const { app, admin } = await createTestApp(t, 'postgres', { statementTimeoutMs: 5000 })
-  const created = await app.inject({ method: 'POST', url: '/api/test', headers: { authorization: admin }, payload: { foo: 'x' } })
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/test',
+    headers: { authorization: admin },
+    payload: { foo: 'x' }
+  })
   const id = created.json().data._id as string
   const sql = adminConnection(t, app)
   const quireBackends = sql`SELECT pid, wait_event_type FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire'`
@@ -49,7 +55,12 @@ t.test('postgres backends terminated under expensive requests', { timeout: TEST_
     await locker`LOCK TABLE q_test IN ACCESS EXCLUSIVE MODE`
     const pending = answerWithin(app, EXPENSIVE, HANG_MS)
     let waiting: number | undefined
-    await until(async () => { waiting = (await sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire' AND wait_event_type = 'Lock'`)[0]?.pid; return waiting !== undefined })
+    await until(async () => {
+      waiting = (
+        await sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire' AND wait_event_type = 'Lock'`
+      )[0]?.pid
+      return waiting !== undefined
+    })
     t.ok(waiting, 'the expensive statement waits for the lock')
     await sql`SELECT pg_terminate_backend(${waiting!})`
     const reply = await pending
@@ -66,7 +77,10 @@ t.test('postgres backends terminated under expensive requests', { timeout: TEST_
     t.ok(pids.length > 0, 'Quire has connections open')
     await sql`SELECT pg_terminate_backend(pid) FROM unnest(${pids}::int[]) AS pid`
     const first = await statusesOf(app, id, 12)
-    t.ok(first.every(status => status === 200 || status === 503), `at once: 200 or 503 only (${first.join(' ')})`)
+    t.ok(
+      first.every(status => status === 200 || status === 503),
+      `at once: 200 or 503 only (${first.join(' ')})`
+    )
     t.same(new Set(await statusesOf(app, id, 6)), new Set([200]), 'then every request succeeds')
   })
 })

@@ -12,7 +12,8 @@ t.test('after close, statements are refused and no connection is opened', async 
   const observer = postgres(url, { max: 1, onnotice: () => {} })
   t.teardown(() => observer.end())
   const connections = async (): Promise<number> =>
-    (await observer`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'closed-client-test'`)[0].n as number
+    (await observer`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'closed-client-test'`)[0]
+      .n as number
 
   const client = openPostgres(url, 10_000, { applicationName: 'closed-client-test' })
   await client.query('SELECT 1', [], { cost: 'simple' })
@@ -21,10 +22,21 @@ t.test('after close, statements are refused and no connection is opened', async 
   t.equal(await connections(), 0, 'close ends every connection')
 
   const refused = async (statement: Promise<unknown>): Promise<string | undefined> =>
-    await statement.then(() => undefined, (err: { code?: string }) => err.code)
-  t.equal(await refused(client.query('SELECT 1', [], { cost: 'simple' })), 'CONNECTION_ENDED', 'a simple statement is refused')
+    await statement.then(
+      () => undefined,
+      (err: { code?: string }) => err.code
+    )
+  t.equal(
+    await refused(client.query('SELECT 1', [], { cost: 'simple' })),
+    'CONNECTION_ENDED',
+    'a simple statement is refused'
+  )
   t.equal(await refused(client.query('SELECT 1')), 'CONNECTION_ENDED', 'an expensive statement is refused')
   t.equal(await refused(client.exec('SELECT 1')), 'CONNECTION_ENDED', 'so is a script')
-  t.equal(await refused(client.transaction(async tx => await tx.query('SELECT 1'))), 'CONNECTION_ENDED', 'and a transaction')
+  t.equal(
+    await refused(client.transaction(async tx => await tx.query('SELECT 1'))),
+    'CONNECTION_ENDED',
+    'and a transaction'
+  )
   t.equal(await connections(), 0, 'and no connection was opened for them')
 })

@@ -7,14 +7,18 @@ import { openPostgres } from '../../../src/storage/postgres/postgres-client.ts'
 import { databaseUrl } from '../../helpers/test-app.ts'
 import { startTcpProxy } from '../../helpers/tcp-proxy.ts'
 
-const TEXT = 'SELECT $1::text AS s, $2::int + 1 AS n, $3::boolean AS b, $4::text IS NULL AS missing, $5::text::jsonb AS j'
+const TEXT =
+  'SELECT $1::text AS s, $2::int + 1 AS n, $3::boolean AS b, $4::text IS NULL AS missing, $5::text::jsonb AS j'
 const VALUES = ["it's \\ ünïcode", 41, true, null, '{"a":[1,"x"]}']
 const EXPECTED = { s: "it's \\ ünïcode", n: 42, b: true, missing: true, j: { a: [1, 'x'] } }
 
 t.test('a statement planned for its values takes one round trip and keeps its values', async t => {
   const proxy = await startTcpProxy(await databaseUrl('postgres'))
   const client = openPostgres(proxy.url, 10_000, { poolSize: 1 })
-  t.teardown(async () => { await client.close(); await proxy.close() })
+  t.teardown(async () => {
+    await client.close()
+    await proxy.close()
+  })
   await client.query('SELECT 1', [], { cost: 'simple' }) // the connection is open and set up
 
   const before = proxy.chunksFromClients()

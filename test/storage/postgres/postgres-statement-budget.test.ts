@@ -9,7 +9,7 @@ import { databaseUrl } from '../../helpers/test-app.ts'
 const LIMIT_MS = 3000
 
 /** statement_timeout as PostgreSQL reports it ('3s', '2172ms'), in ms. */
-function toMs (setting: string): number {
+function toMs(setting: string): number {
   const match = /^(\d+)(ms|s|min)?$/.exec(setting)
   if (!match) throw new Error(`unexpected statement_timeout ${setting}`)
   return Number(match[1]) * ({ ms: 1, s: 1000, min: 60_000 }[match[2] ?? 'ms'] ?? 1)
@@ -18,7 +18,8 @@ function toMs (setting: string): number {
 t.test('waiting for a slot counts against the statement timeout', { timeout: 60_000 }, async t => {
   const client = openPostgres(await databaseUrl('postgres'), LIMIT_MS, { poolSize: 4, expensiveSlots: 1 })
   t.teardown(() => client.close())
-  const setting = async (): Promise<number> => toMs((await client.query("SELECT current_setting('statement_timeout') AS t"))[0].t as string)
+  const setting = async (): Promise<number> =>
+    toMs((await client.query("SELECT current_setting('statement_timeout') AS t"))[0].t as string)
   // The first statement also waits for its connection to open: on a loaded machine that alone took
   // over the 50 ms slack, and it rightly got less than the whole limit. Open it first.
   await setting()
@@ -26,17 +27,31 @@ t.test('waiting for a slot counts against the statement timeout', { timeout: 60_
   const holder = client.query('SELECT pg_sleep(1)')
   const waited = await setting()
   await holder
-  t.ok(waited > 0 && waited <= LIMIT_MS - 500, `one that waited about 1 s for the only slot has what is left: ${waited} ms`)
+  t.ok(
+    waited > 0 && waited <= LIMIT_MS - 500,
+    `one that waited about 1 s for the only slot has what is left: ${waited} ms`
+  )
   t.equal(await setting(), LIMIT_MS, 'the next one has the whole limit again')
   const simple = await client.query("SELECT current_setting('statement_timeout') AS t", [], { cost: 'simple' })
   t.equal(toMs(simple[0].t as string), LIMIT_MS, 'and so do simple statements on the pool')
 })
 
-t.test('a statement whose slot comes with under a quarter of its time left is answered busy, not started and cut short', { timeout: 60_000 }, async t => {
-  const client = openPostgres(await databaseUrl('postgres'), LIMIT_MS, { poolSize: 4, expensiveSlots: 1 })
-  t.teardown(() => client.close())
-  const holder = client.query('SELECT pg_sleep(2.5)')
-  const late = client.query('SELECT pg_sleep(1)').then(() => 'ran', (err: { code?: string }) => err.code)
-  await holder
-  t.equal(await late, 'UNAVAILABLE', 'about 0.5 s of its 3 s were left: a 503 to retry, rather than 400 QUERY_TIMEOUT as if the query were at fault')
-})
+t.test(
+  'a statement whose slot comes with under a quarter of its time left is answered busy, not started and cut short',
+  { timeout: 60_000 },
+  async t => {
+    const client = openPostgres(await databaseUrl('postgres'), LIMIT_MS, { poolSize: 4, expensiveSlots: 1 })
+    t.teardown(() => client.close())
+    const holder = client.query('SELECT pg_sleep(2.5)')
+    const late = client.query('SELECT pg_sleep(1)').then(
+      () => 'ran',
+      (err: { code?: string }) => err.code
+    )
+    await holder
+    t.equal(
+      await late,
+      'UNAVAILABLE',
+      'about 0.5 s of its 3 s were left: a 503 to retry, rather than 400 QUERY_TIMEOUT as if the query were at fault'
+    )
+  }
+)

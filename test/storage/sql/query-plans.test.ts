@@ -22,30 +22,46 @@ const FOO_VALUES = 500
 const models = loadModels(new URL('../../../models', import.meta.url).pathname)
 const TEST = models.get('test')!
 
-interface PlanNode { 'Node Type': string, 'Index Name'?: string, 'Scan Direction'?: string, 'Index Cond'?: string, Plans?: PlanNode[] }
+interface PlanNode {
+  'Node Type': string
+  'Index Name'?: string
+  'Scan Direction'?: string
+  'Index Cond'?: string
+  Plans?: PlanNode[]
+}
 
-function nodesOf (node: PlanNode): PlanNode[] {
+function nodesOf(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(nodesOf)]
 }
 
-async function openClient (engine: EngineName): Promise<SqlClient> {
+async function openClient(engine: EngineName): Promise<SqlClient> {
   return openPostgres(await databaseUrl(engine), 60_000)
 }
 
 /** The sample models' tables, with DOCS live `test` documents whose `foo` takes FOO_VALUES values. */
-async function seed (engine: Engine, client: SqlClient): Promise<void> {
+async function seed(engine: Engine, client: SqlClient): Promise<void> {
   await engine.syncModels([...models.values()])
   const id = "lpad(to_hex(g), 24, '0')"
-  await client.exec(`INSERT INTO q_test SELECT ${id}, jsonb_build_object('_id', ${id}, 'id', ${id}, '_deleted', false, ` +
-    `'_owner_id', null, 'foo', 'foo-' || (g % ${FOO_VALUES}), 'bar', md5(g::text), 'createdAt', '2026-01-01T00:00:00.000Z', '__v', 0, ` +
-    `'shmack', jsonb_build_array('w' || (g % 1000), 'common'), 'yack', jsonb_build_object('s', 's' || (g % 2000), 'n', g)) ` +
-    `FROM generate_series(1, ${DOCS}) g`)
+  await client.exec(
+    `INSERT INTO q_test SELECT ${id}, jsonb_build_object('_id', ${id}, 'id', ${id}, '_deleted', false, ` +
+      `'_owner_id', null, 'foo', 'foo-' || (g % ${FOO_VALUES}), 'bar', md5(g::text), 'createdAt', '2026-01-01T00:00:00.000Z', '__v', 0, ` +
+      `'shmack', jsonb_build_array('w' || (g % 1000), 'common'), 'yack', jsonb_build_object('s', 's' || (g % 2000), 'n', g)) ` +
+      `FROM generate_series(1, ${DOCS}) g`
+  )
   await engine.refreshStatistics(TEST)
 }
 
 /** The generic plan of a list query, from inside the page's LIMIT node. */
-async function pagePlan (client: SqlClient, query: Partial<PlainQuery>): Promise<PlanNode[]> {
-  const find = compileFind(TEST, { sort: [], populate: [], limit: 10, skip: 0, count: false, ...query, filter: authorized(query.filter ?? { _deleted: false }) })
+async function pagePlan(client: SqlClient, query: Partial<PlainQuery>): Promise<PlanNode[]> {
+  const find = compileFind(TEST, {
+    sort: [],
+    populate: [],
+    limit: 10,
+    skip: 0,
+    count: false,
+    ...query,
+    filter: authorized(query.filter ?? { _deleted: false })
+  })
   const args = find.values.map(v => quoteLiteral(String(v))).join(', ')
   return await client.transaction(async tx => {
     await tx.exec("SET LOCAL plan_cache_mode = 'force_generic_plan'")
@@ -61,24 +77,36 @@ async function pagePlan (client: SqlClient, query: Partial<PlainQuery>): Promise
 }
 
 /** The plan of a list query as it runs when compileFind asks for a plan per values (bound values, no prepared statement). */
-async function valuesPlan (client: SqlClient, filter: Filter): Promise<PlanNode[]> {
-  const find = compileFind(TEST, { sort: [], populate: [], limit: 10, skip: 0, count: false, filter: authorized(filter) })
+async function valuesPlan(client: SqlClient, filter: Filter): Promise<PlanNode[]> {
+  const find = compileFind(TEST, {
+    sort: [],
+    populate: [],
+    limit: 10,
+    skip: 0,
+    count: false,
+    filter: authorized(filter)
+  })
   if (find.planForValues !== true) throw new Error(`no plan per values asked for ${find.text}`)
   const [row] = await client.query(`EXPLAIN (FORMAT JSON) ${find.text}`, find.values, { planForValues: true })
   const plan = row['QUERY PLAN'] as Array<{ Plan: PlanNode }> | string
   return nodesOf((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan)
 }
 
-function indexScans (nodes: PlanNode[]): PlanNode[] {
+function indexScans(nodes: PlanNode[]): PlanNode[] {
   return nodes.filter(n => n['Node Type'] === 'Index Scan' && n['Index Name']?.startsWith('qx_test_'))
 }
 
 /** The GIN index scans of a plan (the document index is the one whose condition tests `doc`). */
-function documentIndexScans (nodes: PlanNode[]): PlanNode[] {
-  return nodes.filter(n => n['Node Type'] === 'Bitmap Index Scan' && n['Index Name']?.startsWith('qx_test_') && /\bdoc @[>?]/.test(n['Index Cond'] ?? ''))
+function documentIndexScans(nodes: PlanNode[]): PlanNode[] {
+  return nodes.filter(
+    n =>
+      n['Node Type'] === 'Bitmap Index Scan' &&
+      n['Index Name']?.startsWith('qx_test_') &&
+      /\bdoc @[>?]/.test(n['Index Cond'] ?? '')
+  )
 }
 
-function sorts (nodes: PlanNode[]): string[] {
+function sorts(nodes: PlanNode[]): string[] {
   return nodes.map(n => n['Node Type']).filter(type => type.includes('Sort'))
 }
 
@@ -99,7 +127,11 @@ for (const engine of ENGINES) {
     t.same(sorts(descending), [], 'ties by _id follow the direction, so nothing is sorted')
 
     const both = await pagePlan(client, { filter: { _deleted: false, foo: 'foo-3' }, sort: [['_id', -1]] })
-    t.match(indexScans(both), [{ 'Scan Direction': 'Backward' }], 'a filter with sort=-_id reads the same index backwards')
+    t.match(
+      indexScans(both),
+      [{ 'Scan Direction': 'Backward' }],
+      'a filter with sort=-_id reads the same index backwards'
+    )
     t.same(sorts(both), [])
 
     // A range keeping a fifth of the rows: with the soft-delete statistics the planner knows that
@@ -109,16 +141,25 @@ for (const engine of ENGINES) {
 
     const element = await valuesPlan(client, { _deleted: false, shmack: 'w7' })
     t.equal(documentIndexScans(element).length, 1, 'filter[shmack]=x (an array without an index) reads the GIN index')
-    t.notOk(element.some(n => n['Node Type'] === 'Seq Scan'), 'instead of scanning every document')
+    t.notOk(
+      element.some(n => n['Node Type'] === 'Seq Scan'),
+      'instead of scanning every document'
+    )
     const nested = await valuesPlan(client, { _deleted: false, 'yack.s': 's7' })
     t.equal(documentIndexScans(nested).length, 1, 'filter[yack.s]=x (a declared field without an index) reads it too')
     const undeclared = await valuesPlan(client, { _deleted: false, 'yack.z': { $in: ['a', 'b'] } })
     const common = await valuesPlan(client, { _deleted: false, shmack: 'common' })
-    t.equal(documentIndexScans(common).length, 0, 'a value every document holds walks the primary key instead, stopping after the page')
+    t.equal(
+      documentIndexScans(common).length,
+      0,
+      'a value every document holds walks the primary key instead, stopping after the page'
+    )
     t.equal(documentIndexScans(undeclared).length, 1, '$in on an undeclared field reads it through one jsonpath')
 
     await sqlEngine.syncModels([...models.values()])
-    const [stats] = await client.query("SELECT count(*)::int AS n FROM pg_statistic_ext WHERE stxrelid = 'q_test'::regclass")
+    const [stats] = await client.query(
+      "SELECT count(*)::int AS n FROM pg_statistic_ext WHERE stxrelid = 'q_test'::regclass"
+    )
     t.equal(stats.n, 1, 'syncing again keeps one statistics object on the table')
   })
 }

@@ -56,6 +56,10 @@ t.test('the largest accepted size', async t => {
 
 t.test('refused patterns name the reason', async t => {
   for (const [pattern, flags, message] of REFUSED) {
-    t.throws(() => checkRegexCost(pattern, flags), { code: 'INVALID_REGEX', status: 400, message }, `/${pattern}/${flags}`)
+    t.throws(
+      () => checkRegexCost(pattern, flags),
+      { code: 'INVALID_REGEX', status: 400, message },
+      `/${pattern}/${flags}`
+    )
   }
 })

@@ -68,7 +68,8 @@ const REJECTED: Array<[pattern: string, flags: string, why: string]> = [
 ]
 
 t.test('translation', async t => {
-  for (const [pattern, flags, are] of TRANSLATIONS) t.equal(compileRegex({ pattern, flags }), are, `/${pattern}/${flags}`)
+  for (const [pattern, flags, are] of TRANSLATIONS)
+    t.equal(compileRegex({ pattern, flags }), are, `/${pattern}/${flags}`)
 })
 
 t.test('rejected patterns', async t => {

@@ -22,19 +22,19 @@ export interface PacedRoundsOptions {
 
 const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
-export function createPacedRounds ({ round, pauseMs, retryMs, log }: PacedRoundsOptions): PacedRounds {
+export function createPacedRounds({ round, pauseMs, retryMs, log }: PacedRoundsOptions): PacedRounds {
   let waiting: Array<() => void> = []
   let running: Promise<void> | undefined
 
-  async function runRound (): Promise<void> {
+  async function runRound(): Promise<void> {
     try {
-      while (!await round()) await sleep(retryMs)
+      while (!(await round())) await sleep(retryMs)
     } catch (err) {
       log((err as Error).message)
     }
   }
 
-  async function loop (): Promise<void> {
+  async function loop(): Promise<void> {
     while (waiting.length > 0) {
       const served = waiting
       waiting = []
@@ -47,10 +47,14 @@ export function createPacedRounds ({ round, pauseMs, retryMs, log }: PacedRounds
 
   return {
     request: () => {
-      const answered = new Promise<void>(resolve => { waiting.push(resolve) })
+      const answered = new Promise<void>(resolve => {
+        waiting.push(resolve)
+      })
       running ??= outsideRequestScope(loop)
       return answered
     },
-    idle: async () => { await running }
+    idle: async () => {
+      await running
+    }
   }
 }

@@ -23,7 +23,7 @@ export interface ChangeClientHooks {
  * transaction) and then writes: the write becomes a data-modifying WITH, and the setting is
  * evaluated by the main query, before any AFTER trigger fires. The rows returned are unchanged.
  */
-function withActorStatement (text: string, actorParam: string): string {
+function withActorStatement(text: string, actorParam: string): string {
   const returns = /\bRETURNING\b/i.test(text.replace(QUOTED, ''))
   const setting = `(SELECT set_config('${ACTOR_SETTING}', ${actorParam}, true) AS v) quire_actor`
   return returns
@@ -31,7 +31,7 @@ function withActorStatement (text: string, actorParam: string): string {
     : `WITH quire_write AS (${text}) SELECT 1 FROM ${setting} WHERE quire_actor.v IS NULL`
 }
 
-export function withChangeActor (client: SqlClient, hooks: ChangeClientHooks): SqlClient {
+export function withChangeActor(client: SqlClient, hooks: ChangeClientHooks): SqlClient {
   return {
     ...client,
     query: async (...args: Parameters<SqlClient['query']>) => {
@@ -46,13 +46,19 @@ export function withChangeActor (client: SqlClient, hooks: ChangeClientHooks): S
         hooks.wrote()
       }
     },
-    transaction: async <T>(work: (tx: SqlClient) => Promise<T>, ...rest: Rest<Parameters<SqlClient['transaction']>>): Promise<T> => {
+    transaction: async <T>(
+      work: (tx: SqlClient) => Promise<T>,
+      ...rest: Rest<Parameters<SqlClient['transaction']>>
+    ): Promise<T> => {
       const actor = hooks.actor()
       try {
-        return await client.transaction(async tx => {
-          if (actor !== undefined) await tx.query(SET_ACTOR, [actor])
-          return await work(tx)
-        }, ...rest)
+        return await client.transaction(
+          async tx => {
+            if (actor !== undefined) await tx.query(SET_ACTOR, [actor])
+            return await work(tx)
+          },
+          ...rest
+        )
       } finally {
         hooks.wrote()
       }

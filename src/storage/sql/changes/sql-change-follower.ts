@@ -24,18 +24,23 @@ export interface FollowerOptions {
 const MAX_WAITING = 64
 const PAGE = 500
 
-export function createFollower ({ start, deliver, read, log }: FollowerOptions): Follower {
+export function createFollower({ start, deliver, read, log }: FollowerOptions): Follower {
   let last = BigInt(start)
   let chain: Promise<void> = Promise.resolve()
   let waiting = 0
   let fillQueued = false
 
-  function enqueue (work: () => Promise<void>): void {
+  function enqueue(work: () => Promise<void>): void {
     waiting++
-    chain = chain.then(work).catch(err => log(`change feed delivery failed: ${(err as Error).message}`)).finally(() => { waiting-- })
+    chain = chain
+      .then(work)
+      .catch(err => log(`change feed delivery failed: ${(err as Error).message}`))
+      .finally(() => {
+        waiting--
+      })
   }
 
-  async function fill (): Promise<void> {
+  async function fill(): Promise<void> {
     for (;;) {
       const page = await read(String(last), PAGE)
       if (page === 'gone') {
@@ -48,7 +53,7 @@ export function createFollower ({ start, deliver, read, log }: FollowerOptions):
     }
   }
 
-  async function take (changes: StoredChange[]): Promise<void> {
+  async function take(changes: StoredChange[]): Promise<void> {
     const fresh = changes.filter(change => BigInt(change.pos) > last)
     if (fresh.length === 0) return
     if (BigInt(fresh[0].pos) !== last + 1n) return await fill()
@@ -57,14 +62,19 @@ export function createFollower ({ start, deliver, read, log }: FollowerOptions):
   }
 
   /** Queues one read of the log (not another while one waits: it will read everything). */
-  function requestFill (): void {
+  function requestFill(): void {
     if (fillQueued) return
     fillQueued = true
-    enqueue(async () => { fillQueued = false; await fill() })
+    enqueue(async () => {
+      fillQueued = false
+      await fill()
+    })
   }
 
   return {
-    offer: changes => { waiting >= MAX_WAITING ? requestFill() : enqueue(() => take(changes)) },
+    offer: changes => {
+      waiting >= MAX_WAITING ? requestFill() : enqueue(() => take(changes))
+    },
     catchUp: requestFill
   }
 }

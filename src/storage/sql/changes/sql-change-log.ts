@@ -6,7 +6,13 @@
 import type { SqlClient } from '../sql-client.ts'
 import { CHANGE_POSITIONS, CHANGE_STATE, CHANGE_TABLE } from '../../../compiler/ddl/change-capture-ddl.ts'
 import type { ChangeLog, ChangeLogRetention, StoredChange } from '../../change-log.ts'
-import { CHANGE_CHANNEL, CHANGE_COLUMNS, changeOfRow, createChangeSequencer, type ChangeNotice } from './sql-change-sequencer.ts'
+import {
+  CHANGE_CHANNEL,
+  CHANGE_COLUMNS,
+  changeOfRow,
+  createChangeSequencer,
+  type ChangeNotice
+} from './sql-change-sequencer.ts'
 import { createFollower, type Follower } from './sql-change-follower.ts'
 import { createPacedRounds } from './paced-rounds.ts'
 
@@ -56,44 +62,57 @@ const PRUNE = `WITH gone AS (DELETE FROM ${CHANGE_POSITIONS} p
 UPDATE ${CHANGE_STATE} SET pruned_through = greatest(pruned_through, (SELECT max(pos) FROM gone))
 RETURNING (SELECT count(*) FROM gone) AS n`
 
-export function createSqlChangeLog (client: SqlClient, log: (msg: string) => void): SqlChangeLog {
+export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void): SqlChangeLog {
   const followers = new Set<Follower>()
   let poll: NodeJS.Timeout | undefined
   let unlisten: (() => Promise<void>) | undefined
   let unfollowedNumbering: NodeJS.Timeout | undefined
 
   /** Changes after `after` up to the last numbered one, or 'gone' (pruned, or never given). */
-  async function readLog (after: string, limit: number): Promise<StoredChange[] | 'gone'> {
+  async function readLog(after: string, limit: number): Promise<StoredChange[] | 'gone'> {
     if (!POSITION.test(after)) return 'gone'
     const rows = await client.query(READ_AFTER, [after, limit])
     const state = rows[0]
-    if (BigInt(after) > BigInt(String(state.head)) || BigInt(after) < BigInt(String(state.pruned_through))) return 'gone'
+    if (BigInt(after) > BigInt(String(state.head)) || BigInt(after) < BigInt(String(state.pruned_through)))
+      return 'gone'
     return rows.filter(row => row.pos !== null).map(changeOfRow)
   }
 
   /** Numbers what is waiting, one round at a time per process; a round that finds another process numbering waits for it. */
   const sequencer = createChangeSequencer(client)
   const numbering = createPacedRounds({
-    round: async () => await sequencer.sequenceAll() === 'done' || !await sequencer.hasUnsequenced(),
+    round: async () => (await sequencer.sequenceAll()) === 'done' || !(await sequencer.hasUnsequenced()),
     pauseMs: NUMBERING_PAUSE_MS,
     retryMs: 20,
     log: msg => log(`numbering the change log failed: ${msg}`)
   })
   const requestSequencing = numbering.request
 
-  async function startFollowing (): Promise<void> {
-    if (client.listen === undefined) throw new Error('the change log follows through a pooled client, not a transaction')
-    unlisten = await client.listen(CHANGE_CHANNEL, payload => {
-      const notice = JSON.parse(payload) as ChangeNotice
-      for (const follower of followers) 'changes' in notice ? follower.offer(notice.changes) : follower.catchUp()
-    }, () => { for (const follower of followers) follower.catchUp() })
+  async function startFollowing(): Promise<void> {
+    if (client.listen === undefined)
+      throw new Error('the change log follows through a pooled client, not a transaction')
+    unlisten = await client.listen(
+      CHANGE_CHANNEL,
+      payload => {
+        const notice = JSON.parse(payload) as ChangeNotice
+        for (const follower of followers) 'changes' in notice ? follower.offer(notice.changes) : follower.catchUp()
+      },
+      () => {
+        for (const follower of followers) follower.catchUp()
+      }
+    )
     poll = setInterval(() => {
-      sequencer.hasUnsequenced().then(pending => { if (pending) void requestSequencing() }, () => {})
+      sequencer.hasUnsequenced().then(
+        pending => {
+          if (pending) void requestSequencing()
+        },
+        () => {}
+      )
     }, POLL_MS)
     poll.unref()
   }
 
-  async function stopFollowing (): Promise<void> {
+  async function stopFollowing(): Promise<void> {
     clearInterval(poll)
     poll = undefined
     await unlisten?.()
@@ -101,19 +120,22 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
   }
 
   /** The last position, once every committed change has one (so that none committed before it comes later). */
-  async function head (): Promise<string> {
+  async function head(): Promise<string> {
     await requestSequencing()
     return String((await client.query(`SELECT head::text AS head FROM ${CHANGE_STATE}`))[0].head)
   }
 
   return {
-    compare: (a, b) => { const d = BigInt(a) - BigInt(b); return d < 0n ? -1 : d > 0n ? 1 : 0 },
+    compare: (a, b) => {
+      const d = BigInt(a) - BigInt(b)
+      return d < 0n ? -1 : d > 0n ? 1 : 0
+    },
     head,
     readAfter: async (after, limit) => {
       await requestSequencing()
       return await readLog(after, limit)
     },
-    follow: async (deliver) => {
+    follow: async deliver => {
       if (followers.size === 0) await startFollowing()
       const follower = createFollower({ start: await head(), deliver, read: readLog, log })
       followers.add(follower)
@@ -126,7 +148,7 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
     prune: async (retention: ChangeLogRetention) => {
       await requestSequencing()
       const through = String((await client.query(PRUNE_THROUGH, [retention.entries, retention.seconds]))[0].through)
-      for (let pruned = 0; ;) {
+      for (let pruned = 0; ; ) {
         const n = await client.transaction(async tx => {
           const [lock] = await tx.query(`SELECT pg_try_advisory_xact_lock(${PRUNE_LOCK}) AS got`)
           if (lock.got !== true) return 0
@@ -139,7 +161,11 @@ export function createSqlChangeLog (client: SqlClient, log: (msg: string) => voi
     },
     localWrite: () => {
       if (followers.size > 0) void requestSequencing()
-      else unfollowedNumbering ??= setTimeout(() => { unfollowedNumbering = undefined; void requestSequencing() }, UNFOLLOWED_NUMBERING_MS).unref()
+      else
+        unfollowedNumbering ??= setTimeout(() => {
+          unfollowedNumbering = undefined
+          void requestSequencing()
+        }, UNFOLLOWED_NUMBERING_MS).unref()
     },
     close: async () => {
       clearTimeout(unfollowedNumbering)

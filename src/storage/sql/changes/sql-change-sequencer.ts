@@ -16,7 +16,7 @@ const BATCH = 1000
 const SEQUENCER_LOCK = 726354101
 
 /** A NOTIFY payload: the changes, or the range of positions to read from the log. */
-export type ChangeNotice = { changes: StoredChange[] } | { from: string, to: string }
+export type ChangeNotice = { changes: StoredChange[] } | { from: string; to: string }
 
 /** A change's columns, from `c`: a captured change with its position. */
 export const CHANGE_COLUMNS = 'c.pos::text AS pos, c.at, c.model, c.op, c.doc_id, c.actor, c.doc::text AS doc'
@@ -32,7 +32,7 @@ const unnumberedAbove = (floor: string): string =>
 export const UNNUMBERED = unnumberedAbove('0')
 
 /** A row of CHANGE_COLUMNS as a StoredChange. */
-export function changeOfRow (row: Row): StoredChange {
+export function changeOfRow(row: Row): StoredChange {
   const at = row.at instanceof Date ? row.at : new Date(String(row.at))
   return {
     pos: String(row.pos),
@@ -41,7 +41,7 @@ export function changeOfRow (row: Row): StoredChange {
     docId: String(row.doc_id),
     at: at.toISOString(),
     actor: row.actor === null ? null : String(row.actor),
-    doc: row.doc === null ? null : JSON.parse(String(row.doc)) as StoredChange['doc']
+    doc: row.doc === null ? null : (JSON.parse(String(row.doc)) as StoredChange['doc'])
   }
 }
 
@@ -49,7 +49,7 @@ export function changeOfRow (row: Row): StoredChange {
 const rangeNotice = (from: string, to: string): string => JSON.stringify({ from, to })
 
 /** The payload announcing `changes`: inline when it fits, else their range. */
-function noticeOf (changes: StoredChange[]): string {
+function noticeOf(changes: StoredChange[]): string {
   const inline = JSON.stringify({ changes })
   if (Buffer.byteLength(inline) <= MAX_PAYLOAD_BYTES) return inline
   return rangeNotice(changes[0].pos, changes[changes.length - 1].pos)
@@ -98,7 +98,10 @@ const LOCK_AND_SNAPSHOT = `SELECT pg_try_advisory_xact_lock(${SEQUENCER_LOCK}) A
 const ANY_UNNUMBERED = `SELECT EXISTS (SELECT 1 FROM ${CHANGE_TABLE} c WHERE ${unnumberedAbove('$1::bigint')}) AS pending`
 
 /** A numbered batch: how many changes, and the changes themselves when their documents were read. */
-interface NumberedBatch { count: number, changes?: StoredChange[] }
+interface NumberedBatch {
+  count: number
+  changes?: StoredChange[]
+}
 
 export interface ChangeSequencer {
   /** Numbers every committed change and announces each batch: batches until none is left. */
@@ -124,8 +127,8 @@ export interface ChangeSequencer {
  * (numbering a long backlog, by one batch). Any process's sequencer may raise the floor; each
  * tracks its own S and X.
  */
-export function createChangeSequencer (client: SqlClient): ChangeSequencer {
-  let candidate: { lastId: string, xid: string } | undefined
+export function createChangeSequencer(client: SqlClient): ChangeSequencer {
+  let candidate: { lastId: string; xid: string } | undefined
 
   /**
    * Numbers one batch of committed, unnumbered changes (in capture order) and announces it (a
@@ -150,7 +153,12 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
    * One batch, and what the floor needs: the floor it started from, its snapshot's xmin, its own transaction id,
    * and up to which id, at most `upTo`, it left no visible change unnumbered.
    */
-  const numberBatch = async (tx: SqlClient): Promise<{ batch: NumberedBatch, floor: bigint, numberedThrough: (upTo: bigint) => bigint, xmin: string, xid: string } | 'busy'> => {
+  const numberBatch = async (
+    tx: SqlClient
+  ): Promise<
+    | { batch: NumberedBatch; floor: bigint; numberedThrough: (upTo: bigint) => bigint; xmin: string; xid: string }
+    | 'busy'
+  > => {
     const [snapshot] = await tx.query(LOCK_AND_SNAPSHOT)
     if (snapshot.got !== true) return 'busy'
     const rows = await tx.query(NUMBER_BATCH, [MAX_PAYLOAD_BYTES, String(snapshot.floor)])
@@ -158,7 +166,7 @@ export function createChangeSequencer (client: SqlClient): ChangeSequencer {
     const lastId = rows.length > 0 ? BigInt(String(rows[0].last_id)) : 0n
     const state = {
       floor: BigInt(String(snapshot.floor)),
-      numberedThrough: (upTo: bigint) => drained || lastId >= upTo ? upTo : lastId,
+      numberedThrough: (upTo: bigint) => (drained || lastId >= upTo ? upTo : lastId),
       xmin: String(snapshot.xmin),
       xid: String(snapshot.xid)
     }

@@ -10,11 +10,18 @@ import { RANKS_PREFIX, keepFunction, rankTriggerSuffixes, searchRanks } from '..
 
 const INSERT_TRIGGER = rankTriggerSuffixes[0]
 
-export async function syncSearchRanks (tx: SqlClient, model: Model, log: (msg: string) => void, monitor?: SqlClient): Promise<void> {
+export async function syncSearchRanks(
+  tx: SqlClient,
+  model: Model,
+  log: (msg: string) => void,
+  monitor?: SqlClient
+): Promise<void> {
   const table = tableName(model)
   const wanted = searchRanks(model)
-  const rows = await tx.query('SELECT tgname AS name FROM pg_trigger WHERE tgrelid = to_regclass($1) AND starts_with(tgname, $2) AND right(tgname, $3) = $4',
-    [quoteIdent(table), RANKS_PREFIX, INSERT_TRIGGER.length, INSERT_TRIGGER]) as Array<{ name: string }>
+  const rows = (await tx.query(
+    'SELECT tgname AS name FROM pg_trigger WHERE tgrelid = to_regclass($1) AND starts_with(tgname, $2) AND right(tgname, $3) = $4',
+    [quoteIdent(table), RANKS_PREFIX, INSERT_TRIGGER.length, INSERT_TRIGGER]
+  )) as Array<{ name: string }>
   const existing = rows.map(row => row.name.slice(0, -INSERT_TRIGGER.length))
   for (const stale of existing.filter(name => name !== wanted?.name)) {
     await tx.exec(`DROP FUNCTION IF EXISTS ${quoteIdent(keepFunction(stale))}() CASCADE`)

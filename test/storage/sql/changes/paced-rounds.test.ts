@@ -11,13 +11,21 @@ t.test('requests during a round share the next one, after the pause', async t =>
   const starts: number[] = []
   let finish: () => void = () => {}
   const rounds = createPacedRounds({
-    round: async () => { starts.push(performance.now()); await new Promise<void>(resolve => { finish = resolve }); return true },
+    round: async () => {
+      starts.push(performance.now())
+      await new Promise<void>(resolve => {
+        finish = resolve
+      })
+      return true
+    },
     pauseMs: 30,
     retryMs: 1,
     log: () => t.fail('no round fails')
   })
   let first = false
-  void rounds.request().then(() => { first = true })
+  void rounds.request().then(() => {
+    first = true
+  })
   await tick(1)
   t.equal(starts.length, 1, 'the first request starts a round at once')
   const later = [rounds.request(), rounds.request(), rounds.request()]
@@ -36,9 +44,23 @@ t.test('requests during a round share the next one, after the pause', async t =>
 
 t.test('a steady stream of requests does not keep an earlier one waiting', async t => {
   let rounds = 0
-  const paced = createPacedRounds({ round: async () => { rounds++; await tick(2); return true }, pauseMs: 5, retryMs: 1, log: () => {} })
+  const paced = createPacedRounds({
+    round: async () => {
+      rounds++
+      await tick(2)
+      return true
+    },
+    pauseMs: 5,
+    retryMs: 1,
+    log: () => {}
+  })
   let stop = false
-  const stream = (async () => { while (!stop) { void paced.request(); await tick(1) } })()
+  const stream = (async () => {
+    while (!stop) {
+      void paced.request()
+      await tick(1)
+    }
+  })()
   await tick(5)
   const answered = await Promise.race([paced.request().then(() => 'answered'), tick(2000).then(() => 'still waiting')])
   stop = true
@@ -51,10 +73,22 @@ t.test('a steady stream of requests does not keep an earlier one waiting', async
 t.test('a round that cannot finish runs again; one that fails is logged and answers', async t => {
   const logged: string[] = []
   let tries = 0
-  const retrying = createPacedRounds({ round: async () => ++tries >= 3, pauseMs: 1, retryMs: 1, log: msg => logged.push(msg) })
+  const retrying = createPacedRounds({
+    round: async () => ++tries >= 3,
+    pauseMs: 1,
+    retryMs: 1,
+    log: msg => logged.push(msg)
+  })
   await retrying.request()
   t.equal(tries, 3, 'ran until it could finish')
-  const failing = createPacedRounds({ round: async () => { throw new Error('no database') }, pauseMs: 1, retryMs: 1, log: msg => logged.push(msg) })
+  const failing = createPacedRounds({
+    round: async () => {
+      throw new Error('no database')
+    },
+    pauseMs: 1,
+    retryMs: 1,
+    log: msg => logged.push(msg)
+  })
   await failing.request()
   t.strictSame(logged, ['no database'], 'the failure is logged, the request answered')
 })

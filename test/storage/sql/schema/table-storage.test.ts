@@ -11,15 +11,19 @@ import { databaseUrl, ENGINES, type EngineName } from '../../../helpers/test-app
 
 const models = loadModels(new URL('../../../../models', import.meta.url).pathname)
 
-async function openClient (engine: EngineName): Promise<SqlClient> {
+async function openClient(engine: EngineName): Promise<SqlClient> {
   return openPostgres(await databaseUrl(engine), 60_000)
 }
 
 /** Stored and plain size of a test document of ~1.5 KB whose full-text field makes its row pass 2 KB. */
-async function storedSizes (client: SqlClient): Promise<{ stored: number, plain: number }> {
+async function storedSizes(client: SqlClient): Promise<{ stored: number; plain: number }> {
   const words = Array.from({ length: 200 }, (_, i) => `word${i % 37}`).join(' ')
-  await client.exec(`INSERT INTO q_test (_id, doc) VALUES ('a', jsonb_build_object('_id', 'a', 'fulltext', '${words}', '_deleted', false))`)
-  const [row] = await client.query("SELECT pg_column_size(doc) AS stored, pg_column_size((doc::text)::jsonb) AS plain FROM q_test WHERE _id = 'a'")
+  await client.exec(
+    `INSERT INTO q_test (_id, doc) VALUES ('a', jsonb_build_object('_id', 'a', 'fulltext', '${words}', '_deleted', false))`
+  )
+  const [row] = await client.query(
+    "SELECT pg_column_size(doc) AS stored, pg_column_size((doc::text)::jsonb) AS plain FROM q_test WHERE _id = 'a'"
+  )
   return { stored: Number(row.stored), plain: Number(row.plain) }
 }
 
