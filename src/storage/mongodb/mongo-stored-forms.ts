@@ -6,12 +6,11 @@
 // such a field is widened to both forms: an id to the string and its ObjectId, a date to the ISO
 // text and the Date, `_deleted: false` to "not true". docs/mongodb.md tells what a JXP user gets.
 import { ObjectId, type Document } from 'mongodb'
-import type { Model } from '../../models/model-definition.ts'
+import { DATE_SYSTEM_FIELDS, type Model } from '../../models/model-definition.ts'
 
 const HEX_ID = /^[0-9a-f]{24}$/i
 const ISO_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/
 const ID_SYSTEM = ['_id', '_owner_id']
-const DATE_SYSTEM = ['createdAt', 'updatedAt']
 const RANGE = ['$gt', '$gte', '$lt', '$lte']
 
 type Kind = 'id' | 'date'
@@ -20,7 +19,7 @@ type Kind = 'id' | 'date'
 function kindsOf(model: Model): Map<string, Kind> {
   const kinds = new Map<string, Kind>([
     ...ID_SYSTEM.map((f): [string, Kind] => [f, 'id']),
-    ...DATE_SYSTEM.map((f): [string, Kind] => [f, 'date'])
+    ...DATE_SYSTEM_FIELDS.map((f): [string, Kind] => [f, 'date'])
   ])
   for (const [name, spec] of Object.entries(model.fields)) {
     const s = spec as { type?: string; items?: { type?: string } }
