@@ -133,7 +133,7 @@ export type DeleteOutcome =
   | { status: 'blocked'; model: string; field: string }
 
 /** Reads of one moment of the whole database (Engine.readSnapshot). */
-export interface Snapshot {
+interface Snapshot {
   /** false: the server cannot read one moment; each batch is as of its own read. */
   consistent: boolean
   exportAll: Engine['exportAll']

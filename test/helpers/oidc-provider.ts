@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import Provider from 'oidc-provider'
 
-export interface TestAccount {
+interface TestAccount {
   email: string
   email_verified: boolean
   name?: string

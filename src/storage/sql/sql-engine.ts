@@ -25,6 +25,7 @@ import { withChangeActor } from './changes/sql-change-client.ts'
 import { sqlMatchDocuments } from './sql-match-documents.ts'
 import { actingUserId } from '../../runtime/acting-user.ts'
 import { createInsertBatches } from './insert-batches.ts'
+import { hiddenFields } from '../../permissions/field-policy.ts'
 
 /**
  * Turns the database errors a client can cause into catalogue errors: a data exception (SQLSTATE
@@ -63,7 +64,7 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
   const changes = createSqlChangeLog(raw, log)
   const client = withChangeActor(raw, { actor: actingUserId, wrote: changes.localWrite })
   const projectionOf = (model: Model, params: SqlParams, fields?: string[]): string =>
-    compileProjection(fields, { params, doc: 't.doc' }, { exclude: model.passwordFields })
+    compileProjection(fields, { params, doc: 't.doc' }, { exclude: hiddenFields(model) })
 
   async function find(
     model: Model,
