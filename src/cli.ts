@@ -3,6 +3,7 @@ import { Command } from 'commander'
 import { loadConfig } from './config.ts'
 import { addServeCommand } from './commands/serve-command.ts'
 import { addTransferCommands } from './commands/transfer-commands.ts'
+import { addBackupCommands } from './commands/backup-commands.ts'
 import { addMcpCommand } from './commands/mcp-command.ts'
 import { describeStartupFailure } from './startup-error.ts'
 
@@ -11,6 +12,7 @@ program.name('quire').description('Quire: a self-hosted document data service')
 
 addServeCommand(program)
 addTransferCommands(program)
+addBackupCommands(program)
 addMcpCommand(program)
 
 program

@@ -201,7 +201,37 @@ export const EnvSchema = Type.Object({
   CACHE_TTL: whole(1, 60, 'seconds a cached read is kept at most (`CACHE_ENABLED`)'),
   CACHE_MAX_ENTRIES: whole(1, 10_000, 'cached reads kept at most per process (the least recently used go first)'),
   MCP_INSTRUCTIONS_APPEND: Type.Optional(text('MCP: text added to the server instructions sent to clients')),
-  MCP_GUIDE_FILES: Type.Optional(text('MCP: comma-separated Markdown files appended to the `jxp://guide` resource'))
+  MCP_GUIDE_FILES: Type.Optional(text('MCP: comma-separated Markdown files appended to the `jxp://guide` resource')),
+  PUBLIC_URL: Type.Optional(
+    text(
+      'the address clients reach Quire at, e.g. `https://quire.example.com` (the redirect URI of sign-in providers is `PUBLIC_URL/login/oauth/callback/<name>`)',
+      {
+        pattern: '^https?://[^\\s/]+(/[^\\s]*[^\\s/])?$',
+        hint: 'must be an http:// or https:// URL without a trailing slash'
+      }
+    )
+  ),
+  OAUTH_PROVIDERS: Type.Optional(
+    text(
+      'sign-in providers (OAuth 2 / OpenID Connect), e.g. `google,work`; each is configured by its `OAUTH_<NAME>_*` variables (see docs/auth.md)',
+      {
+        pattern: '^[a-z][a-z0-9]{0,31}(\\s*,\\s*[a-z][a-z0-9]{0,31})*$',
+        hint: 'must be a comma-separated list of names of lower-case letters and digits'
+      }
+    )
+  ),
+  OAUTH_SUCCESS_URL: Type.Optional(
+    text(
+      'where the browser goes after a sign-in with a provider, with `?token=` (a one-time sign-in token for `POST /login/oauth/token`)',
+      { pattern: '^https?://', hint: 'must start with http:// or https://' }
+    )
+  ),
+  OAUTH_FAILURE_URL: Type.Optional(
+    text(
+      'where the browser goes after a failed sign-in, with `?error=<code>&provider=<name>` (unset: `OAUTH_SUCCESS_URL`)',
+      { pattern: '^https?://', hint: 'must start with http:// or https://' }
+    )
+  )
 })
 
 export type Env = Static<typeof EnvSchema>

@@ -5,6 +5,7 @@ import { embeddedDatabaseUrl } from './embedded/data-dir.ts'
 import { availableParallelism } from 'node:os'
 import proxyAddr from 'proxy-addr'
 import { ConfigError, readEnv } from './read-env.ts'
+import { readOAuthSettings, type OAuthSettings } from './oauth/oauth-settings.ts'
 
 export { ConfigError } from './read-env.ts'
 
@@ -94,6 +95,10 @@ export interface Config {
   /** MCP: appended to the server instructions; Markdown files appended to the guide resource. */
   mcpInstructionsAppend?: string
   mcpGuideFiles: string[]
+  /** PUBLIC_URL: the address clients reach Quire at (sign-in providers' redirect URIs). */
+  publicUrl?: string
+  /** Sign-in with OAuth 2 / OpenID Connect providers (src/oauth/). */
+  oauth: OAuthSettings
 }
 
 /** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
@@ -200,6 +205,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheTtlSeconds: v.CACHE_TTL,
     cacheMaxEntries: v.CACHE_MAX_ENTRIES,
     mcpInstructionsAppend: v.MCP_INSTRUCTIONS_APPEND,
-    mcpGuideFiles: listFrom(v.MCP_GUIDE_FILES)
+    mcpGuideFiles: listFrom(v.MCP_GUIDE_FILES),
+    publicUrl: v.PUBLIC_URL,
+    oauth: readOAuthSettings(env, {
+      providers: v.OAUTH_PROVIDERS,
+      successUrl: v.OAUTH_SUCCESS_URL,
+      failureUrl: v.OAUTH_FAILURE_URL,
+      publicUrl: v.PUBLIC_URL
+    })
   }
 }

@@ -1,7 +1,9 @@
 // Read operations on documents: one by id, a list page with counts, a count.
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
-import type { QueryParams } from '../query/parse-list-params.ts'
+import { parseListParams, type QueryParams } from '../query/parse-list-params.ts'
+import { planPage } from '../query/plan-page.ts'
+import { authorizeFind } from '../permissions/authorize-read.ts'
 import { writeListResponse } from '../query/list-response.ts'
 import { isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'
@@ -33,7 +35,10 @@ export async function readDocument(
   return `{"data":${doc}}`
 }
 
-/** GET /api/{model} and POST /query/{model} (JXP's literal strings in its filter converted): a page with count and paging keys, as JSON text. */
+/**
+ * GET /api/{model} and POST /query/{model} (JXP's literal strings in its filter converted): a page
+ * with count and paging keys, as JSON text. The steps of every list read, in order.
+ */
 export async function listDocuments(
   ctx: DocumentContext,
   model: Model,
@@ -41,22 +46,29 @@ export async function listDocuments(
   url: string,
   queryFilter?: Filter
 ): Promise<string> {
-  const params = ctx.queryBuilder.parse(model, query)
-  const built = ctx.queryBuilder.list(
+  // 1. Parse: the URL's filters, sort, fields, populate, paging (and /query's body filter).
+  const params = parseListParams(model, query)
+  const filter = queryFilter ? allOf(params.filter, reviveJxpLiterals(queryFilter) as Filter) : params.filter
+  // 2. Plan the page, then authorise: every part checked, narrowed to what the caller may read.
+  const page = planPage(params, ctx.queryBuilder.settings)
+  const authorizedQuery = authorizeFind(
+    { caller: ctx.caller, registry: ctx.registry, deletedForReaders: ctx.config.jxpCompat },
     model,
-    ctx.caller,
-    params,
-    queryFilter && (reviveJxpLiterals(queryFilter) as Filter)
+    { ...params, filter },
+    page
   )
+  // 3. Plan the count: exact while the collection is small enough, else -1.
   const exact = (await ctx.estimateCount(model.name)) <= ctx.config.exactCountLimit
-  const result = await ctx.engine.find(model, { ...built.query, count: exact })
+  // 4. Execute: one statement (page, populate and count) on the engine.
+  const result = await ctx.engine.find(model, { ...authorizedQuery, count: exact })
+  // 5. Shape and respond: the stored JSON spliced into the list envelope, with paging links.
   return writeListResponse({
     data: result.data,
     returned: result.returned,
     count: exact ? (result.count ?? 0) : -1,
-    limit: built.limit,
-    page: built.page,
-    limitCapped: built.limitCapped,
+    limit: page.limit,
+    page: page.page,
+    limitCapped: page.limitCapped,
     url
   })
 }

@@ -4,7 +4,7 @@
 // API itself: only the docs routes read it.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
-export const DOCS_SESSION_COOKIE = 'quire_docs_session'
+const DOCS_SESSION_COOKIE = 'quire_docs_session'
 const KEY = /^[A-Za-z0-9_-]{1,200}$/
 const MAX_AGE_SECONDS = 86_400
 

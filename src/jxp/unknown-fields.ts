@@ -6,7 +6,7 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 
-export const DROPPED_FIELDS_HEADER = 'x-quire-dropped-fields'
+const DROPPED_FIELDS_HEADER = 'x-quire-dropped-fields'
 
 const KEPT = new Set(['id', 'createdAt', 'updatedAt', 'score'])
 

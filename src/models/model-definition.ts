@@ -133,3 +133,16 @@ export const SYSTEM_FIELDS = [
   '__v',
   '_updated_by_id'
 ] as const
+
+/** The system fields no client sets: a write's body drops them. */
+export const READ_ONLY_SYSTEM_FIELDS: readonly string[] = [
+  '_id',
+  'id',
+  'createdAt',
+  'updatedAt',
+  '__v',
+  '_updated_by_id'
+]
+
+/** The system fields that hold dates (ISO 8601 text). */
+export const DATE_SYSTEM_FIELDS: readonly string[] = ['createdAt', 'updatedAt']

@@ -319,6 +319,22 @@ const checkExport: Check = async (t, { engine }) => {
   )
 }
 
+const checkSnapshot: Check = async (t, { engine, target }) => {
+  const read = await engine.readSnapshot(async snapshot => {
+    const docs: string[] = []
+    for await (const batch of snapshot.exportAll(ITEM, 2)) docs.push(...batch)
+    return { consistent: snapshot.consistent, docs }
+  })
+  t.strictSame(
+    read.docs.map(text => JSON.parse(text)),
+    Object.values(ITEMS),
+    'every document, as exportAll reads them'
+  )
+  if (target.name === 'postgres')
+    t.equal(read.consistent, true, 'of one moment (test/backup-restore.test.ts writes meanwhile)')
+  else t.type(read.consistent, 'boolean', 'of one moment where the server has snapshot reads')
+}
+
 const checkUpdate: Check = async (t, { engine }) => {
   const { charlie } = ITEMS
   const updatedAt = '2024-06-01T00:00:00.000Z'
@@ -655,6 +671,7 @@ const CHECKS: Array<[string, Check, FerretLimit[]?]> = [
   ['aggregate with $replaceRoot', checkAggregateRoot, ['stages']],
   ['aggregate with $lookup', checkAggregateLookup, ['lookup']],
   ['exportAll', checkExport],
+  ['readSnapshot', checkSnapshot],
   ['updateOne', checkUpdate],
   ['insertMany', checkInsertMany],
   ['bulkWrite', checkBulkWrite],

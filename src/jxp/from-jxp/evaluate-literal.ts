@@ -5,10 +5,10 @@
 // machine, as `node` would): no module is loaded, no global of this process is reachable.
 import vm from 'node:vm'
 
-export const TYPE = Symbol('mongoose type')
-export const UNKNOWN = Symbol('unknown name')
+const TYPE = Symbol('mongoose type')
+const UNKNOWN = Symbol('unknown name')
 
-export type Marker = { [TYPE]: string } | { [UNKNOWN]: string }
+type Marker = { [TYPE]: string } | { [UNKNOWN]: string }
 
 const TYPES: Record<string, string> = {
   String: 'string',

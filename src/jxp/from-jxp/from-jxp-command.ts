@@ -34,7 +34,7 @@ export function modelsFromJxp(dir: string, out: string, overwrite = false): From
       report.push(`${file}: no schema found: skipped`)
       continue
     }
-    let converted
+    let converted: ReturnType<typeof convertSchema>
     try {
       converted = convertSchema(source, fallback)
     } catch (err) {

@@ -13,7 +13,7 @@ export interface SchemaSource {
 }
 
 /** The balanced {...} or [...] starting at `start`, strings and comments skipped. */
-export function balanced(text: string, start: number): string {
+function balanced(text: string, start: number): string {
   const open = text[start]
   const close = open === '{' ? '}' : open === '[' ? ']' : ')'
   let depth = 0

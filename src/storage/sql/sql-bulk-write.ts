@@ -4,7 +4,8 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { BulkOperation, BulkResult, Doc, UpdateTerms } from '../engine.ts'
 import { LIMITS } from '../../validation/limits.ts'
-import type { Model } from '../../models/model-definition.ts'
+import { SYSTEM_FIELDS, type Model } from '../../models/model-definition.ts'
+import type { SqlClient } from './sql-client.ts'
 import { compileWhere } from '../../compiler/find/compile-find.ts'
 import { compileUpdate } from '../../compiler/update/compile-update.ts'
 import { SqlParams } from '../../compiler/sql-params.ts'
@@ -12,7 +13,6 @@ import { quoteIdent } from '../../compiler/quote.ts'
 import { tableName } from '../../compiler/ddl/schema-ddl.ts'
 import { QuireError } from '../../errors.ts'
 import { actingUserId } from '../../runtime/acting-user.ts'
-import type { SqlClient } from './sql-client.ts'
 
 type Op<K extends BulkOperation['kind']> = Extract<BulkOperation, { kind: K }>
 
@@ -120,11 +120,7 @@ async function runReplace(tx: SqlClient, model: Model, op: Op<'replace'>, result
   }
   result.nMatched++
   const old = JSON.parse(row.old) as Doc
-  const system = Object.fromEntries(
-    ['_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v', '_updated_by_id']
-      .filter(k => Object.hasOwn(old, k))
-      .map(k => [k, old[k]])
-  )
+  const system = Object.fromEntries(SYSTEM_FIELDS.map(k => [k, old[k]]))
   const doc = nextVersion({ old: row.old, next: { ...op.replacement, ...system } }, op.now)
   if (doc) {
     await writeBack(tx, model, [doc])

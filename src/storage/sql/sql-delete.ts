@@ -11,11 +11,12 @@ import { SqlParams } from '../../compiler/sql-params.ts'
 import { quoteIdent } from '../../compiler/quote.ts'
 import { tableName } from '../../compiler/ddl/schema-ddl.ts'
 import type { SqlClient } from './sql-client.ts'
+import { hiddenFields } from '../../permissions/field-policy.ts'
 
 /** The target row, locked, as JSON text without its password fields. */
 async function lockTarget(tx: SqlClient, model: Model, filter: Filter): Promise<{ id: string; d: string } | undefined> {
   const params = new SqlParams()
-  const projection = compileProjection(undefined, { params, doc: 't.doc' }, { exclude: model.passwordFields })
+  const projection = compileProjection(undefined, { params, doc: 't.doc' }, { exclude: hiddenFields(model) })
   const text =
     `SELECT t._id AS id, (${projection})::text AS d FROM ${quoteIdent(tableName(model))} t ` +
     `WHERE ${compileWhere(model, filter, params)} LIMIT 1 FOR UPDATE`
