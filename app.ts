@@ -22,6 +22,7 @@ import auth from './plugins/auth.ts'
 import endpointLimits from './plugins/endpoint-limits.ts'
 import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
+import readCache from './plugins/read-cache.ts'
 import openApi from './plugins/openapi.ts'
 import modelCode from './plugins/model-code.ts'
 import changes from './plugins/changes.ts'
@@ -92,6 +93,7 @@ export async function buildApp({ config, logger = false }: AppOptions): Promise<
   app.register(queryBuilder)
   app.register(modelCode)
   app.register(documents)
+  app.register(readCache)
   app.register(changes)
   app.register(autoload, { dir: join(here, 'routes'), forceESM: true })
   try {

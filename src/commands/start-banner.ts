@@ -9,7 +9,7 @@ import { postgresTarget } from '../storage/postgres/postgres-url.ts'
 import { USER_MODEL } from '../auth/users/user-model.ts'
 
 /** The database DATABASE_URL names, without user or password: `PostgreSQL at db:5432/quire`. */
-export function describeStorage(config: Config): string {
+function describeStorage(config: Config): string {
   if (config.embedded) return `embedded PostgreSQL in ${config.dataDir}`
   const url = config.databaseUrl
   const database = /^[^:]+:\/\/[^/?#]*\/([^?#]*)/.exec(url)?.[1] ?? ''

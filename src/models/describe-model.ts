@@ -105,7 +105,8 @@ const SYSTEM_PATHS: Array<[string, FieldSpec]> = [
   ['_owner_id', { type: 'id' }],
   ['createdAt', { type: 'date' }],
   ['updatedAt', { type: 'date' }],
-  ['__v', { type: 'integer' }]
+  ['__v', { type: 'integer' }],
+  ['_updated_by_id', { type: 'id' }]
 ]
 
 /** The model as JXP's GET /model/{name} gives it: Mongoose-style paths, system fields included. */

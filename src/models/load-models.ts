@@ -4,7 +4,14 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
-import { ModelFileSchema, SYSTEM_FIELDS, type FieldSpec, type Model, type ModelFile } from './model-definition.ts'
+import {
+  DATE_SYSTEM_FIELDS,
+  ModelFileSchema,
+  SYSTEM_FIELDS,
+  type FieldSpec,
+  type Model,
+  type ModelFile
+} from './model-definition.ts'
 import { rewriteTypeNames } from './field-type-names.ts'
 import { StartupError } from '../startup-error.ts'
 import { MAX_INCLUDED_TEXT, fieldSpecAt, includedTextLength, uncoverableReason } from './field-kinds.ts'
@@ -66,7 +73,7 @@ export function resolveModel(file: ModelFile): Model {
   for (const r of draft.required) if (!file.fields[r]) problems.push(`required field ${r} is not defined`)
   for (const index of draft.indexes) {
     for (const f of index.fields)
-      if (!fieldSpecAt(draft, f) && f !== '_owner_id' && f !== 'createdAt' && f !== 'updatedAt')
+      if (!fieldSpecAt(draft, f) && f !== '_owner_id' && !DATE_SYSTEM_FIELDS.includes(f))
         problems.push(`index field ${f} is not defined`)
   }
   for (const index of draft.indexes.filter(i => i.include !== undefined)) {

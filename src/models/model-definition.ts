@@ -115,4 +115,26 @@ export interface Model {
 }
 
 /** Fields every document has, maintained by the service. */
-export const SYSTEM_FIELDS = ['_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v'] as const
+export const SYSTEM_FIELDS = [
+  '_id',
+  'id',
+  '_deleted',
+  '_owner_id',
+  'createdAt',
+  'updatedAt',
+  '__v',
+  '_updated_by_id'
+] as const
+
+/** The system fields no client sets: a write's body drops them. */
+export const READ_ONLY_SYSTEM_FIELDS: readonly string[] = [
+  '_id',
+  'id',
+  'createdAt',
+  'updatedAt',
+  '__v',
+  '_updated_by_id'
+]
+
+/** The system fields that hold dates (ISO 8601 text). */
+export const DATE_SYSTEM_FIELDS: readonly string[] = ['createdAt', 'updatedAt']

@@ -32,7 +32,8 @@ const SYSTEM_PROPERTIES: Record<(typeof SYSTEM_FIELDS)[number], JsonSchema> = {
   },
   createdAt: DATE_TIME,
   updatedAt: DATE_TIME,
-  __v: { type: 'integer', description: 'bumped by every write' }
+  __v: { type: 'integer', description: 'bumped by every write' },
+  _updated_by_id: { ...OBJECT_ID, description: 'the user who wrote it last (null: the service itself)' }
 }
 
 /** The document a read returns: the model's fields without password fields, the system fields and populated links. */
