@@ -8,6 +8,7 @@ import { join, dirname } from 'node:path'
 import type { Config } from './src/config.ts'
 import './plugins/types.ts'
 import errors from './plugins/errors.ts'
+import requestLog, { RequestLog, requestId } from './plugins/request-log.ts'
 import requestBodies from './plugins/request-bodies.ts'
 import inputGuard from './plugins/input-guard.ts'
 import underPressure from './plugins/under-pressure.ts'
@@ -24,6 +25,7 @@ import bodyBudget from './plugins/body-budget.ts'
 import endpointLimits from './plugins/endpoint-limits.ts'
 import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
+import readCache from './plugins/read-cache.ts'
 import openApi from './plugins/openapi.ts'
 import modelCode from './plugins/model-code.ts'
 import changes from './plugins/changes.ts'
@@ -55,6 +57,9 @@ export async function buildApp({ config, logger = false }: AppOptions): Promise<
       headersTimeout: Math.min(60_000, config.requestTimeoutMs || 60_000)
     },
     trustProxy: config.trustProxy,
+    // One line per request (plugins/request-log.ts), with the client's X-Request-Id when safe.
+    logController: new RequestLog(),
+    genReqId: requestId,
     // No limit: syncing the schema on start may build indexes over millions of documents (it logs
     // its progress); a database that cannot be reached still fails through the driver's timeouts.
     pluginTimeout: 0,
@@ -72,6 +77,7 @@ export async function buildApp({ config, logger = false }: AppOptions): Promise<
     )
   )
   app.register(errors)
+  app.register(requestLog)
   app.register(websocket)
   app.register(underPressure)
   app.register(gracefulClose)
@@ -93,6 +99,7 @@ export async function buildApp({ config, logger = false }: AppOptions): Promise<
   app.register(queryBuilder)
   app.register(modelCode)
   app.register(documents)
+  app.register(readCache)
   app.register(changes)
   app.register(autoload, { dir: join(here, 'routes'), forceESM: true })
   try {

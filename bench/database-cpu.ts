@@ -1,6 +1,6 @@
-// Reads how much CPU the PostgreSQL backends serving a database have used, from
-// /proc (Linux; the benchmark's cluster runs on the same machine), so the table
-// can charge the database's share of each request, not only the server's.
+// Reads how much CPU the PostgreSQL backends serving a database (or a FerretDB process) have used,
+// from /proc (Linux; the benchmark's databases run on the same machine), so the table can charge
+// the database's share of each request, not only the server's.
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { connectSql } from './sql-connection.ts'
@@ -22,6 +22,29 @@ export interface DatabaseCpuMeter {
   /** CPU used by the client backends of the database (connections opened meanwhile included). */
   meter: CpuMeter
   close: () => Promise<void>
+}
+
+/** A meter of one database server process (FerretDB: one process serves every connection), or undefined where /proc cannot be read. */
+export function createProcessCpuMeter(pid: number): CpuMeter | undefined {
+  try {
+    readFileSync(`/proc/${pid}/stat`)
+  } catch {
+    return undefined
+  }
+  return async () => {
+    const before = processTicks(pid)
+    return async () => ((processTicks(pid) - before) * 1e6) / TICKS_PER_SECOND
+  }
+}
+
+/** One meter of several (undefined ones left out): the CPU of all of them. */
+export function sumOf(meters: Array<CpuMeter | undefined>): CpuMeter | undefined {
+  const present = meters.filter((m): m is CpuMeter => m !== undefined)
+  if (present.length === 0) return undefined
+  return async () => {
+    const stops = await Promise.all(present.map(meter => meter()))
+    return async () => (await Promise.all(stops.map(stop => stop()))).reduce((a, b) => a + b, 0)
+  }
 }
 
 /** A meter for the database at `url` (the embedded default's socket URL too), or undefined where /proc cannot be read. */

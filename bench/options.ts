@@ -2,9 +2,15 @@
 // Unknown engine or scenario names are an error rather than a silently empty run.
 import { intFrom } from '../src/config.ts'
 
-/** `postgres`: a throwaway PostgreSQL cluster over TCP (an external server); `default`: the embedded default (DATA_DIR, DATABASE_URL unset). */
-export const ENGINE_NAMES = ['postgres', 'default'] as const
+/**
+ * `postgres`: a throwaway PostgreSQL cluster over TCP (an external server); `default`: the embedded
+ * default (DATA_DIR, DATABASE_URL unset); `ferretdb`: the MongoDB engine on a FerretDB v1 server of
+ * its own (test/helpers/ferretdb.ts; asked for by name, since it needs FerretDB built).
+ */
+export const ENGINE_NAMES = ['postgres', 'default', 'ferretdb'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
+/** The engines of a run that names none. */
+const DEFAULT_ENGINES: EngineName[] = ['postgres', 'default']
 
 export interface BenchOptions {
   /** Seconds of load per scenario. */
@@ -52,7 +58,7 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
     warmup: intFrom(env, 'BENCH_WARMUP', 1),
     scenarios: scenarios?.filter(name => name !== STARTUP),
     startupRuns: !scenarios || scenarios.includes(STARTUP) ? Math.max(1, intFrom(env, 'BENCH_STARTUP_RUNS', 3)) : 0,
-    engines: checkEngines(list(env.BENCH_ENGINES) ?? [...ENGINE_NAMES]),
+    engines: checkEngines(list(env.BENCH_ENGINES) ?? DEFAULT_ENGINES),
     testDocs: Math.max(1, intFrom(env, 'BENCH_TEST_DOCS', 10_000)),
     linkDocs: Math.max(1, intFrom(env, 'BENCH_LINK_DOCS', 110_000)),
     cpuProfDir: env.BENCH_CPU_PROF || undefined
@@ -63,15 +69,19 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
  * The results file of runs like this one: `latest.json` at the default size and connections,
  * else one named after them (`latest-1000000-docs-10-connections.json`), so that a run of
  * another size is compared with the last run of its own size, and does not replace the default
- * run's figures that the next default run prints as `previous`.
+ * run's figures that the next default run prints as `previous`. A run with FerretDB among its
+ * engines is named after them too (`latest-postgres-ferretdb.json`, `latest-...-connections-postgres-ferretdb.json`).
  */
-export function resultsFileOf(options: Pick<BenchOptions, 'testDocs' | 'linkDocs' | 'connections'>): string {
+export function resultsFileOf(
+  options: Pick<BenchOptions, 'testDocs' | 'linkDocs' | 'connections' | 'engines'>
+): string {
   const defaults = readBenchOptions({})
+  const engines = options.engines.includes('ferretdb') ? `-${options.engines.join('-')}` : ''
   if (
     options.testDocs === defaults.testDocs &&
     options.linkDocs === defaults.linkDocs &&
     options.connections === defaults.connections
   )
-    return 'latest.json'
-  return `latest-${options.testDocs}-docs-${options.linkDocs}-links-${options.connections}-connections.json`
+    return `latest${engines}.json`
+  return `latest-${options.testDocs}-docs-${options.linkDocs}-links-${options.connections}-connections${engines}.json`
 }

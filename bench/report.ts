@@ -42,14 +42,20 @@ export function log(message: string): void {
   )
 }
 
-/** One line that rewrites itself on a terminal; otherwise a line at every quarter. */
+/** The last quarter of each progress label printed to a log (not a terminal). */
+const quartersShown = new Map<string, number>()
+
+/** One line that rewrites itself on a terminal; otherwise a line each time a quarter is passed (batches rarely end on one). */
 export function showProgress(label: string, done: number, total: number): void {
   const percent = Math.floor((done * 100) / total)
   if (process.stdout.isTTY) {
     process.stdout.write(`\r${label} ${done}/${total} (${percent}%)${done === total ? '\n' : ''}`)
-  } else if (done === total || Math.floor(((done - 1) * 4) / total) !== Math.floor((done * 4) / total)) {
-    log(`${label} ${done}/${total} (${percent}%)`)
+    return
   }
+  const quarter = Math.floor((done * 4) / total)
+  if (quarter === (quartersShown.get(label) ?? 0)) return
+  quartersShown.set(label, quarter)
+  log(`${label} ${done}/${total} (${percent}%)`)
 }
 
 /** Fills each row's ratio from its yardstick's row (the same for every engine); a baseline row is its own yardstick. */

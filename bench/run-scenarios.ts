@@ -2,7 +2,7 @@
 // another, each on every engine in turns, printing a line as each starts and finishes.
 import { checkFirstRequest, runLoad, type CpuMeter, type CpuMeters, type LoadSettings } from './load.ts'
 import type { ChildServer } from './child-server.ts'
-import { INTERLEAVED, SkipScenario, type Scenario, type ScenarioContext } from './scenarios.ts'
+import { INTERLEAVED, SkipScenario, type Lack, type Scenario, type ScenarioContext } from './scenarios.ts'
 import { log, type ResultRow } from './report.ts'
 import { BENCH_USER } from './seed-data.ts'
 import { openSubscribers } from './feed-subscribers.ts'
@@ -13,6 +13,8 @@ export interface BenchTarget {
   start: () => Promise<ChildServer>
   /** CPU of the database backends, when they are separate processes. */
   databaseCpu?: CpuMeter
+  /** What its engine cannot serve: scenarios that need it are skipped with this reason. */
+  lacks?: Partial<Record<Lack, string>>
 }
 
 /** The context scenarios build their requests from; the bench user logs in once, on first use (API key and token). */
@@ -42,12 +44,14 @@ export function createScenarioContext(baseUrl: string, testIds: string[]): Scena
 
 async function runScenario(
   scenario: Scenario,
-  engine: string,
+  target: BenchTarget,
   ctx: ScenarioContext,
   meters: CpuMeters,
   settings: LoadSettings
 ): Promise<ResultRow> {
-  const row: ResultRow = { scenario: scenario.name, engine, status: 'ok' }
+  const row: ResultRow = { scenario: scenario.name, engine: target.name, status: 'ok' }
+  const lacking = scenario.needs && target.lacks?.[scenario.needs]
+  if (lacking) return { ...row, status: 'skipped', note: lacking }
   try {
     const spec = await scenario.build(ctx)
     const problem = await checkFirstRequest(ctx.baseUrl, spec)
@@ -231,7 +235,7 @@ export async function runScenarios(
             log(`> ${label} running${of} (${own.warmup} s warm-up + ${own.duration} s, ${own.connections} connections)`)
             const row = await runScenario(
               scenario,
-              on.target.name,
+              on.target,
               on.ctx,
               { server: on.server.cpuMeter, database: on.target.databaseCpu },
               own

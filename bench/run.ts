@@ -1,5 +1,6 @@
 // `npm run bench`: seeds an external PostgreSQL (a throwaway cluster over TCP) and the embedded
-// default (a DATA_DIR with DATABASE_URL unset, as `npm start` runs), starts the real Quire server
+// default (a DATA_DIR with DATABASE_URL unset, as `npm start` runs), and FerretDB when asked for,
+// starts the real Quire server
 // on each (plus a bare Fastify + postgres.js baseline) in child processes, runs the scenarios with
 // autocannon, prints the table and writes bench/results/latest.json (resultsFileOf).
 import { cpus, loadavg } from 'node:os'
@@ -12,7 +13,8 @@ import { loadModels } from '../src/models/load-models.ts'
 import { readBenchOptions, resultsFileOf, type BenchOptions } from './options.ts'
 import { onCleanup, runCleanup, cleanupOnSignals } from './cleanup.ts'
 import { startChildServer, type ChildServer } from './child-server.ts'
-import { createDatabaseCpuMeter } from './database-cpu.ts'
+import { createDatabaseCpuMeter, createProcessCpuMeter, sumOf } from './database-cpu.ts'
+import { ferretdbBinary, startFerretDB, FERRETDB_VERSION } from '../test/helpers/ferretdb.ts'
 import type { CpuMeter } from './load.ts'
 import { generateSeedData, type SeedData } from './seed-data.ts'
 import { seedDatabase, MODELS_DIR } from './seed-database.ts'
@@ -36,12 +38,15 @@ import { measureStartup, type StartupResult } from './startup.ts'
 import { waitForChangeLog } from './change-log-settled.ts'
 import { newDataDir } from './embedded-store.ts'
 import { connectSql } from './sql-connection.ts'
-import { embeddedStore, envOf, externalStore, type Store } from './store.ts'
+import { embeddedStore, envOf, externalStore, ferretStore, type Store } from './store.ts'
+import type { Lack } from './scenarios.ts'
 
 interface Database {
   store: Store
-  /** CPU of the PostgreSQL backends serving it. */
+  /** CPU of the PostgreSQL backends (or the FerretDB process) serving it. */
   cpuMeter?: CpuMeter
+  /** What its engine cannot serve, with the reason its scenarios are skipped. */
+  lacks?: Partial<Record<Lack, string>>
 }
 
 /** A CPU meter of the store's backends, closed at the end. */
@@ -88,6 +93,40 @@ async function prepareDefault(data: SeedData): Promise<Database> {
   return { store, cpuMeter }
 }
 
+/**
+ * Starts FerretDB (the MongoDB engine's server here) over a throwaway PostgreSQL cluster of its
+ * own, FerretDB's backend for production (the tests run it over SQLite, which checks every filter
+ * but a bare `_id` itself), and seeds a database on it through the MongoDB engine. Its database CPU
+ * is FerretDB's process and its PostgreSQL backends. Scenarios that need full-text search or change
+ * streams (FerretDB v1 has neither) are skipped, saying so.
+ */
+async function prepareFerret(data: SeedData): Promise<Database> {
+  const found = ferretdbBinary()
+  if ('missing' in found) throw new Error(`BENCH_ENGINES names ferretdb, but ${found.missing}`)
+  log(`starting FerretDB ${FERRETDB_VERSION} over a throwaway PostgreSQL cluster of its own (the MongoDB engine)`)
+  const cluster = await startPgCluster()
+  onCleanup(() => cluster.stop())
+  const admin = postgres(cluster.url, { max: 1, onnotice: () => {} })
+  await admin.unsafe('CREATE DATABASE ferretdb')
+  await admin.end()
+  const backendUrl = cluster.url.replace(/\/postgres$/, '/ferretdb')
+  const server = await startFerretDB(found.bin, { postgresUrl: backendUrl })
+  onCleanup(() => server.stop())
+  const store = ferretStore(`${server.url}quire_bench`)
+  await seedDatabase(store, data)
+  return {
+    store,
+    cpuMeter: sumOf([createProcessCpuMeter(server.pid), meterOf(externalStore(backendUrl))]),
+    lacks: { search: 'FerretDB v1 has no text indexes (501)', changes: 'FerretDB v1 has no change streams (503)' }
+  }
+}
+
+/** The seeded database of one engine. */
+async function prepareEngine(engine: string, data: SeedData, pg: Database | undefined): Promise<Database> {
+  if (engine === 'postgres') return pg!
+  return engine === 'ferretdb' ? await prepareFerret(data) : await prepareDefault(data)
+}
+
 interface ServerPlan {
   name: string
   script: string
@@ -113,7 +152,7 @@ function targetOf(plan: ServerPlan, options: BenchOptions): BenchTarget {
     await plan.settle?.()
     return server
   }
-  return { name: plan.name, start, databaseCpu: plan.database.cpuMeter }
+  return { name: plan.name, start, databaseCpu: plan.database.cpuMeter, lacks: plan.database.lacks }
 }
 
 async function benchAll(options: BenchOptions): Promise<ResultRow[]> {
@@ -129,8 +168,7 @@ async function benchAll(options: BenchOptions): Promise<ResultRow[]> {
   const pg = baseline.length || options.engines.includes('postgres') ? await preparePostgres(data) : undefined
   if (pg && baseline.some(s => s.name === BASELINE_INSERTS)) await copyTestTable(pg.store.url, data.test.length)
   const databases = new Map<string, Database>()
-  for (const engine of quire.length ? options.engines : [])
-    databases.set(engine, engine === 'postgres' ? pg! : await prepareDefault(data))
+  for (const engine of quire.length ? options.engines : []) databases.set(engine, await prepareEngine(engine, data, pg))
   // The bare insert takes turns with the engines' creates (INTERLEAVED) when they run.
   const pairedInserts = baseline.find(s => s.name === BASELINE_INSERTS && quire.some(q => q.name === 'create'))
   const baselinePlan: ServerPlan | undefined = pg && {
@@ -180,7 +218,7 @@ async function benchGroup(
         database,
         scenarios,
         env: workers > 1 ? { WORKERS: String(workers) } : {},
-        settle: () => waitForChangeLog(database.store.url)
+        settle: database.store.url.startsWith('mongodb:') ? undefined : () => waitForChangeLog(database.store.url)
       },
       options
     )

@@ -15,6 +15,9 @@ export interface ScenarioContext {
   token: () => Promise<string>
 }
 
+/** What a scenario needs that not every engine has: full-text search, the change feed. */
+export type Lack = 'search' | 'changes'
+
 export interface Scenario {
   name: string
   /** `baseline` runs on the bare Fastify + postgres.js server only; `quire` on every engine. */
@@ -25,6 +28,8 @@ export interface Scenario {
   workers?: number
   /** The baseline scenario its ratio is taken against (`baseline`, a read, unless said). */
   yardstick?: string
+  /** What it needs that an engine may lack: skipped there, with the reason (BenchTarget.lacks). */
+  needs?: Lack
   /** Seconds of unmeasured load at least, whatever BENCH_WARMUP says. */
   minWarmup?: number
   build: (ctx: ScenarioContext) => LoadSpec | Promise<LoadSpec>
@@ -102,7 +107,12 @@ export const SCENARIOS: Scenario[] = [
     target: 'quire',
     build: () => getEach(range(FOO_VALUES, i => `/api/test?filter[foo]=foo-${i}&limit=10`))
   },
-  { name: 'search', target: 'quire', build: () => getEach(range(TOPICS, i => `/api/test?search=topic${i}&limit=10`)) },
+  {
+    name: 'search',
+    target: 'quire',
+    needs: 'search',
+    build: () => getEach(range(TOPICS, i => `/api/test?search=topic${i}&limit=10`))
+  },
   { name: 'populate', target: 'quire', build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}?populate=link`)) },
   { name: 'list-big', target: 'quire', build: () => ({ ...getEach(['/api/link?limit=10']), expect: expectBigCount }) },
   // get-by-id again, in turns with the authenticated reads (INTERLEAVED), which are compared with
@@ -169,6 +179,7 @@ export const SCENARIOS: Scenario[] = [
     target: 'quire',
     yardstick: BASELINE_INSERTS,
     subscribers: FEED_SUBSCRIBERS,
+    needs: 'changes',
     minWarmup: WRITE_WARMUP_SECONDS,
     build: createSpec
   }

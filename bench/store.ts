@@ -1,16 +1,16 @@
 // Where the bench and the reliability suite keep data: a database of the throwaway PostgreSQL
-// cluster (`postgres`, over TCP: DATABASE_URL), or the embedded default (`default`: DATA_DIR with
-// DATABASE_URL unset, as `npm start` runs it). Servers and commands on a store are configured by
-// envOf; the bench's own SQL on it runs inside withStore, which starts (or shares) the default's
+// cluster (`postgres`, over TCP: DATABASE_URL), the embedded default (`default`: DATA_DIR with
+// DATABASE_URL unset, as `npm start` runs it), or a FerretDB server (`ferretdb`, the MongoDB
+// engine: a mongodb:// DATABASE_URL). Servers and commands on a store are configured by envOf; the bench's own SQL on it runs inside withStore, which starts (or shares) the default's
 // server the way every `quire` command does (withDatabase) and lets go of it afterwards.
 import { loadConfig } from '../src/config.ts'
 import { withDatabase } from '../src/embedded/attach-database.ts'
 import { embeddedDatabaseUrl } from '../src/embedded/data-dir.ts'
 
 export interface Store {
-  /** The engine it is: `postgres` or `default`. */
+  /** The engine it is: `postgres`, `default` or `ferretdb`. */
   engine: string
-  /** The database's postgres:// URL (the embedded server's socket URL for the default: connect through connectSql). */
+  /** The database's postgres:// URL (the embedded server's socket URL for the default: connect through connectSql), or mongodb:// URL. */
   url: string
   /** The default's DATA_DIR; undefined for a database of an external server. */
   dataDir?: string
@@ -18,6 +18,9 @@ export interface Store {
 
 /** A store on an external PostgreSQL server. */
 export const externalStore = (url: string): Store => ({ engine: 'postgres', url })
+
+/** A store on a FerretDB server (the MongoDB engine; `url` is its mongodb:// URL with the database). */
+export const ferretStore = (url: string): Store => ({ engine: 'ferretdb', url })
 
 /** The embedded default's store in `dataDir`. */
 export const embeddedStore = (dataDir: string): Store => ({

@@ -41,6 +41,8 @@ export interface AuthService {
   throttle: LoginThrottle
   /** The authentication step (an onRequest handler): sets request.caller, or fails with a 401. */
   authenticate: Authenticate
+  /** A 256-bit key for one purpose, derived from the service secret (src/oauth seals its pending sign-ins with one). */
+  keyFor: (purpose: string) => Buffer
 }
 
 /**
@@ -106,7 +108,17 @@ async function authPlugin(app: FastifyInstance): Promise<void> {
 
   const authenticate = await createAuthenticator(app, { passwords, sessions, links })
 
-  app.decorate('credentials', { clock, passwords, sessions, apiKeys, links, mailer, throttle, authenticate })
+  app.decorate('credentials', {
+    clock,
+    passwords,
+    sessions,
+    apiKeys,
+    links,
+    mailer,
+    throttle,
+    authenticate,
+    keyFor: (purpose: string) => deriveKey(secret, purpose)
+  })
   app.decorateRequest('caller', null as unknown as Caller)
   app.decorateRequest('credential', undefined)
   app.addHook('onRequest', (request, reply, done) => {

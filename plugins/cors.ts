@@ -13,7 +13,7 @@ async function corsPlugin(app: FastifyInstance): Promise<void> {
     origin: origins.includes('*') ? '*' : origins,
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
     // Scripts may read these: when to retry a 429/503, and a download's file name.
-    exposedHeaders: ['Retry-After', 'Content-Disposition'],
+    exposedHeaders: ['Retry-After', 'Content-Disposition', 'X-Request-Id'],
     // A plain OPTIONS (no Origin) is answered like a preflight: 204, not a 400.
     strictPreflight: false,
     maxAge: 600

@@ -15,13 +15,31 @@ export interface CredentialWrites {
   announce: () => Promise<void>
 }
 
+/** What every write must set off: the response cache drops what was read from the models written (plugins/read-cache.ts). */
+export interface CacheWrites {
+  announce: (models: string[]) => void
+}
+
 async function dbPlugin(app: FastifyInstance): Promise<void> {
   const credentialWrites: CredentialWrites = { announce: async () => {} }
+  const cacheWrites: CacheWrites = { announce: () => {} }
   const { engine: db, models } = await openStorage(app.config, {
     log: msg => app.log.info(msg),
     observer: app.engineObserver,
     countPeers: isQuireWorker() ? countPeersInCluster() : undefined,
-    watch: { models: [USER_MODEL.name, CREDENTIAL_MODEL.name], onWrite: () => credentialWrites.announce() }
+    watches: [
+      ...(app.config.cacheEnabled
+        ? [
+            {
+              models: 'every' as const,
+              onWrite: async (written: Array<{ name: string }>) => {
+                cacheWrites.announce(written.map(m => m.name))
+              }
+            }
+          ]
+        : []),
+      { models: [USER_MODEL.name, CREDENTIAL_MODEL.name], onWrite: () => credentialWrites.announce() }
+    ]
   })
   app.log.info(
     `storage: ${db.kind}; models: ${models
@@ -30,6 +48,7 @@ async function dbPlugin(app: FastifyInstance): Promise<void> {
       .join(', ')}`
   )
   app.decorate('credentialWrites', credentialWrites)
+  app.decorate('cacheWrites', cacheWrites)
   app.decorate('db', db)
   app.decorate('system', systemStore(db))
   app.decorate('models', models)

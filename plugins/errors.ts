@@ -2,8 +2,9 @@
 // a stable code; a database out of reach is a 503; anything else is logged and
 // answered with a bare 500.
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { QuireError, errorBody } from '../src/errors.ts'
+import { compatBody, compatStatus } from '../src/jxp/compat-errors.ts'
 import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../src/storage/database-unavailable.ts'
 
 /** When a client told the database is busy (its statement could not get a turn in time) may try again. */
@@ -41,13 +42,16 @@ function toQuireError(err: FastifyError): QuireError | undefined {
 }
 
 async function errorsPlugin(app: FastifyInstance): Promise<void> {
+  /** The answer for `err`; under JXP_COMPAT in JXP's terms (src/jxp/compat-errors.ts). */
+  const answer = (reply: FastifyReply, err: QuireError): FastifyReply => {
+    if (!app.config.jxpCompat) return reply.code(err.status).send(errorBody(err))
+    const status = compatStatus(err)
+    return reply.code(status).send(compatBody(errorBody(err), status))
+  }
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (isDatabaseUnavailable(err)) {
       request.log.warn({ err }, 'the database is unavailable')
-      return reply
-        .code(503)
-        .header('retry-after', '5')
-        .send(errorBody(new QuireError('UNAVAILABLE', UNAVAILABLE_MESSAGE)))
+      return answer(reply.header('retry-after', '5'), new QuireError('UNAVAILABLE', UNAVAILABLE_MESSAGE))
     }
     const known = toQuireError(err)
     if (known) {
@@ -55,19 +59,16 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
         reply.header('retry-after', String((known.details as { retryAfter: number }).retryAfter))
       else if (known.status === 503 && !reply.hasHeader('retry-after'))
         reply.header('retry-after', BUSY_RETRY_AFTER_SECONDS)
-      return reply.code(known.status).send(errorBody(known))
+      return answer(reply, known)
     }
     request.log.error({ err }, 'unexpected error')
-    return reply.code(500).send(errorBody(new QuireError('INTERNAL')))
+    return answer(reply, new QuireError('INTERNAL'))
   })
   app.setNotFoundHandler((request, reply) => {
-    reply
-      .code(404)
-      .send(
-        errorBody(
-          new QuireError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0].slice(0, 100)}`)
-        )
-      )
+    answer(
+      reply,
+      new QuireError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0].slice(0, 100)}`)
+    )
   })
 }
 

@@ -22,7 +22,7 @@ async function pipeliningLimitPlugin(app: FastifyInstance): Promise<void> {
     if (socket.destroyed) return reply.hijack() // nobody to answer: the request ends here
     done()
   })
-  app.addHook('onResponse', (request, reply, done) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     const socket = request.raw.socket
     inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1)
     done()

@@ -3,7 +3,8 @@
 // front ends and JXP's clients send one with DELETE, /login/logout and /refresh); forms
 // by qs, so that JXP's nested keys work (yack[s]=x, shmack[0]=a, shmack[]=a), within
 // limits: 8 levels, 1000 parameters, arrays of 1000, no prototype keys. Beyond a
-// limit, or with a key qs would drop, the form is a 400, not a silently different document.
+// limit, or with a key qs would drop, the form is a 400, not a silently different document;
+// so is a JSON text sent as a form, with a message that names the content type to send.
 import fp from 'fastify-plugin'
 import formbody from '@fastify/formbody'
 import qs from 'qs'
@@ -32,7 +33,16 @@ function droppedName(text: string): string | undefined {
   return undefined
 }
 
+/** A JSON object or array sent as a form (curl's -d without a content type): never a form anyone meant. */
+const JSON_TEXT = /^\s*(\{[\s\S]*\}|\[[\s\S]*\])\s*$/
+
 function parseForm(text: string): Record<string, unknown> {
+  if (JSON_TEXT.test(text)) {
+    throw new QuireError(
+      'INVALID_BODY',
+      "The body is JSON but was sent as a form (Content-Type: application/x-www-form-urlencoded, curl's default for -d): send it with Content-Type: application/json"
+    )
+  }
   const dropped = droppedName(text)
   if (dropped !== undefined)
     throw new QuireError('INVALID_BODY', `A form field cannot be named ${dropped.slice(0, 64)}`)

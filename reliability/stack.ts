@@ -117,12 +117,16 @@ export async function createSuite(options: ReliabilityOptions): Promise<Suite> {
   let data: Promise<SeedData> | undefined
   const stores = new Map<EngineName, Promise<Store>>()
   const serverErrors = new Map<string, number>()
-  const recentRequests = new Map<string, string>()
+  // A request's error is logged before its one answered line ("GET /url 500 3 ms", plugins/request-log.ts),
+  // which then names the error's example request.
+  const awaitingRequest = new Map<string, string>()
   const recordErrors = (line: string): void => {
-    if (line.includes('"incoming request"')) {
-      const m = /"reqId":"([^"]+)".*"method":"([^"]+)","url":"((?:[^"\\]|\\.){0,200})/.exec(line)
-      if (m) recentRequests.set(m[1], `${m[2]} ${m[3]}`)
-      if (recentRequests.size > 2000) recentRequests.delete(recentRequests.keys().next().value as string)
+    const answered =
+      /^\{"level":30,.*"reqId":"([^"]+)".*"res":\{"statusCode":\d+\}.*"msg":"((?:[^"\\]|\\.){0,200})/.exec(line)
+    if (answered) {
+      const key = awaitingRequest.get(answered[1])
+      if (key !== undefined) serverErrorExamples.set(key, `${key} (e.g. ${answered[2].replace(/ \d+ [\d.]+ ms$/, '')})`)
+      awaitingRequest.delete(answered[1])
       return
     }
     if (!line.includes('"level":50') && !line.includes('"level":60')) return
@@ -130,8 +134,9 @@ export async function createSuite(options: ReliabilityOptions): Promise<Suite> {
       const entry = JSON.parse(line) as { msg?: string; reqId?: string; err?: { type?: string; message?: string } }
       const key = `${entry.msg ?? ''}: ${entry.err?.type ?? ''} ${(entry.err?.message ?? '').slice(0, 160)}`
       serverErrors.set(key, (serverErrors.get(key) ?? 0) + 1)
-      const example = `${key} (e.g. ${recentRequests.get(entry.reqId ?? '') ?? 'request not seen'})`
-      if (!serverErrorExamples.has(key)) serverErrorExamples.set(key, example)
+      if (serverErrorExamples.has(key)) return
+      serverErrorExamples.set(key, `${key} (e.g. request not seen)`)
+      if (entry.reqId !== undefined && awaitingRequest.size < 2000) awaitingRequest.set(entry.reqId, key)
     } catch {}
   }
   const serverErrorExamples = new Map<string, string>()

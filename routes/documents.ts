@@ -9,6 +9,8 @@ import { listDocuments, readDocument } from '../src/documents/read-documents.ts'
 import { createDocument, updateDocument, type WriteResult } from '../src/documents/write-documents.ts'
 import { deleteDocument, deleteOptions } from '../src/documents/delete-document.ts'
 import { QuireError, errorBody } from '../src/errors.ts'
+import { dropUnknownFields } from '../src/jxp/unknown-fields.ts'
+import type { Model } from '../src/models/model-definition.ts'
 
 function isForm(request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
@@ -27,13 +29,21 @@ const ALLOWED_METHODS = 'GET, POST, PUT, DELETE, OPTIONS'
 
 export default async function documentRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  /** A write's body; under JXP_COMPAT without the fields the model does not name. */
+  const writeBody = (model: Model, request: FastifyRequest, reply: FastifyReply): unknown =>
+    app.config.jxpCompat ? dropUnknownFields(model, request.body, reply, request.log) : request.body
 
   app.get(
     '/api/:model',
     { schema: { summary: 'List {model} documents', params: ModelParams, querystring: ListQuery } },
     async (request, reply) => {
       const model = app.models.get(request.params.model)
-      return sendJson(reply, await listDocuments(app.documentContext(request), model, request.query, request.url))
+      return sendJson(
+        reply,
+        await app.readCache.serve(request, reply, model, () =>
+          listDocuments(app.documentContext(request), model, request.query, request.url)
+        )
+      )
     }
   )
 
@@ -42,7 +52,12 @@ export default async function documentRoutes(fastify: FastifyInstance): Promise<
     { schema: { summary: 'Read one {model} document', params: DocumentParams, querystring: ListQuery } },
     async (request, reply) => {
       const model = app.models.get(request.params.model)
-      return sendJson(reply, await readDocument(app.documentContext(request), model, request.params.id, request.query))
+      return sendJson(
+        reply,
+        await app.readCache.serve(request, reply, model, () =>
+          readDocument(app.documentContext(request), model, request.params.id, request.query)
+        )
+      )
     }
   )
 
@@ -51,7 +66,10 @@ export default async function documentRoutes(fastify: FastifyInstance): Promise<
     { schema: { summary: 'Create a {model} document', params: ModelParams, body: DocumentBody } },
     async (request, reply) => {
       const model = app.models.get(request.params.model)
-      return sendWrite(reply, await createDocument(app.documentContext(request), model, request.body, isForm(request)))
+      return sendWrite(
+        reply,
+        await createDocument(app.documentContext(request), model, writeBody(model, request, reply), isForm(request))
+      )
     }
   )
 
@@ -74,7 +92,13 @@ export default async function documentRoutes(fastify: FastifyInstance): Promise<
         const model = app.models.get(request.params.model)
         return sendWrite(
           reply,
-          await updateDocument(app.documentContext(request), model, request.params.id, request.body, isForm(request))
+          await updateDocument(
+            app.documentContext(request),
+            model,
+            request.params.id,
+            writeBody(model, request, reply),
+            isForm(request)
+          )
         )
       }
     })

@@ -5,10 +5,11 @@
 // the API key).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { JwtQuery, LoginResponse, RefreshResponse } from '../schemas/auth.ts'
+import { JwtQuery, LoginBody, LoginResponse, RefreshResponse } from '../schemas/auth.ts'
 import { OkMessage } from '../schemas/common.ts'
 import type { Caller } from '../src/auth/caller.ts'
 import { QuireError } from '../src/errors.ts'
+import { providerOf } from '../src/jxp/provider.ts'
 
 function denied(reason: string): never {
   throw new QuireError('AUTH_FAILED', 'Authentication failed', undefined, reason)
@@ -55,6 +56,7 @@ export default async function loginRoutes(fastify: FastifyInstance): Promise<voi
       config: { rateLimit: app.endpointLimit('login') },
       schema: {
         summary: 'Log in: email and password (JSON, form or Basic) -> token, refresh token, API key',
+        optionalBody: LoginBody,
         response: { 200: LoginResponse }
       }
     },
@@ -63,7 +65,7 @@ export default async function loginRoutes(fastify: FastifyInstance): Promise<voi
       const userId = pair
         ? ((await auth.passwords.verify(pair.email, pair.password, request.ip))._id as string)
         : basicUser(request.caller)
-      return { status: 'ok' as const, ...(await auth.sessions.login(userId)) }
+      return { status: 'ok' as const, ...(await auth.sessions.login(userId)), provider: providerOf(request) }
     }
   )
 
@@ -77,7 +79,11 @@ export default async function loginRoutes(fastify: FastifyInstance): Promise<voi
       }
     },
     async request => {
-      return { status: 'ok' as const, ...(await auth.sessions.refresh(bearerToken(request))) }
+      return {
+        status: 'ok' as const,
+        ...(await auth.sessions.refresh(bearerToken(request))),
+        provider: providerOf(request)
+      }
     }
   )
 
@@ -105,7 +111,11 @@ export default async function loginRoutes(fastify: FastifyInstance): Promise<voi
     },
     async request => {
       // The onRequest hook authenticated ?jwt= (a login link; the schema requires it).
-      return { status: 'ok' as const, ...(await auth.sessions.loginByLink(request.caller.userId as string)) }
+      return {
+        status: 'ok' as const,
+        ...(await auth.sessions.loginByLink(request.caller.userId as string)),
+        provider: providerOf(request)
+      }
     }
   )
 }

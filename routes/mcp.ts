@@ -26,6 +26,10 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
           .code(400)
           .send(rpcError(-32600, `Invalid Request: a batch holds at most ${MCP_MAX_BATCH} messages`))
       }
+      // JXP's MCP answers 401 without credentials; Quire's serves anonymous callers what REST would.
+      if (app.config.jxpCompat && request.caller.userId === undefined && !request.caller.admin) {
+        return reply.code(401).send(rpcError(-32001, 'Unauthorized: send an API key (X-API-Key) or other credentials'))
+      }
       const server = createMcpServer(app.documentContext(request), (err, message) =>
         request.log.error({ err }, message)
       )

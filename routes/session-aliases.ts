@@ -8,6 +8,7 @@ import { RefreshResponse } from '../schemas/auth.ts'
 import { OkMessage } from '../schemas/common.ts'
 import { presentedCredential } from '../src/auth/presented-credential.ts'
 import { QuireError } from '../src/errors.ts'
+import { providerOf } from '../src/jxp/provider.ts'
 
 export default async function sessionAliasRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
@@ -30,7 +31,11 @@ export default async function sessionAliasRoutes(fastify: FastifyInstance): Prom
           undefined,
           'Send the refresh token as Authorization: Bearer <refresh_token>'
         )
-      return { status: 'ok' as const, ...(await app.credentials.sessions.refresh(presented.token)) }
+      return {
+        status: 'ok' as const,
+        ...(await app.credentials.sessions.refresh(presented.token)),
+        provider: providerOf(request)
+      }
     }
   )
 

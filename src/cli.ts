@@ -3,14 +3,20 @@ import { Command } from 'commander'
 import { loadConfig } from './config.ts'
 import { addServeCommand } from './commands/serve-command.ts'
 import { addTransferCommands } from './commands/transfer-commands.ts'
+import { addBackupCommands } from './commands/backup-commands.ts'
 import { addMcpCommand } from './commands/mcp-command.ts'
 import { describeStartupFailure } from './startup-error.ts'
+import { packageVersion } from './package-root.ts'
 
 const program = new Command()
-program.name('quire').description('Quire: a self-hosted document data service')
+program
+  .name('quire')
+  .description('Quire: a self-hosted document data service')
+  .version(packageVersion(), '-v, --version')
 
 addServeCommand(program)
 addTransferCommands(program)
+addBackupCommands(program)
 addMcpCommand(program)
 
 program
@@ -30,6 +36,22 @@ program
     } catch (err) {
       program.error(`quire admin create: ${(err as Error).message}`)
     }
+  })
+
+program
+  .command('models')
+  .description('model files')
+  .command('from-jxp <dir>')
+  .description(
+    "convert a JXP app's Mongoose model files in <dir> into Quire model files (and model-code stubs), reporting what needs a human"
+  )
+  .option('--out <dir>', 'where to write them', 'models')
+  .option('--force', 'overwrite existing files')
+  .action(async (dir: string, options: { out: string; force?: boolean }) => {
+    const { modelsFromJxp } = await import('./jxp/from-jxp/from-jxp-command.ts')
+    const { written, report } = modelsFromJxp(dir, options.out, options.force === true)
+    console.log(`wrote ${written.length} file(s) to ${options.out}: ${written.join(', ') || 'none'}`)
+    if (report.length > 0) console.log(`needs a human:\n${report.map(line => `  - ${line}`).join('\n')}`)
   })
 
 program

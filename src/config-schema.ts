@@ -41,7 +41,11 @@ export const EnvSchema = Type.Object({
   MODELS_DIR: Type.Optional(text('where model files (`*.json`) are loaded from (default `./models`)')),
   DEFAULT_PAGE_SIZE: whole(1, 100, 'list page size when `limit` is not given (at most `MAX_PAGE_SIZE`)'),
   MAX_PAGE_SIZE: whole(1, 1000, 'the largest `limit`; larger ones are capped (`limit_capped: true`)'),
-  EXACT_COUNT_LIMIT: whole(0, 100_000, 'lists count exactly up to this collection size; above it `count` is `-1`'),
+  EXACT_COUNT_LIMIT: whole(
+    0,
+    100_000,
+    'lists count exactly up to this collection size; above it `count` is `-1` unless a list asks `count=exact`, `planned` or `estimated`'
+  ),
   COUNT_CACHE_MS: whole(
     0,
     2000,
@@ -200,6 +204,48 @@ export const EnvSchema = Type.Object({
   MCP_WRITES: flag(
     false,
     'MCP: `true` offers the tools that create, update and delete documents (to callers with those rights)'
+  ),
+  JXP_COMPAT: flag(
+    false,
+    "`true` for a deployment replacing a JXP server: Quire answers as JXP does where its own default differs on purpose but no safety is at stake (403 for missing or expired credentials, unknown body fields dropped and named in `X-Quire-Dropped-Fields`, JXP's `/setup` answers, `showDeleted` for readers, MCP needs credentials); see docs/jxp-compatibility.md"
+  ),
+  CACHE_ENABLED: flag(
+    false,
+    "`true` caches list and single-document reads (`GET /api/{model}`, `/api/{model}/{id}`) per caller's view, dropped on every write of any process; `jxp-cache: hit|miss` header, admin-only `GET /cache/stats` and `/cache/clear`"
+  ),
+  CACHE_TTL: whole(1, 60, 'seconds a cached read is kept at most (`CACHE_ENABLED`)'),
+  CACHE_MAX_ENTRIES: whole(1, 10_000, 'cached reads kept at most per process (the least recently used go first)'),
+  MCP_INSTRUCTIONS_APPEND: Type.Optional(text('MCP: text added to the server instructions sent to clients')),
+  MCP_GUIDE_FILES: Type.Optional(text('MCP: comma-separated Markdown files appended to the `jxp://guide` resource')),
+  PUBLIC_URL: Type.Optional(
+    text(
+      "the address clients reach Quire at, e.g. `https://quire.example.com`: the server named in `/openapi.json` (unset: `/`), and the base of sign-in providers' redirect URI `PUBLIC_URL/login/oauth/callback/<name>`",
+      {
+        pattern: '^https?://[^\\s/]+(/[^\\s]*[^\\s/])?$',
+        hint: 'must be an http:// or https:// URL without a trailing slash'
+      }
+    )
+  ),
+  OAUTH_PROVIDERS: Type.Optional(
+    text(
+      'sign-in providers (OAuth 2 / OpenID Connect), e.g. `google,work`; each is configured by its `OAUTH_<NAME>_*` variables (see docs/auth.md)',
+      {
+        pattern: '^[a-z][a-z0-9]{0,31}(\\s*,\\s*[a-z][a-z0-9]{0,31})*$',
+        hint: 'must be a comma-separated list of names of lower-case letters and digits'
+      }
+    )
+  ),
+  OAUTH_SUCCESS_URL: Type.Optional(
+    text(
+      'where the browser goes after a sign-in with a provider, with `?token=` (a one-time sign-in token for `POST /login/oauth/token`)',
+      { pattern: '^https?://', hint: 'must start with http:// or https://' }
+    )
+  ),
+  OAUTH_FAILURE_URL: Type.Optional(
+    text(
+      'where the browser goes after a failed sign-in, with `?error=<code>&provider=<name>` (unset: `OAUTH_SUCCESS_URL`)',
+      { pattern: '^https?://', hint: 'must start with http:// or https://' }
+    )
   )
 })
 

@@ -5,6 +5,7 @@ import { embeddedDatabaseUrl } from './embedded/data-dir.ts'
 import { availableParallelism } from 'node:os'
 import proxyAddr from 'proxy-addr'
 import { ConfigError, readEnv } from './read-env.ts'
+import { readOAuthSettings, type OAuthSettings } from './oauth/oauth-settings.ts'
 
 export { ConfigError } from './read-env.ts'
 
@@ -87,6 +88,19 @@ export interface Config {
   changesMaxStreamsPerClient: number
   /** MCP: tools that create, update and delete documents are offered (to callers with those rights). */
   mcpWrites: boolean
+  /** JXP_COMPAT: answer as JXP does where Quire's default differs on purpose but no safety is at stake. */
+  jxpCompat: boolean
+  /** The read cache (src/cache/): on or off, entry lifetime, bound. */
+  cacheEnabled: boolean
+  cacheTtlSeconds: number
+  cacheMaxEntries: number
+  /** MCP: appended to the server instructions; Markdown files appended to the guide resource. */
+  mcpInstructionsAppend?: string
+  mcpGuideFiles: string[]
+  /** PUBLIC_URL: the address clients reach Quire at (the OpenAPI document's server, sign-in providers' redirect URIs); undefined: relative. */
+  publicUrl?: string
+  /** Sign-in with OAuth 2 / OpenID Connect providers (src/oauth/). */
+  oauth: OAuthSettings
 }
 
 /** A non-negative integer environment variable, or `fallback` when unset or empty (the bench's knobs). */
@@ -196,6 +210,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changesStallSeconds: v.CHANGES_STALL_SECONDS,
     changesMaxStreams: v.CHANGES_MAX_STREAMS,
     changesMaxStreamsPerClient: v.CHANGES_MAX_STREAMS_PER_CLIENT,
-    mcpWrites: v.MCP_WRITES
+    mcpWrites: v.MCP_WRITES,
+    jxpCompat: v.JXP_COMPAT,
+    cacheEnabled: v.CACHE_ENABLED,
+    cacheTtlSeconds: v.CACHE_TTL,
+    cacheMaxEntries: v.CACHE_MAX_ENTRIES,
+    mcpInstructionsAppend: v.MCP_INSTRUCTIONS_APPEND,
+    mcpGuideFiles: listFrom(v.MCP_GUIDE_FILES),
+    publicUrl: v.PUBLIC_URL,
+    oauth: readOAuthSettings(env, {
+      providers: v.OAUTH_PROVIDERS,
+      successUrl: v.OAUTH_SUCCESS_URL,
+      failureUrl: v.OAUTH_FAILURE_URL,
+      publicUrl: v.PUBLIC_URL
+    })
   }
 }

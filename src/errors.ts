@@ -1,7 +1,8 @@
 // The error catalogue: every error a client can see has a stable code, an HTTP
-// status and a default message. Internal causes are logged, never sent.
+// status and a default message (documented in docs/errors.md, checked against it by
+// test/errors-catalogue.test.ts). Internal causes are logged, never sent.
 
-const ERRORS = {
+export const ERRORS = {
   BAD_REQUEST: { status: 400, message: 'Bad request' },
   VALIDATION_FAILED: { status: 400, message: 'The document does not match the model schema' },
   INVALID_FIELD: { status: 400, message: 'Invalid field name' },
@@ -31,7 +32,7 @@ const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
   CLIENT_CLOSED: { status: 499, message: 'The client closed the connection before the response was sent' },
-  QUERY_TIMEOUT: { status: 400, message: 'The query took too long and was cancelled' },
+  QUERY_TIMEOUT: { status: 504, message: 'The query took too long and was cancelled' },
   INTERNAL: { status: 500, message: 'Internal server error' },
   UNAVAILABLE: { status: 503, message: 'The database is unavailable' },
   OVERLOADED: { status: 503, message: 'The server is overloaded: retry shortly' },

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 
 /** The package's root directory (with a trailing slash), as a file URL. */
-const PACKAGE_ROOT = new URL(import.meta.url.endsWith('.ts') ? '../' : '../../', import.meta.url)
+export const PACKAGE_ROOT = new URL(import.meta.url.endsWith('.ts') ? '../' : '../../', import.meta.url)
 
 /** The version in the package's package.json. */
 export function packageVersion(): string {

@@ -5,11 +5,9 @@
 // an admin change shows at once, and a remembered token still expires on time. A Basic header
 // is remembered as sent: other forms of the pair are checked on their own. Requests go
 // over HTTP, as a client's would: the next request reaches the other app after the answer.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../app.ts'
-import { loadConfig, type Config } from '../src/config.ts'
-import { ENGINES, QUIET_SETTINGS, createTestApp } from './helpers/test-app.ts'
+import { ENGINES, createTestApp, secondApp } from './helpers/test-app.ts'
 import { TEST_SETTINGS, advanceClock, bearer, login } from './helpers/auth-helpers.ts'
 
 type Headers = Record<string, string>
@@ -43,24 +41,10 @@ async function status(
   return res.status
 }
 
-/** A second app on the database of `first`, as another process would be. */
-async function secondApp(t: Test, first: FastifyInstance): Promise<FastifyInstance> {
-  const config: Config = {
-    ...loadConfig({ DATABASE_URL: first.config.databaseUrl }),
-    ...QUIET_SETTINGS,
-    ...TEST_SETTINGS,
-    modelsDir: first.config.modelsDir,
-    bcryptRounds: 4
-  }
-  const app = await buildApp({ config })
-  t.teardown(() => app.close())
-  return app
-}
-
 for (const engine of ENGINES) {
   t.test(`a credential remembered by one app dies at once when another revokes it (${engine})`, async t => {
     const { app: a, admin, createUser } = await createTestApp(t, engine, TEST_SETTINGS)
-    const b = await secondApp(t, a)
+    const b = await secondApp(t, a, TEST_SETTINGS)
     const alice = await createUser('alice@example.com', 'alice-password')
     const own = `/api/user/${alice.id}`
 

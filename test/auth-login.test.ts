@@ -30,6 +30,7 @@ for (const engine of wideEngines()) {
       const body = json(res)
       t.same(Object.keys(body).sort(), [
         'apikey',
+        'provider',
         'refresh_token',
         'refresh_token_expires',
         'status',
@@ -202,6 +203,7 @@ for (const engine of wideEngines()) {
       t.equal(res.statusCode, 200)
       const fresh = json(res)
       t.same(Object.keys(fresh).sort(), [
+        'provider',
         'refresh_token',
         'refresh_token_expires',
         'status',

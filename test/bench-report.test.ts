@@ -11,6 +11,7 @@ import {
   describeDefaultAgainstPostgres,
   describeScaling,
   formatTable,
+  showProgress,
   writeResults,
   type ResultRow
 } from '../bench/report.ts'
@@ -22,6 +23,32 @@ const row = (scenario: string, engine: string, reqPerSec: number): ResultRow => 
   engine,
   status: 'ok',
   reqPerSec
+})
+
+t.test('progress in a log: a line at each quarter passed, whatever the batch size', async t => {
+  const lines: string[] = []
+  const write = process.stdout.write
+  const wasTTY = process.stdout.isTTY
+  process.stdout.isTTY = false
+  process.stdout.write = ((chunk: string) => {
+    lines.push(chunk)
+    return true
+  }) as typeof process.stdout.write
+  try {
+    for (let done = 2000; done <= 110_000; done += 2000) showProgress('seeding x: link', done, 110_000)
+  } finally {
+    process.stdout.write = write
+    process.stdout.isTTY = wasTTY
+  }
+  t.same(
+    lines.map(l => l.replace(/^\[.*?\] /, '').trim()),
+    [
+      'seeding x: link 28000/110000 (25%)',
+      'seeding x: link 56000/110000 (50%)',
+      'seeding x: link 84000/110000 (76%)',
+      'seeding x: link 110000/110000 (100%)'
+    ]
+  )
 })
 
 t.test("ratios against each scenario's yardstick", async t => {
@@ -68,6 +95,11 @@ t.test('a run of another size keeps its own previous run', async t => {
     resultsFileOf(large),
     'latest-1000000-docs-1000-links-10-connections.json',
     'the 1,000,000-document run: a file of its own'
+  )
+  t.equal(
+    resultsFileOf(readBenchOptions({ BENCH_ENGINES: 'postgres,ferretdb' })),
+    'latest-postgres-ferretdb.json',
+    'a run on FerretDB: a file of its own'
   )
 })
 

@@ -107,8 +107,8 @@ async function loggedAddress(t: Test, trustProxy: boolean | string[]): Promise<s
   const app = await buildApp({ config, logger: { level: 'info', stream } })
   t.teardown(() => app.close())
   await app.inject({ url: '/health', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.7' } })
-  const incoming = lines.map(line => JSON.parse(line)).find(entry => entry.msg === 'incoming request')
-  return incoming.req.remoteAddress
+  const answered = lines.map(line => JSON.parse(line)).find(entry => entry.route === '/health')
+  return answered.req.remoteAddress
 }
 
 t.test('TRUST_PROXY decides whose X-Forwarded-For is believed', async t => {

@@ -66,7 +66,7 @@ function answeredBy(server: ServerProcess, from: number, url: string): Set<numbe
           return []
         }
       })
-      .filter(l => l.msg === 'incoming request' && l.req?.url === url)
+      .filter(l => l.res !== undefined && l.req?.url === url)
       .map(l => l.pid as number)
   )
 }

@@ -42,7 +42,9 @@ for (const engine of ENGINES) {
       // Room for a loaded machine: what counts is that no request is lost, not how long they take.
       SHUTDOWN_TIMEOUT_MS: '60000',
       // Every request must reach its handler here; shedding under load has its own test below.
-      MAX_EVENT_LOOP_DELAY_MS: '0'
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      // Each request's arrival is logged at debug ("incoming request"): the test waits for them.
+      LOG_LEVEL: 'debug'
     }
     const server = await startServer(env)
     t.teardown(() => {

@@ -85,6 +85,8 @@ function validValue(c: Choice, spec: FieldSpec, ids: KnownIds, onPassword: (p: s
           .filter(() => c.chance(0.7))
           .map(([k, s]) => [k, validValue(c, s, ids, onPassword)])
       )
+    case 'mixed':
+      return c.pick(['any', 5, true, [1, 'a'], obj([['k', 'v']])])
   }
 }
 
@@ -99,7 +101,8 @@ function wrongValue(c: Choice, spec: FieldSpec): Json {
     date: ['not a date', '2024-13-45T99:99:99Z', true, obj([])],
     id: ['xyz', 'G'.repeat(24), 5, 'a'.repeat(25)],
     array: ['a', 5, obj([])],
-    object: ['a', 5, [], true]
+    object: ['a', 5, [], true],
+    mixed: [] // a mixed field takes any value
   }
   const outOfBounds: Json[] = [
     ...(spec.maxLength !== undefined ? ['x'.repeat(spec.maxLength + 1)] : []),

@@ -121,7 +121,8 @@ export async function drivePhase(server: QuireServer, o: DriveOptions): Promise<
       }
       stalled = 0
       if (isShed(reply)) stats.counts.shed++
-      else if (reply.status >= 500) {
+      // 504 QUERY_TIMEOUT is the statement timeout doing its job (a hostile query cut short), not a failure.
+      else if (reply.status >= 500 && reply.status !== 504) {
         stats.counts.serverErrors++
         keep(stats.serverErrors, describe(req, reply))
       }

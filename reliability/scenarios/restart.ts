@@ -132,7 +132,7 @@ export function judgeRestart(
 ): ScenarioResult {
   const limitMs = options.statementTimeoutMs + MARGIN_MS
   const failed = (s: Sample): boolean => s.status < 200 || s.status >= 300
-  const errors500 = samples.filter(s => s.status >= 500 && s.status !== 503)
+  const errors500 = samples.filter(s => s.status >= 500 && s.status !== 503 && s.status !== 504)
   const unclear503 = samples.filter(s => s.status === 503 && s.code !== 'UNAVAILABLE')
   const noReply = samples.filter(s => s.status === 0)
   const slow = samples.filter(s => s.ms > limitMs)

@@ -31,7 +31,7 @@ const isSecretName = (name: string): boolean =>
 const holdsSecret = (text: string): boolean => SECRET_SHAPE.test(decoded(text))
 
 /** The URL with the values of credential query parameters, and path segments holding credentials, redacted. */
-function redactUrl(url: string): string {
+export function redactUrl(url: string): string {
   const mark = url.indexOf('?')
   const path = (mark < 0 ? url : url.slice(0, mark))
     .split('/')

@@ -11,7 +11,7 @@ import { createAddressTurns } from './throttle/address-turns.ts'
 import { currentRequestScope } from '../runtime/request-scope.ts'
 
 /** Hashes waiting for their client's turn, beyond the running one; more are a 429. */
-export const HASHES_WAITING_PER_CLIENT = 20
+const HASHES_WAITING_PER_CLIENT = 20
 const turns = createAddressTurns(HASHES_WAITING_PER_CLIENT, 'passwords to hash')
 
 /** The most bytes (UTF-8) of a password bcrypt reads. */

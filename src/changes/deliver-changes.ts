@@ -93,13 +93,19 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     behind: Set<Subscription>
   ): Promise<void> {
     if (changes.length === 0) return
+    // 1. Authorise: callers resolved too long ago are resolved again, and their permission filters with them.
     await refreshStale(group)
     for (const name of new Set(changes.map(change => change.model))) {
+      // 2. Parse: this model's changes, and its open subscribers that have not fallen behind.
       const readers = group.filter(sub => isOpen(sub) && !behind.has(sub) && sub.request.model.name === name)
       if (readers.length === 0) continue
       const model = readers[0].request.model
       const mine = changes.filter(change => change.model === name)
+      // 3. Plan and execute: each distinct permission filter matched once, by the engine itself
+      // (each on its own when that statement fails).
       const matches = await matchChanges(engine, model, mine, readers)
+      // 4. Shape and respond: the matching changes as feed events (hidden fields dropped), queued on
+      // each sink; a subscriber whose own filter failed is closed alone.
       for (const sub of readers) {
         const flags = matches.get(sub)!
         if (flags instanceof Error) closeUnmatched(sub, name, flags)

@@ -14,6 +14,9 @@ import { loadConfig, type Config } from '../config.ts'
 import { isQuireWorker } from '../cluster/cluster-role.ts'
 import { attachDatabase, type AttachedDatabase } from '../embedded/attach-database.ts'
 import { checkDatabaseConnections } from '../cluster/database-connections.ts'
+import { startBanner } from './start-banner.ts'
+import { preflight } from './preflight.ts'
+import { settingsHelp } from './settings-help.ts'
 
 /** JSON lines for log collectors; pino-pretty (readable, in colour on a terminal) when asked or on a terminal. */
 async function loggerOptions(config: Config): Promise<FastifyServerOptions['logger']> {
@@ -21,9 +24,15 @@ async function loggerOptions(config: Config): Promise<FastifyServerOptions['logg
   const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && terminal)
   if (!pretty) return { level: config.logLevel }
   const { default: pinoPretty } = await import('pino-pretty')
+  // One line per entry: a request's line says method, URL, status and time in its message.
   return {
     level: config.logLevel,
-    stream: pinoPretty({ colorize: terminal, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+    stream: pinoPretty({
+      colorize: terminal,
+      translateTime: 'SYS:HH:MM:ss.l',
+      singleLine: true,
+      ignore: 'pid,hostname,req,res,responseTime'
+    })
   }
 }
 
@@ -33,6 +42,7 @@ async function serve(): Promise<void> {
   if (isQuireWorker()) return await serveOne(workerConfig(config), NOTHING_ATTACHED)
   const options = (await loggerOptions(config)) as { level: string; stream?: NodeJS.WritableStream }
   const log = pino({ level: options.level }, options.stream ?? process.stdout)
+  await preflight(config, log)
   const primary = config.workers > 1 && cluster.isPrimary
   // The app's modules load while the database starts (each takes a few hundred ms).
   const appModule = primary ? undefined : import('../../app.ts')
@@ -79,11 +89,13 @@ async function serveOne(config: Config, database: AttachedDatabase, appModule = 
     await database.release()
     throw err
   }
+  app.log.info(await startBanner(app, config))
 }
 
 export function addServeCommand(program: Command): void {
   program
     .command('serve')
     .description('start the HTTP API (configured by environment variables; see the README)')
+    .addHelpText('after', settingsHelp())
     .action(serve)
 }

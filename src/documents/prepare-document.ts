@@ -13,12 +13,12 @@ import { applyUserRules, ownUserRecord, refuseLinkUserChange } from '../auth/use
 import { hiddenFields } from '../permissions/field-policy.ts'
 import { LIMITS } from '../validation/limits.ts'
 import { checkPasswordLength, hashPassword } from '../auth/password-hash.ts'
+import { READ_ONLY_SYSTEM_FIELDS } from '../models/model-definition.ts'
 
 /** Re-exported for the bulk and import paths; its home (with the 72-byte limit) is src/auth/password-hash.ts. */
 export { hashPassword }
 
 /** System fields a client may send back (e.g. a document it read) but never sets. */
-const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v']
 
 const validatorCache = new WeakMap<Model, ReturnType<typeof compileValidators>>()
 
@@ -47,7 +47,7 @@ function splitSystemFields(body: unknown): { fields: Doc; owner?: unknown; delet
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw new QuireError('INVALID_BODY', 'The body must be a JSON object')
   const { _owner_id: owner, _deleted: deleted, ...rest } = body as Doc
-  for (const key of READ_ONLY) delete rest[key]
+  for (const key of READ_ONLY_SYSTEM_FIELDS) delete rest[key]
   return { fields: rest, owner, deleted }
 }
 
@@ -109,12 +109,13 @@ export function newSystemFields(caller: Caller, owner?: unknown): Doc {
     _owner_id: owner === undefined ? (caller.userId ?? null) : owner,
     createdAt: now,
     updatedAt: now,
-    __v: 0
+    __v: 0,
+    _updated_by_id: caller.userId ?? null
   }
 }
 
 /** Validates a whole stored document (system fields aside) against the model; throws VALIDATION_FAILED. */
-const STORED_SYSTEM_KEYS = new Set([...READ_ONLY, '_deleted', '_owner_id'])
+const STORED_SYSTEM_KEYS = new Set([...READ_ONLY_SYSTEM_FIELDS, '_deleted', '_owner_id'])
 
 export function checkStoredDocument(model: Model, doc: Doc): void {
   const fields = Object.fromEntries(Object.entries(doc).filter(([key]) => !STORED_SYSTEM_KEYS.has(key)))
@@ -181,7 +182,8 @@ export function shapeUpdate(input: Omit<WriteInput, 'bcryptRounds'>): Doc {
     ...set,
     ...(owner !== undefined && { _owner_id: owner }),
     ...(deleted !== undefined && { _deleted: deleted }),
-    updatedAt: new Date().toISOString()
+    updatedAt: new Date().toISOString(),
+    _updated_by_id: caller.userId ?? null
   }
 }
 

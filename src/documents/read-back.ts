@@ -9,6 +9,7 @@ import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import { isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'
+import { READ_ONLY_SYSTEM_FIELDS } from '../models/model-definition.ts'
 
 export interface ReadBack {
   body: unknown
@@ -45,7 +46,6 @@ export function createBody(model: Model, caller: Caller, body: unknown): unknown
 }
 
 /** Fields the service maintains, ignored when a client sends them back. */
-const READ_ONLY = ['_id', 'id', 'createdAt', 'updatedAt', '__v']
 
 /** A bulk update: one without operators (a whole document) loses what a read produced and the read-only fields. */
 export function bulkUpdateBody(model: Model, update: unknown): unknown {
@@ -56,7 +56,11 @@ export function bulkUpdateBody(model: Model, update: unknown): unknown {
     Object.keys(update).some(key => key.startsWith('$'))
   )
     return update
-  const drop = [...producedKeys(model), ...READ_ONLY, ...((update as Doc)._deleted === false ? ['_deleted'] : [])]
+  const drop = [
+    ...producedKeys(model),
+    ...READ_ONLY_SYSTEM_FIELDS,
+    ...((update as Doc)._deleted === false ? ['_deleted'] : [])
+  ]
   return withoutKeys(update as Doc, drop)
 }
 

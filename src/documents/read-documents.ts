@@ -1,10 +1,14 @@
 // Read operations on documents: one by id, a list page with counts, a count.
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
-import type { QueryParams } from '../query/parse-list-params.ts'
+import type { CountMode } from '../query/count-mode.ts'
+import { parseListParams, type QueryParams } from '../query/parse-list-params.ts'
+import { planPage } from '../query/plan-page.ts'
+import { authorizeFind } from '../permissions/authorize-read.ts'
 import { writeListResponse } from '../query/list-response.ts'
 import { isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'
+import { deletedDocumentError } from '../jxp/deleted-document.ts'
 import { reviveJxpLiterals } from '../query/jxp-literals.ts'
 import { allOf } from '../permissions/row-scope.ts'
 import type { DocumentContext } from './document-context.ts'
@@ -22,12 +26,42 @@ export async function readDocument(
 ): Promise<string> {
   checkId(id)
   const qb = ctx.queryBuilder
-  const doc = await ctx.engine.findOne(model, qb.one(model, ctx.caller, id, qb.parse(model, query)))
-  if (doc === null) throw new QuireError('DOCUMENT_NOT_FOUND', `No ${model.name} document with id ${id}`)
+  const params = qb.parse(model, query)
+  const doc = await ctx.engine.findOne(model, qb.one(model, ctx.caller, id, params))
+  if (doc === null)
+    throw (
+      (await deletedDocumentError(ctx, model, id, params)) ??
+      new QuireError('DOCUMENT_NOT_FOUND', `No ${model.name} document with id ${id}`)
+    )
   return `{"data":${doc}}`
 }
 
-/** GET /api/{model} and POST /query/{model} (JXP's literal strings in its filter converted): a page with count and paging keys, as JSON text. */
+/**
+ * How a list's count is made: exactly, by the planner, or not at all (-1). By default, and for
+ * count=estimated, exactly while the collection is at most EXACT_COUNT_LIMIT documents (its O(1)
+ * size estimate says); above it not at all, or by the planner for count=estimated (which cannot
+ * estimate a full-text search).
+ */
+async function countKind(
+  ctx: DocumentContext,
+  model: Model,
+  mode: CountMode | undefined,
+  searching: boolean
+): Promise<'exact' | 'planned' | 'none'> {
+  if (mode === 'planned' && searching)
+    throw new QuireError(
+      'BAD_REQUEST',
+      "count=planned cannot estimate a full-text search's matches: use count=exact, or leave count out"
+    )
+  if (mode === 'exact' || mode === 'planned') return mode
+  if ((await ctx.estimateCount(model.name)) <= ctx.config.exactCountLimit) return 'exact'
+  return mode === 'estimated' && !searching ? 'planned' : 'none'
+}
+
+/**
+ * GET /api/{model} and POST /query/{model} (JXP's literal strings in its filter converted): a page
+ * with count and paging keys, as JSON text. The steps of every list read, in order.
+ */
 export async function listDocuments(
   ctx: DocumentContext,
   model: Model,
@@ -35,22 +69,33 @@ export async function listDocuments(
   url: string,
   queryFilter?: Filter
 ): Promise<string> {
-  const params = ctx.queryBuilder.parse(model, query)
-  const built = ctx.queryBuilder.list(
+  // 1. Parse: the URL's filters, sort, fields, populate, paging (and /query's body filter).
+  const params = parseListParams(model, query)
+  const filter = queryFilter ? allOf(params.filter, reviveJxpLiterals(queryFilter) as Filter) : params.filter
+  // 2. Plan the page, then authorise: every part checked, narrowed to what the caller may read.
+  const page = planPage(params, ctx.queryBuilder.settings)
+  const authorizedQuery = authorizeFind(
+    { caller: ctx.caller, registry: ctx.registry, deletedForReaders: ctx.config.jxpCompat },
     model,
-    ctx.caller,
-    params,
-    queryFilter && (reviveJxpLiterals(queryFilter) as Filter)
+    { ...params, filter },
+    page
   )
-  const exact = (await ctx.estimateCount(model.name)) <= ctx.config.exactCountLimit
-  const result = await ctx.engine.find(model, { ...built.query, count: exact })
+  // 3. Plan the count: exact while the collection is small enough, else -1, or as the caller asked (count=).
+  const how = await countKind(ctx, model, params.count, authorizedQuery.search !== undefined)
+  // 4. Execute: one statement (page, populate and count) on the engine, and the planner's estimate when asked.
+  const [result, planned] = await Promise.all([
+    ctx.engine.find(model, { ...authorizedQuery, count: how === 'exact' }),
+    how === 'planned' ? ctx.engine.planCount(model, authorizedQuery.filter) : undefined
+  ])
+  // 5. Shape and respond: the stored JSON spliced into the list envelope, with paging links.
   return writeListResponse({
     data: result.data,
     returned: result.returned,
-    count: exact ? (result.count ?? 0) : -1,
-    limit: built.limit,
-    page: built.page,
-    limitCapped: built.limitCapped,
+    count: how === 'exact' ? (result.count ?? 0) : (planned ?? -1),
+    countEstimated: planned !== undefined,
+    limit: page.limit,
+    page: page.page,
+    limitCapped: page.limitCapped,
     url
   })
 }

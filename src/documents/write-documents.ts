@@ -47,16 +47,19 @@ export async function createDocument(
   body: unknown,
   form: boolean
 ): Promise<WriteResult> {
+  // 1. Authorise: the caller needs `c` on the model.
   requireAccess(model, ctx.caller, 'c')
-  const doc = await beforeCreate(
-    ctx,
-    model,
-    shapeCreate(writeInput(ctx, model, createBody(model, ctx.caller, body), form))
-  )
+  // 2. Parse: JXP's read-back keys dropped, dates normalized, schema checked, system fields set.
+  const shaped = shapeCreate(writeInput(ctx, model, createBody(model, ctx.caller, body), form))
+  // 3. Plan: the model's before-create hook may change or refuse it; password fields are hashed.
+  const doc = await beforeCreate(ctx, model, shaped)
+  // ... and its links authorised: a caller may link only to documents they can read.
   await checkLinks(ctx, model, doc)
   await hashPasswordFields(model, [doc], ctx.config.bcryptRounds)
+  // 4. Execute: one insert, then the model's after-create hook.
   const data = await ctx.engine.insert(model, doc)
   await afterWrite(ctx, model, 'afterCreate', data)
+  // 5. Shape: what of the stored document the caller may see; the route responds with it.
   return { message: `${model.name} created`, data: writeReply(model, ctx.caller, data) }
 }
 

@@ -1,4 +1,5 @@
-// The MCP server's read tools: list_models, describe_model, find, count and aggregate. Each goes
+// The MCP server's read tools: list_models, describe_model, find, count and aggregate (under
+// JXP_COMPAT JXP's: jxp_list_models, jxp_describe_model, jxp_find, jxp_count, no aggregate). Each goes
 // through the same document services as REST (src/documents: permissions and validation
 // included) for the request's caller; results are bounded (bound-output.ts).
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
@@ -11,6 +12,8 @@ import { lettersHeld, requireVisible, visibleModels } from '../permissions/autho
 import type { Filter } from '../query/types.ts'
 import { MCP_LIMITS, boundRows, boundValue } from './bound-output.ts'
 import { runTool, type ToolLog } from './tool-result.ts'
+import type { ToolNamer } from './tool-names.ts'
+import type { Model } from '../models/model-definition.ts'
 
 const modelName = z.string().min(1).max(64).describe("the model's name (list_models shows them)")
 const filter = z.record(z.string(), z.unknown()).optional().describe('a MongoDB filter, e.g. {"age": {"$gt": 30}}')
@@ -53,32 +56,34 @@ function listQuery(args: {
   }
 }
 
-export function registerReadTools(server: McpServer, ctx: DocumentContext, log: ToolLog): void {
+export function registerReadTools(server: McpServer, ctx: DocumentContext, log: ToolLog, name: ToolNamer): void {
   const { registry, caller } = ctx
+  /** JXP's list of models names each by `slug`. */
+  const entry = (model: Model): Record<string, string> => ({
+    model: model.name,
+    ...(ctx.config.jxpCompat && { slug: model.name }),
+    letters: lettersHeld(model, caller).join('')
+  })
 
   server.registerTool(
-    'list_models',
+    name('list_models'),
     { description: 'The models the caller may use, with the letters (c, r, u, d) held on each' },
     () =>
-      runTool('list_models', log, async () =>
-        boundRows(
-          {},
-          visibleModels(registry, caller).map(model => ({
-            model: model.name,
-            letters: lettersHeld(model, caller).join('')
-          }))
-        )
+      runTool(name('list_models'), log, async () =>
+        ctx.config.jxpCompat
+          ? JSON.stringify(visibleModels(registry, caller).map(entry))
+          : boundRows({}, visibleModels(registry, caller).map(entry))
       )
   )
 
   server.registerTool(
-    'describe_model',
+    name('describe_model'),
     {
       description: 'One model: its fields, required fields, links, indexes and methods',
       inputSchema: { model: modelName }
     },
     ({ model }) =>
-      runTool('describe_model', log, async () => {
+      runTool(name('describe_model'), log, async () => {
         const found = registry.get(model)
         requireVisible(found, caller)
         return boundValue(
@@ -88,10 +93,10 @@ export function registerReadTools(server: McpServer, ctx: DocumentContext, log: 
   )
 
   server.registerTool(
-    'find',
+    name('find'),
     { description: 'Documents of a model matching a filter, sorted, projected and paged', inputSchema: findArgs },
     args =>
-      runTool('find', log, async () => {
+      runTool(name('find'), log, async () => {
         const page = JSON.parse(
           await listDocuments(ctx, registry.get(args.model), listQuery(args), '/mcp', (args.filter ?? {}) as Filter)
         ) as { data: unknown[]; count: number; page?: number; limit?: number }
@@ -101,19 +106,21 @@ export function registerReadTools(server: McpServer, ctx: DocumentContext, log: 
   )
 
   server.registerTool(
-    'count',
+    name('count'),
     {
       description: 'The number of documents of a model matching a filter',
       inputSchema: { model: modelName, filter, showDeleted }
     },
     args =>
-      runTool('count', log, async () => {
+      runTool(name('count'), log, async () => {
         const model = registry.get(args.model)
         const query = { ...listQuery({ showDeleted: args.showDeleted }), limit: undefined }
         return JSON.stringify({ count: await countDocuments(ctx, model, query, (args.filter ?? {}) as Filter) })
       })
   )
 
+  // JXP offers no aggregation tool: under JXP_COMPAT the tools are JXP's five.
+  if (ctx.config.jxpCompat) return
   server.registerTool(
     'aggregate',
     {

@@ -7,6 +7,7 @@ import type { DocumentContext } from '../documents/document-context.ts'
 import { createDocument, updateDocument, type WriteResult } from '../documents/write-documents.ts'
 import { deleteDocument } from '../documents/delete-document.ts'
 import { boundValue } from './bound-output.ts'
+import type { ToolNamer } from './tool-names.ts'
 import { runTool, type ToolLog } from './tool-result.ts'
 
 const modelName = z.string().min(1).max(64).describe("the model's name")
@@ -21,39 +22,39 @@ function writeText(result: WriteResult): string {
   })
 }
 
-export function registerWriteTools(server: McpServer, ctx: DocumentContext, log: ToolLog): void {
+export function registerWriteTools(server: McpServer, ctx: DocumentContext, log: ToolLog, name: ToolNamer): void {
   const { registry } = ctx
 
   server.registerTool(
-    'create',
+    name('create'),
     {
       description: 'Creates a document (the caller becomes its owner)',
       inputSchema: { model: modelName, document: fields }
     },
     args =>
-      runTool('create', log, async () =>
+      runTool(name('create'), log, async () =>
         writeText(await createDocument(ctx, registry.get(args.model), args.document, false))
       )
   )
 
   server.registerTool(
-    'update',
+    name('update'),
     { description: 'Updates the given top-level fields of a document', inputSchema: { model: modelName, id, fields } },
     args =>
-      runTool('update', log, async () =>
+      runTool(name('update'), log, async () =>
         writeText(await updateDocument(ctx, registry.get(args.model), args.id, args.fields, false))
       )
   )
 
   server.registerTool(
-    'delete',
+    name('delete'),
     {
       description:
         'Deletes a document (soft delete where the model keeps deleted documents; permanent: true deletes it for good)',
       inputSchema: { model: modelName, id, permanent: z.boolean().optional() }
     },
     args =>
-      runTool('delete', log, async () =>
+      runTool(name('delete'), log, async () =>
         writeText(
           await deleteDocument(ctx, registry.get(args.model), args.id, {
             permanent: args.permanent === true,

@@ -39,7 +39,8 @@ const INSTANCES: Record<FieldSpec['type'], string> = {
   date: 'Date',
   id: 'ObjectID',
   array: 'Array',
-  object: 'Mixed'
+  object: 'Mixed',
+  mixed: 'Mixed'
 }
 
 /** A field's spec as shown: without the default of a password field. */
@@ -104,7 +105,8 @@ const SYSTEM_PATHS: Array<[string, FieldSpec]> = [
   ['_owner_id', { type: 'id' }],
   ['createdAt', { type: 'date' }],
   ['updatedAt', { type: 'date' }],
-  ['__v', { type: 'integer' }]
+  ['__v', { type: 'integer' }],
+  ['_updated_by_id', { type: 'id' }]
 ]
 
 /** The model as JXP's GET /model/{name} gives it: Mongoose-style paths, system fields included. */

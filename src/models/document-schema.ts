@@ -18,6 +18,8 @@ function specToSchema(spec: FieldSpec): JsonSchema {
       return { type: 'string', pattern: OBJECT_ID_PATTERN, ...rest }
     case 'password':
       return { type: 'string', minLength: 1, maxLength: 72, ...rest }
+    case 'mixed':
+      return rest
     case 'array':
       return { type: 'array', items: items ? specToSchema(items) : {}, maxItems: 10_000, ...rest }
     case 'object':
@@ -36,11 +38,14 @@ function mapSchemas(specs: Record<string, FieldSpec>): Record<string, JsonSchema
   return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, specToSchema(spec)]))
 }
 
-/** A top-level field may hold null (how JXP's clients clear a field) unless it is required or a password. */
+/**
+ * A top-level field may hold null (how JXP's clients clear a field) unless it is required or a
+ * password: its type is a list with "null" (JSON Schema 2020-12 and OpenAPI 3.1 have no `nullable`).
+ */
 function topLevelSchema(model: Model, name: string, spec: FieldSpec): JsonSchema {
   const schema = specToSchema(spec)
-  if (model.required.includes(name) || spec.type === 'password') return schema
-  return { ...schema, nullable: true, ...(Array.isArray(schema.enum) && { enum: [...schema.enum, null] }) }
+  if (model.required.includes(name) || spec.type === 'password' || schema.type === undefined) return schema
+  return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) && { enum: [...schema.enum, null] }) }
 }
 
 /** JSON Schema of a document body; `partial` drops required fields (updates). */

@@ -2,6 +2,7 @@
 // so that compilers can choose index-friendly SQL and parsers can coerce values.
 import type { FieldKind, FieldKindLookup } from '../query/types.ts'
 import type { FieldSpec, Model } from './model-definition.ts'
+import { hiddenFields } from '../permissions/field-policy.ts'
 
 const SYSTEM_KINDS: Record<string, FieldKind> = {
   _id: 'string',
@@ -10,7 +11,8 @@ const SYSTEM_KINDS: Record<string, FieldKind> = {
   _owner_id: 'string',
   createdAt: 'date',
   updatedAt: 'date',
-  __v: 'integer'
+  __v: 'integer',
+  _updated_by_id: 'string'
 }
 
 /** Kinds whose values have one scalar SQL form: the ones a covering index can hold (src/compiler/ddl/covering-columns.ts). */
@@ -24,7 +26,7 @@ export const MAX_INCLUDED_TEXT = 500
 
 /** Why a path cannot be in a covering index, or undefined when it can. */
 export function uncoverableReason(model: Model, path: string): string | undefined {
-  if (model.passwordFields.includes(path)) return 'is a password field'
+  if (hiddenFields(model).includes(path)) return 'is a password field'
   const kind = fieldKindLookup(model)(path)
   return kind !== undefined && COVERABLE_KINDS.has(kind)
     ? undefined
@@ -37,11 +39,14 @@ export function includedTextLength(model: Model, path: string): number | undefin
   return spec?.type === 'string' ? (spec.maxLength ?? Infinity) : undefined
 }
 
-function kindOfSpec(spec: FieldSpec): FieldKind {
+/** The kind of a declared field; a mixed one holds any value, as a field the model does not declare. */
+function kindOfSpec(spec: FieldSpec): FieldKind | undefined {
   switch (spec.type) {
     case 'password':
     case 'id':
       return 'string'
+    case 'mixed':
+      return undefined
     default:
       return spec.type
   }

@@ -1,9 +1,19 @@
 // Loads model files (models/*.json), checks them against the model file schema
-// and against each other (links, indexes), and resolves them into Models.
+// and against each other (links, indexes), and resolves them into Models. A mistake is a
+// StartupError: one line naming the file (and the line and column of a JSON syntax error).
 import { readdirSync, readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
-import { ModelFileSchema, SYSTEM_FIELDS, type FieldSpec, type Model, type ModelFile } from './model-definition.ts'
+import {
+  DATE_SYSTEM_FIELDS,
+  ModelFileSchema,
+  SYSTEM_FIELDS,
+  type FieldSpec,
+  type Model,
+  type ModelFile
+} from './model-definition.ts'
+import { rewriteTypeNames } from './field-type-names.ts'
+import { StartupError } from '../startup-error.ts'
 import { MAX_INCLUDED_TEXT, fieldSpecAt, includedTextLength, uncoverableReason } from './field-kinds.ts'
 
 const LINK_SUFFIX = /_ids?$/
@@ -63,7 +73,7 @@ export function resolveModel(file: ModelFile): Model {
   for (const r of draft.required) if (!file.fields[r]) problems.push(`required field ${r} is not defined`)
   for (const index of draft.indexes) {
     for (const f of index.fields)
-      if (!fieldSpecAt(draft, f) && f !== '_owner_id' && f !== 'createdAt' && f !== 'updatedAt')
+      if (!fieldSpecAt(draft, f) && f !== '_owner_id' && !DATE_SYSTEM_FIELDS.includes(f))
         problems.push(`index field ${f} is not defined`)
   }
   for (const index of draft.indexes.filter(i => i.include !== undefined)) {
@@ -97,19 +107,54 @@ function checkLinks(models: Map<string, Model>): void {
   }
 }
 
-/** Parses and checks one model file's JSON text. */
+/**
+ * Where JSON.parse stopped: its message gives the position, or (V8's "Unexpected token 'x'",
+ * with up to 10 characters of context on each side) the context to find it by; the end otherwise.
+ */
+function syntaxPosition(text: string, message: string): number {
+  const position = /at position (\d+)/.exec(message)
+  if (position) return Number(position[1])
+  const token = /^Unexpected token '(.)', (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/.exec(message)
+  if (!token) return text.length
+  const [, char, cutBefore, context, cutAfter] = token
+  const offset = cutBefore ? 10 : cutAfter ? context.length - 10 : context.indexOf(char)
+  for (let at = text.indexOf(context); at >= 0; at = text.indexOf(context, at + 1))
+    if (text[at + offset] === char) return at + offset
+  return text.length
+}
+
+/** A JSON syntax error's place: `line L, column C`. */
+function syntaxPlace(text: string, message: string): string {
+  const before = text.slice(0, syntaxPosition(text, message)).split('\n')
+  return `line ${before.length}, column ${before[before.length - 1].length + 1}`
+}
+
+/** Parses and checks one model file's JSON text; field types may use Mongoose's names (field-type-names.ts). */
 export function parseModelFile(text: string, source: string): Model {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (err) {
+    const message = (err as Error).message
+    throw new StartupError(
+      `${source}: not valid JSON at ${syntaxPlace(text, message)}: ${message.replace(/, (\.\.\.)?"[\s\S]*is not valid JSON$| in JSON at position \d+[\s\S]*$/, '')}`
+    )
+  }
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = rewriteTypeNames(parsed)
   } catch (err) {
-    throw new Error(`${source}: not valid JSON (${(err as Error).message})`)
+    throw new StartupError(`${source}: ${(err as Error).message}`)
   }
   if (!Value.Check(ModelFileSchema, json)) {
     const first = [...Value.Errors(ModelFileSchema, json)].slice(0, 3).map(e => `${e.path || '/'} ${e.message}`)
-    throw new Error(`${source}: not a valid model file: ${first.join('; ')}`)
+    throw new StartupError(`${source}: not a valid model file: ${first.join('; ')}`)
   }
-  return resolveModel(json)
+  try {
+    return resolveModel(json)
+  } catch (err) {
+    throw new StartupError(`${source}: ${(err as Error).message}`)
+  }
 }
 
 /** Loads every *.json model in a directory (none when it does not exist), plus built-in models. */
@@ -121,10 +166,25 @@ export function loadModels(dir: string, builtIns: Model[] = []): Map<string, Mod
         .sort()
     : []
   for (const file of files) {
-    const model = parseModelFile(readFileSync(join(dir, file), 'utf8'), join(dir, file))
-    if (models.has(model.name)) throw new Error(`${file}: model ${model.name} is defined twice (or is built in)`)
+    const model = parseModelFile(readModelFile(join(dir, file)), join(dir, file))
+    if (models.has(model.name))
+      throw new StartupError(`${join(dir, file)}: model ${model.name} is defined twice (or is built in)`)
     models.set(model.name, model)
   }
-  checkLinks(models)
+  try {
+    checkLinks(models)
+  } catch (err) {
+    throw new StartupError(`${dir}: ${(err as Error).message}`)
+  }
   return models
+}
+
+function readModelFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (err) {
+    throw new StartupError(
+      `${path}: cannot read the model file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`
+    )
+  }
 }

@@ -1,18 +1,10 @@
 // The shape of a model file (models/*.json), as a TypeBox schema, and the
 // resolved model the rest of the service works with.
 import { Type, type Static } from '@sinclair/typebox'
+import { FIELD_TYPES } from './field-type-names.ts'
 
-const FieldType = Type.Union([
-  Type.Literal('string'),
-  Type.Literal('number'),
-  Type.Literal('integer'),
-  Type.Literal('boolean'),
-  Type.Literal('date'),
-  Type.Literal('object'),
-  Type.Literal('array'),
-  Type.Literal('password'),
-  Type.Literal('id')
-])
+/** `mixed`: any JSON value (Mongoose's Mixed), checked no further. */
+const FieldType = Type.Union(FIELD_TYPES.map(type => Type.Literal(type)))
 
 export interface FieldSpec {
   type: Static<typeof FieldType>
@@ -123,4 +115,26 @@ export interface Model {
 }
 
 /** Fields every document has, maintained by the service. */
-export const SYSTEM_FIELDS = ['_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v'] as const
+export const SYSTEM_FIELDS = [
+  '_id',
+  'id',
+  '_deleted',
+  '_owner_id',
+  'createdAt',
+  'updatedAt',
+  '__v',
+  '_updated_by_id'
+] as const
+
+/** The system fields no client sets: a write's body drops them. */
+export const READ_ONLY_SYSTEM_FIELDS: readonly string[] = [
+  '_id',
+  'id',
+  'createdAt',
+  'updatedAt',
+  '__v',
+  '_updated_by_id'
+]
+
+/** The system fields that hold dates (ISO 8601 text). */
+export const DATE_SYSTEM_FIELDS: readonly string[] = ['createdAt', 'updatedAt']

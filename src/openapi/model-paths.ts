@@ -1,8 +1,10 @@
 // Turns the routes' generic paths (/api/{model}, /count/{model}, ...) into one set of paths per
 // model, each with that model's document schema, bodies and list parameters, so that a reader
 // (and a client generator) sees `GET /api/test` returning test documents. A route summary may
-// say `{model}`: each copy names its model.
+// say `{model}`: each copy names its model. The bodies are request bodies of their own
+// (components/requestBodies): generators then read a field's `default` as "may be left out".
 import type { Model } from '../models/model-definition.ts'
+import { operationId } from './operation-ids.ts'
 import {
   documentInputSchema,
   documentOutputSchema,
@@ -17,12 +19,13 @@ type Operation = JsonSchema & { parameters?: JsonSchema[]; responses?: Record<st
 type PathItem = Record<string, Operation>
 export interface OpenApiDocument {
   paths?: Record<string, PathItem>
-  components?: { schemas?: Record<string, JsonSchema> }
+  components?: { schemas?: Record<string, JsonSchema>; requestBodies?: Record<string, JsonSchema> }
   tags?: Array<{ name: string; description?: string }>
 }
 
 const json = (schema: JsonSchema): JsonSchema => ({ content: { 'application/json': { schema } } })
 const answer = (description: string, schema: JsonSchema): JsonSchema => ({ description, ...json(schema) })
+const bodyRef = (name: string): JsonSchema => ({ $ref: `#/components/requestBodies/${name}` })
 const body = (schema: JsonSchema): JsonSchema => ({
   required: true,
   content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } }
@@ -50,11 +53,11 @@ const SPECIFICS: Record<string, (model: Model) => Partial<Operation>> = {
     }
   }),
   'post /api/{model}': model => ({
-    requestBody: body(ref(schemaName.create(model))),
+    requestBody: bodyRef(schemaName.create(model)),
     responses: { 200: answer('created', writeAnswer(model)) }
   }),
   'put /api/{model}/{id}': model => ({
-    requestBody: body(ref(schemaName.update(model))),
+    requestBody: bodyRef(schemaName.update(model)),
     responses: { 200: answer('updated (a partial merge); {"_deleted": false} restores', writeAnswer(model)) }
   }),
   'post /update/{model}/{id}': model => SPECIFICS['put /api/{model}/{id}'](model),
@@ -71,7 +74,7 @@ const SPECIFICS: Record<string, (model: Model) => Partial<Operation>> = {
     }
   }),
   'get /csv/{model}': model => ({
-    parameters: listParameters(model),
+    parameters: listParameters(model).filter(p => p.name !== 'count'),
     responses: {
       200: {
         description: 'the list as CSV (an attachment): a header row, nested fields as dotted columns',
@@ -115,24 +118,6 @@ const queryFlag = (name: string, description: string): JsonSchema => ({
   description
 })
 
-const pascal = (name: string): string =>
-  name
-    .split('_')
-    .map(part => part.charAt(0).toUpperCase() + part.slice(1))
-    .join('')
-
-/** getApiTestById, postCallTestByIdByMethod: the method, then the path's segments (parameters as By...). */
-function operationId(model: Model, method: string, path: string): string {
-  const segments = path
-    .split('/')
-    .filter(Boolean)
-    .map(segment => {
-      if (segment === '{model}') return pascal(model.name)
-      return segment.startsWith('{') ? `By${pascal(segment.slice(1, -1))}` : pascal(segment)
-    })
-  return method + segments.join('')
-}
-
 /** One model's copy of a generic operation. */
 function operationFor(model: Model, method: string, path: string, generic: Operation): Operation {
   const { parameters = [], responses = {}, summary, ...rest } = structuredClone(generic)
@@ -141,7 +126,7 @@ function operationFor(model: Model, method: string, path: string, generic: Opera
     ...rest,
     tags: [model.name],
     summary: summary?.replaceAll('{model}', model.name),
-    operationId: operationId(model, method, path),
+    operationId: operationId(method, path, model.name),
     // The routes' own query schema is open-ended (filter[...]); a model's list parameters replace it.
     parameters: [
       ...parameters.filter(p => p.name !== 'model' && (specific.parameters === undefined || p.in !== 'query')),
@@ -174,11 +159,11 @@ export function expandModelPaths<T extends OpenApiDocument>(document: T, models:
       copy[method] = operationFor(model, method, path, operation)
   }
   for (const [path, item] of all) if (!path.includes('{model}')) paths[path] = item
-  const schemas = Object.fromEntries(
+  const schemas = Object.fromEntries(models.map(model => [schemaName.document(model), documentOutputSchema(model)]))
+  const requestBodies = Object.fromEntries(
     models.flatMap(model => [
-      [schemaName.document(model), documentOutputSchema(model)],
-      [schemaName.create(model), documentInputSchema(model, false)],
-      [schemaName.update(model), documentInputSchema(model, true)]
+      [schemaName.create(model), body(documentInputSchema(model, false))],
+      [schemaName.update(model), body(documentInputSchema(model, true))]
     ])
   )
   const tags = modelOrder(models, ['']).map(([model]) => ({
@@ -189,6 +174,10 @@ export function expandModelPaths<T extends OpenApiDocument>(document: T, models:
     ...document,
     paths,
     tags: [...tags, ...(document.tags ?? [])],
-    components: { ...document.components, schemas: { ...document.components?.schemas, ...schemas } }
+    components: {
+      ...document.components,
+      schemas: { ...document.components?.schemas, ...schemas },
+      requestBodies: { ...document.components?.requestBodies, ...requestBodies }
+    }
   }
 }

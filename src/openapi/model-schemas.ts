@@ -5,6 +5,7 @@ import type { Model } from '../models/model-definition.ts'
 import type { SYSTEM_FIELDS } from '../models/model-definition.ts'
 import { documentSchema } from '../models/document-schema.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
+import { COUNT_MODES } from '../query/count-mode.ts'
 
 export type JsonSchema = Record<string, unknown>
 
@@ -24,10 +25,15 @@ const SYSTEM_PROPERTIES: Record<(typeof SYSTEM_FIELDS)[number], JsonSchema> = {
   _id: { ...OBJECT_ID, description: 'the document id' },
   id: { ...OBJECT_ID, description: 'the same as _id' },
   _deleted: { type: 'boolean', description: 'soft-deleted (shown with showDeleted=true only)' },
-  _owner_id: { ...OBJECT_ID, description: 'the user who created it' },
+  _owner_id: {
+    ...OBJECT_ID,
+    type: ['string', 'null'],
+    description: 'the user who created it (null for a document imported or written by the service itself)'
+  },
   createdAt: DATE_TIME,
   updatedAt: DATE_TIME,
-  __v: { type: 'integer', description: 'bumped by every write' }
+  __v: { type: 'integer', description: 'bumped by every write' },
+  _updated_by_id: { ...OBJECT_ID, description: 'the user who wrote it last (null: the service itself)' }
 }
 
 /** The document a read returns: the model's fields without password fields, the system fields and populated links. */
@@ -101,6 +107,13 @@ export function listParameters(model: Model): JsonSchema[] {
       'showDeleted',
       { type: 'boolean' },
       'soft-deleted documents too (needs the right to delete any document of the model)'
+    ),
+    queryParameter(
+      'count',
+      { type: 'string', enum: [...COUNT_MODES] },
+      'how `count` is made. Left out: exact up to EXACT_COUNT_LIMIT documents in the collection, -1 above. `exact`: counted whatever the size (O(matching rows), ' +
+        "within STATEMENT_TIMEOUT_MS); `planned`: the query planner's estimate from its statistics (no scan, may be far off; `count_estimated: true`); " +
+        '`estimated`: exact up to the limit, planned above'
     )
   ]
   if (model.fulltext)
@@ -119,7 +132,14 @@ export function listResponseSchema(model: Model): JsonSchema {
   return {
     type: 'object',
     properties: {
-      count: { type: 'integer', description: 'matching documents; -1 above EXACT_COUNT_LIMIT' },
+      count: {
+        type: 'integer',
+        description: 'matching documents; -1 above EXACT_COUNT_LIMIT (see the count parameter)'
+      },
+      count_estimated: {
+        type: 'boolean',
+        description: "count is the query planner's estimate (count=planned or estimated)"
+      },
       limit: { type: 'integer' },
       page: { type: 'integer' },
       page_count: { type: 'integer' },

@@ -44,5 +44,5 @@ export function requireAdmin(caller: Caller, action: string): void {
   if (caller.admin) return
   throw caller.userId
     ? new QuireError('FORBIDDEN', `Only an admin can ${action}`)
-    : new QuireError('AUTH_REQUIRED', `Log in as an admin to ${action}`)
+    : new QuireError('AUTH_REQUIRED', `You are not logged in: log in as an admin to ${action}`)
 }

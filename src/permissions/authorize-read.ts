@@ -17,6 +17,8 @@ import { allOf, linkScope, readScope } from './row-scope.ts'
 export interface ReadContext {
   caller: Caller
   registry: ModelRegistry
+  /** showDeleted for whoever may read (JXP_COMPAT), not only for who may delete any document. */
+  deletedForReaders?: boolean
 }
 
 /** What a client asks of a read, before any check. */
@@ -65,7 +67,7 @@ function authorizePopulate(ctx: ReadContext, model: Model, request: ReadRequest)
 
 /** The checked client filter of a read of `model`, narrowed to the rows the caller may read. */
 export function scopedFilter(ctx: ReadContext, model: Model, filter: Filter, showDeleted: boolean): Authorized<Filter> {
-  const scope = readScope(model, ctx.caller, showDeleted)
+  const scope = readScope(model, ctx.caller, showDeleted, ctx.deletedForReaders)
   return authorized(allOf(scope, checkFilter(filter, hiddenFields(model))))
 }
 

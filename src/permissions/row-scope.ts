@@ -27,10 +27,13 @@ export function allOf(...filters: Filter[]): Filter {
   return { $and: parts }
 }
 
-/** What every read of `model` by `caller` is narrowed to; 401/403 when it may not read at all. */
-export function readScope(model: Model, caller: Caller, showDeleted = false): Filter {
+/**
+ * What every read of `model` by `caller` is narrowed to; 401/403 when it may not read at all.
+ * showDeleted needs the right to delete any document, unless `deletedForReaders` (JXP_COMPAT).
+ */
+export function readScope(model: Model, caller: Caller, showDeleted = false, deletedForReaders = false): Filter {
   const access = requireAccess(model, caller, 'r')
-  if (showDeleted && accessTo(model, caller, 'd') !== 'any') {
+  if (showDeleted && !deletedForReaders && accessTo(model, caller, 'd') !== 'any') {
     throw new QuireError('FORBIDDEN', 'showDeleted needs the right to delete any document of this model')
   }
   return allOf(showDeleted ? {} : { _deleted: false }, ownerCondition(access, caller))

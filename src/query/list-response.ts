@@ -6,8 +6,10 @@ export interface ListPage {
   data: string
   /** Number of documents in `data`. */
   returned: number
-  /** Exact count, or -1 when the collection is too large to count on every read. */
+  /** Exact count, or -1 when the collection is too large to count on every read, or the planner's estimate. */
   count: number
+  /** `count` is the planner's estimate (count=planned or estimated): paging follows the page, not the count. */
+  countEstimated?: boolean
   limit: number
   page: number
   limitCapped: boolean
@@ -27,9 +29,10 @@ function pageUrl(url: string, page: number): string {
 
 export function writeListResponse(page: ListPage): string {
   const pageCount = page.count < 0 ? -1 : Math.ceil(page.count / page.limit)
-  const hasNext = page.count < 0 ? page.returned === page.limit : page.page < pageCount
+  const hasNext = page.count < 0 || page.countEstimated === true ? page.returned === page.limit : page.page < pageCount
   const head: Record<string, unknown> = {
     count: page.count,
+    ...(page.countEstimated && { count_estimated: true }),
     limit: page.limit,
     page: page.page,
     page_count: pageCount,

@@ -9,6 +9,8 @@ import type { FieldKind, Filter, Sort } from './types.ts'
 import { parseFilterValue } from './parse-filter-param.ts'
 import { QuireError } from '../errors.ts'
 import { checkUnknownParam, parseFlag } from './param-names.ts'
+import { parseCountMode, type CountMode } from './count-mode.ts'
+import { LIMITS } from '../validation/limits.ts'
 
 export type QueryParams = Record<string, string | string[] | undefined>
 
@@ -25,11 +27,11 @@ export interface ListParams {
   populate: Map<string, string[] | undefined>
   autopopulate: boolean
   showDeleted: boolean
+  /** How the list's count is made (src/query/count-mode.ts); undefined: the default. */
+  count?: CountMode
 }
 
-const LIST_LIMITS = { sortTerms: 8, fields: 50, filterTerms: 50, textLength: 1000 }
-
-/** Every parameter a list read knows (credentials are read by the auth plugin; `count` is always answered). */
+/** Every parameter a list read knows (credentials are read by the auth plugin; `count` chooses how the count is made). */
 const KNOWN_PARAMS = [
   'limit',
   'page',
@@ -52,8 +54,8 @@ function values(raw: string | string[] | undefined): string[] {
   if (raw === undefined) return []
   const list = Array.isArray(raw) ? raw : [raw]
   for (const v of list)
-    if (v.length > LIST_LIMITS.textLength)
-      throw new QuireError('QUERY_TOO_COMPLEX', `A parameter value is longer than ${LIST_LIMITS.textLength} characters`)
+    if (v.length > LIMITS.urlValueLength)
+      throw new QuireError('QUERY_TOO_COMPLEX', `A parameter value is longer than ${LIMITS.urlValueLength} characters`)
   return list
 }
 
@@ -156,8 +158,8 @@ function collectBracket(
 
 /** One filter of the URL's conditions: merged when every field appears once (as own keys, so `__proto__` stays visible to the check), else under $and. */
 function combine(conditions: Filter[]): Filter {
-  if (conditions.length > LIST_LIMITS.filterTerms)
-    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.filterTerms} filter terms`)
+  if (conditions.length > LIMITS.urlFilterTerms)
+    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.urlFilterTerms} filter terms`)
   const entries = conditions.map(c => Object.entries(c)[0])
   if (new Set(entries.map(([field]) => field)).size === entries.length) return Object.fromEntries(entries)
   return { $and: conditions }
@@ -185,12 +187,12 @@ export function parseListParams(model: Model, query: QueryParams): ListParams {
     else if (name === 'filter') checkBareFilter(raw)
     else if (!KNOWN_PARAMS.includes(name)) checkUnknownParam(name, KNOWN_PARAMS)
   }
-  bool('count', query.count)
-  if (into.sort.length > LIST_LIMITS.sortTerms)
-    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.sortTerms} sort terms`)
+  const count = parseCountMode(query.count)
+  if (into.sort.length > LIMITS.sortTerms)
+    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.sortTerms} sort terms`)
   const fields = query.fields === undefined ? undefined : commaList(query.fields)
-  if (fields && fields.length > LIST_LIMITS.fields)
-    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIST_LIMITS.fields} fields`)
+  if (fields && fields.length > LIMITS.projectionFields)
+    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.projectionFields} fields`)
   return {
     limit: positiveInt('limit', query.limit),
     page: positiveInt('page', query.page) ?? 1,
@@ -201,6 +203,7 @@ export function parseListParams(model: Model, query: QueryParams): ListParams {
     search: searchText(query.search),
     populate: into.populate,
     autopopulate: bool('autopopulate', query.autopopulate),
-    showDeleted: bool('showDeleted', query.showDeleted)
+    showDeleted: bool('showDeleted', query.showDeleted),
+    ...(count && { count })
   }
 }

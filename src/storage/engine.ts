@@ -132,6 +132,13 @@ export type DeleteOutcome =
   /** The cascade would delete documents of `model` the caller may not delete: nothing was changed. */
   | { status: 'blocked'; model: string; field: string }
 
+/** Reads of one moment of the whole database (Engine.readSnapshot). */
+interface Snapshot {
+  /** false: the server cannot read one moment; each batch is as of its own read. */
+  consistent: boolean
+  exportAll: Engine['exportAll']
+}
+
 export interface Engine {
   /** "postgres" or "mongodb". */
   readonly kind: string
@@ -156,6 +163,13 @@ export interface Engine {
 
   /** Exact number of documents matching `filter`. */
   count: (model: Model, filter: Authorized<Filter>) => Promise<number>
+
+  /**
+   * How many documents match `filter`, as the query planner estimates it from its statistics
+   * (PostgreSQL: EXPLAIN's row estimate, no scan; it may be far off for rare values). MongoDB has
+   * no such estimate for a filter: there it is the exact count.
+   */
+  planCount: (model: Model, filter: Authorized<Filter>) => Promise<number>
 
   /**
    * The collection's approximate size, in O(1) (statistics), including soft-deleted documents.
@@ -186,6 +200,13 @@ export interface Engine {
 
   /** Every stored document (deleted ones too, passwords included), in _id order, in batches of JSON texts (export). */
   exportAll: (model: Model, batchSize: number) => AsyncIterable<string[]>
+
+  /**
+   * Runs `work` with an exportAll that reads every model as of one moment (`quire backup`):
+   * PostgreSQL in one REPEATABLE READ, READ ONLY transaction; MongoDB in a snapshot session where
+   * the server has them (a replica set), and otherwise without one (`consistent: false`).
+   */
+  readSnapshot: <T>(work: (snapshot: Snapshot) => Promise<T>) => Promise<T>
 
   /**
    * Runs a checked aggregation pipeline and returns its output documents as JSON text of an array.

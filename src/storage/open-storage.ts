@@ -10,7 +10,7 @@ import { openEngine } from './open-engine.ts'
 import { probeDatabase } from './probe-database.ts'
 import { observeEngine, type EngineObserver } from './decorators/observe-engine.ts'
 import { withCountCache, type CountPeers } from './decorators/count-cache.ts'
-import { watchWrites } from './decorators/write-watch.ts'
+import { watchWrites, type WriteWatch } from './decorators/write-watch.ts'
 import { loadModels } from '../models/load-models.ts'
 import { ModelRegistry } from '../models/model-registry.ts'
 import { USER_MODEL } from '../auth/users/user-model.ts'
@@ -25,8 +25,8 @@ export interface StorageOptions {
   observer?: EngineObserver
   /** The other workers' count caches (cluster mode). */
   countPeers?: CountPeers
-  /** Writes to these models are followed by `onWrite` (the credential caches are emptied). */
-  watch?: { models: string[]; onWrite: () => Promise<void> }
+  /** Writes followed by something, innermost first: the response cache's, then the credential caches'. */
+  watches?: WriteWatch[]
 }
 
 export interface Storage {
@@ -53,5 +53,5 @@ export async function openStorage(config: Config, options: StorageOptions): Prom
 function decorate(engine: Engine, config: Config, options: StorageOptions): Engine {
   const observed = options.observer ? observeEngine(engine, options.observer) : engine
   const counted = withCountCache(observed, config.countCacheMs, Date.now, options.countPeers)
-  return options.watch ? watchWrites(counted, options.watch.models, options.watch.onWrite) : counted
+  return (options.watches ?? []).reduce(watchWrites, counted)
 }

@@ -9,6 +9,7 @@ import type { Engine } from '../../src/storage/engine.ts'
 import { openEngine } from '../../src/storage/open-engine.ts'
 import { startPgCluster } from './throwaway-cluster.ts'
 import { FERRETDB_LIMITS, ferretdbBinary, startFerretDB, type FerretLimit } from './ferretdb.ts'
+import { chosenEngines } from './test-engines.ts'
 
 export interface EngineTarget {
   /** The engine's `kind`. */
@@ -90,18 +91,19 @@ function ferretTarget(): EngineTarget | SkippedTarget {
   }
 }
 
+const postgresTarget = (): EngineTarget => ({
+  name: 'postgres',
+  title: 'PostgreSQL',
+  url: async t => {
+    const cluster = await startPgCluster()
+    t.teardown(() => cluster.stop())
+    return cluster.url
+  }
+})
+
+/** Every engine the contract runs on, or those TEST_ENGINES names. */
 export function engineTargets(): Array<EngineTarget | SkippedTarget> {
-  return [
-    {
-      name: 'postgres',
-      title: 'PostgreSQL',
-      url: async t => {
-        const cluster = await startPgCluster()
-        t.teardown(() => cluster.stop())
-        return cluster.url
-      }
-    },
-    mongoTarget(),
-    ferretTarget()
-  ]
+  const targets = { postgres: postgresTarget, mongodb: mongoTarget, ferretdb: ferretTarget }
+  const chosen = chosenEngines() ?? (Object.keys(targets) as Array<keyof typeof targets>)
+  return chosen.map(name => targets[name]())
 }

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { MongoClient } from 'mongodb'
 import { freePort } from '../../src/free-port.ts'
 
-const FERRETDB_VERSION = 'v1.24.2'
+export const FERRETDB_VERSION = 'v1.24.2'
 
 /**
  * What FerretDB v1 cannot do that Quire's MongoDB engine or its tests use, each with where FerretDB
@@ -50,19 +50,30 @@ export function ferretdbBinary(): { bin: string } | { missing: string } {
 export interface FerretServer {
   /** mongodb:// URL of the server, naming no database. */
   url: string
+  /** The server's process id (the bench meters its CPU). */
+  pid: number
   stop: () => Promise<void>
 }
 
-/** Starts FerretDB on a free loopback port over a new SQLite directory; `stop()` ends it and deletes the files. */
-export async function startFerretDB(bin: string): Promise<FerretServer> {
+/**
+ * Starts FerretDB on a free loopback port over a new SQLite directory, or over the PostgreSQL
+ * database at `postgresUrl` (FerretDB's other backend, which runs more of a filter in the
+ * database); `stop()` ends it and deletes its files.
+ */
+export async function startFerretDB(
+  bin: string,
+  { postgresUrl }: { postgresUrl?: string } = {}
+): Promise<FerretServer> {
   const dir = mkdtempSync(join(tmpdir(), 'quire-ferretdb-'))
   const port = await freePort()
+  const backend = postgresUrl
+    ? ['--handler=postgresql', `--postgresql-url=${postgresUrl}`]
+    : ['--handler=sqlite', `--sqlite-url=file:${dir}/`]
   const proc = spawn(
     bin,
     [
       `--listen-addr=127.0.0.1:${port}`,
-      '--handler=sqlite',
-      `--sqlite-url=file:${dir}/`,
+      ...backend,
       `--state-dir=${dir}`,
       '--telemetry=disable',
       '--log-level=error',
@@ -97,7 +108,7 @@ export async function startFerretDB(bin: string): Promise<FerretServer> {
       const client = await MongoClient.connect(url, { serverSelectionTimeoutMS: 500, connectTimeoutMS: 500 })
       await client.db('admin').command({ ping: 1 })
       await client.close()
-      return { url, stop }
+      return { url, pid: proc.pid!, stop }
     } catch (err) {
       if (waited > 30_000) {
         await stop()

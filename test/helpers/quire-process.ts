@@ -1,16 +1,20 @@
-// A second Quire server in a process of its own (`quire serve` from the sources, under
-// tsx), for the tests where several processes share one database; stopped with SIGTERM
-// when the test ends.
+// A Quire server in a process of its own (`quire serve` from the sources, under tsx): for the
+// tests where several processes share one database (stopped with SIGTERM when the test ends),
+// and for the JXP suite's runner (test/jxp-suite/run.mts).
 import { spawn } from 'node:child_process'
 import { freePort } from '../../src/free-port.ts'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
-const START_TIMEOUT_MS = 60_000
 
-/** Starts `quire serve` with `env` (DATABASE_URL, MODELS_DIR, ...); its base URL once /health answers. */
-export async function startQuireProcess(t: Test, env: Record<string, string>): Promise<string> {
+export interface QuireProcess {
+  url: string
+  stop: () => Promise<void>
+}
+
+/** Spawns `quire serve` with `env` (DATABASE_URL, MODELS_DIR, ...); its base URL once /health answers within `timeoutMs`. */
+export async function spawnQuire(env: Record<string, string>, timeoutMs = 60_000): Promise<QuireProcess> {
   const port = await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
     cwd: repoRoot,
@@ -18,26 +22,33 @@ export async function startQuireProcess(t: Test, env: Record<string, string>): P
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
-  child.stdout.on('data', chunk => {
-    output += String(chunk)
-  })
-  child.stderr.on('data', chunk => {
-    output += String(chunk)
-  })
+  const keep = (chunk: Buffer): void => {
+    output = (output + String(chunk)).slice(-20_000)
+  }
+  child.stdout.on('data', keep)
+  child.stderr.on('data', keep)
   const exited = new Promise(resolve => child.once('exit', resolve))
-  t.teardown(async () => {
+  const stop = async (): Promise<void> => {
     child.kill('SIGTERM')
     await exited
-  })
-  const base = `http://127.0.0.1:${port}`
-  for (const started = Date.now(); Date.now() - started < START_TIMEOUT_MS; ) {
+  }
+  const url = `http://127.0.0.1:${port}`
+  for (const started = Date.now(); Date.now() - started < timeoutMs; ) {
     if (child.exitCode !== null) throw new Error(`quire serve exited with ${child.exitCode}: ${output.slice(-2000)}`)
-    const ok = await fetch(`${base}/health`).then(
+    const ok = await fetch(`${url}/health`).then(
       res => res.ok,
       () => false
     )
-    if (ok) return base
+    if (ok) return { url, stop }
     await new Promise(resolve => setTimeout(resolve, 200))
   }
-  throw new Error(`quire serve did not answer within ${START_TIMEOUT_MS / 1000} s: ${output.slice(-2000)}`)
+  await stop()
+  throw new Error(`quire serve did not answer within ${timeoutMs / 1000} s: ${output.slice(-2000)}`)
+}
+
+/** Starts `quire serve` with `env`, stopped when `t` ends; its base URL. */
+export async function startQuireProcess(t: Test, env: Record<string, string>): Promise<string> {
+  const quire = await spawnQuire(env)
+  t.teardown(quire.stop)
+  return quire.url
 }

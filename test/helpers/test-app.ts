@@ -14,7 +14,9 @@ import { prepareCreate } from '../../src/documents/prepare-document.ts'
 import { USER_MODEL } from '../../src/auth/users/user-model.ts'
 import { ANONYMOUS } from '../../src/auth/caller.ts'
 
-export type EngineName = 'postgres' | 'mongodb' | 'ferretdb'
+import { chosenEngines, type EngineName } from './test-engines.ts'
+
+export type { EngineName }
 
 let cluster: Promise<PgCluster> | undefined
 let databases = 0
@@ -74,9 +76,7 @@ export async function databaseUrl(engine: EngineName): Promise<string> {
  * TEST_ENGINES lists (e.g. `TEST_ENGINES=ferretdb npx tap test/x.test.ts` to try a suite
  * on FerretDB; wideEngines() suites run on it anyway).
  */
-export const ENGINES: EngineName[] = process.env.TEST_ENGINES
-  ? process.env.TEST_ENGINES.split(',').map(name => name.trim() as EngineName)
-  : ['postgres']
+export const ENGINES: EngineName[] = chosenEngines() ?? ['postgres']
 
 /**
  * The engines of the suites chosen to run on the MongoDB engine too (CRUD, list reads, auth, bulk
@@ -85,6 +85,8 @@ export const ENGINES: EngineName[] = process.env.TEST_ENGINES
  * cannot run here is a skipped test saying why, once per file.
  */
 export function wideEngines(): EngineName[] {
+  const chosen = chosenEngines()
+  if (chosen) return chosen
   const engines: EngineName[] = ['postgres']
   if (process.env.MONGODB_URL) engines.push('mongodb')
   else tap.test('on MongoDB', { skip: 'set MONGODB_URL to run this suite on MongoDB as well' }, async () => {})
@@ -150,4 +152,22 @@ export async function createTestApp(t: Test, engine: EngineName, overrides: Part
   }
   const { auth: admin } = await createUser('admin@example.com', 'admin-password', { admin: true })
   return { app, admin, createUser }
+}
+
+/** A second app on the database of `first`, as another process would be, closed when `t` ends. */
+export async function secondApp(
+  t: Test,
+  first: FastifyInstance,
+  overrides: Partial<Config> = {}
+): Promise<FastifyInstance> {
+  const config: Config = {
+    ...loadConfig({ DATABASE_URL: first.config.databaseUrl }),
+    ...QUIET_SETTINGS,
+    modelsDir: first.config.modelsDir,
+    bcryptRounds: 4,
+    ...overrides
+  }
+  const app = await buildApp({ config })
+  t.teardown(() => app.close())
+  return app
 }

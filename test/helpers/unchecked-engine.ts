@@ -23,6 +23,7 @@ export interface UncheckedEngine
     | 'findRaw'
     | 'find'
     | 'count'
+    | 'planCount'
     | 'updateOne'
     | 'bulkWrite'
     | 'aggregate'
@@ -38,6 +39,7 @@ export interface UncheckedEngine
   findRaw: Engine['findRaw'] extends (m: Model, f: never) => infer R ? (model: Model, filter: Filter) => R : never
   find: (model: Model, query: PlainQuery) => ReturnType<Engine['find']>
   count: (model: Model, filter: Filter) => Promise<number>
+  planCount: (model: Model, filter: Filter) => Promise<number>
   updateOne: (model: Model, filter: Filter, set: Record<string, unknown>) => Promise<string | null>
   bulkWrite: (model: Model, operations: PlainBulkOperation[]) => ReturnType<Engine['bulkWrite']>
   matchDocuments: (model: Model, docs: Array<Record<string, unknown>>, filters: Filter[]) => Promise<boolean[][]>
@@ -74,6 +76,7 @@ export function uncheckedEngine(engine: Engine, models: Model[] = []): Unchecked
     findRaw: (model, filter) => engine.findRaw(model, authorized(filter)),
     find: (model, query) => engine.find(model, authorized({ ...query, filter: authorized(query.filter) })),
     count: (model, filter) => engine.count(model, authorized(filter)),
+    planCount: (model, filter) => engine.planCount(model, authorized(filter)),
     updateOne: (model, filter, set) => engine.updateOne(model, authorized(filter), set),
     bulkWrite: (model, operations) =>
       engine.bulkWrite(

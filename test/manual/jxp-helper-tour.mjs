@@ -1,6 +1,6 @@
 // Drives a running Quire (`npm start`) with jxp-helper, JXP's npm client, calling every one of
 // its methods as a JXP script would, and prints what each returned. Exits 1 if any result is not
-// what JXP gives. Usage (the first admin is created through /setup when no user exists yet):
+// what JXP gives (Quire's code in `quire_code` under JXP_COMPAT, where `code` is restify's). Usage (the first admin is created through /setup when no user exists yet):
 //   SERVER=http://localhost:3000 ADMIN_EMAIL=admin@example.com ADMIN_PASSWORD=change-me node test/manual/jxp-helper-tour.mjs
 import JXPHelper from 'jxp-helper'
 
@@ -188,7 +188,8 @@ await step(
 await step(
   'del (linked)',
   () => admin.del('link', link.data._id),
-  (r, threw) => threw && r.code === 'REFERENCED' && r.message === 'Parent link item exists in test/link_id'
+  (r, threw) =>
+    threw && (r.quire_code ?? r.code) === 'REFERENCED' && r.message === 'Parent link item exists in test/link_id'
 )
 await step(
   'del_cascade',
@@ -208,7 +209,7 @@ await step(
 await step(
   'getOne (gone)',
   () => admin.getOne('test', id, { showDeleted: 1 }),
-  (r, threw) => threw && r.code === 'DOCUMENT_NOT_FOUND'
+  (r, threw) => threw && (r.quire_code ?? r.code) === 'DOCUMENT_NOT_FOUND'
 )
 const parent = await admin.post('link', { name: `parent ${run}` })
 const child = await admin.post('test', { foo: `child ${run}`, array_link_id: [parent.data._id] })
@@ -220,7 +221,7 @@ await step(
 await step(
   'getOne (gone)',
   () => admin.getOne('test', child.data._id, { showDeleted: 1 }),
-  (r, threw) => threw && r.code === 'DOCUMENT_NOT_FOUND'
+  (r, threw) => threw && (r.quire_code ?? r.code) === 'DOCUMENT_NOT_FOUND'
 )
 await step(
   'del',

@@ -24,7 +24,7 @@ writeFileSync(
   })
 )
 
-const READ_TOOLS = ['aggregate', 'count', 'describe_model', 'find', 'list_models']
+const READ_TOOLS = ['aggregate', 'count', 'describe_model', 'export_csv', 'find', 'list_models']
 
 for (const engine of ENGINES) {
   t.test(`MCP server on ${engine}`, async t => {
@@ -123,6 +123,13 @@ for (const engine of ENGINES) {
         await mcp.call('describe_model', { model: 'nope' }),
         { isError: true, body: { error: 'MODEL_NOT_FOUND' } },
         'an unknown model'
+      )
+      const csv = await mcp.call('export_csv', { model: 'note', fields: ['n'], sort: 'n' })
+      t.notOk(csv.isError)
+      t.match(
+        csv.body,
+        /^_id,n\r\n[0-9a-f]{24},1\r\n[0-9a-f]{24},2\r\n[0-9a-f]{24},3\r\n$/,
+        'export_csv: her notes only, as CSV text'
       )
     })
 

@@ -38,7 +38,7 @@ for (const engine of ENGINES) {
     const alice = await bridgeClient(t, { QUIRE_URL: url, QUIRE_API_KEY: apikey })
     t.strictSame(
       (await alice.listTools()).tools.map(tool => tool.name).sort(),
-      ['aggregate', 'count', 'describe_model', 'find', 'list_models'],
+      ['aggregate', 'count', 'describe_model', 'export_csv', 'find', 'list_models'],
       'the tools, listed through the bridge'
     )
     const found = textOf(await alice.callTool({ name: 'find', arguments: { model: 'test', fields: ['foo'] } }))

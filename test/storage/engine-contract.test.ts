@@ -204,6 +204,9 @@ const checkCounts: Check = async (t, { engine }) => {
   t.equal(await engine.count(ITEM, { _deleted: false }), 4, 'count')
   t.equal(await engine.count(ITEM, {}), 5, 'count, soft-deleted included when the filter says so')
   t.equal(await engine.count(ITEM, { labels: 'x', _deleted: false }), 1, 'count with an array condition')
+  const planned = await engine.planCount(ITEM, { _deleted: false })
+  if (engine.kind === 'mongodb') t.equal(planned, 4, 'planCount: MongoDB has no estimate, the exact count')
+  else t.ok(Number.isInteger(planned) && planned >= 0, `planCount: the planner's estimate, a whole number (${planned})`)
   t.ok(
     await settled(
       () => engine.estimateCount(ITEM),
@@ -319,6 +322,22 @@ const checkExport: Check = async (t, { engine }) => {
   )
 }
 
+const checkSnapshot: Check = async (t, { engine, target }) => {
+  const read = await engine.readSnapshot(async snapshot => {
+    const docs: string[] = []
+    for await (const batch of snapshot.exportAll(ITEM, 2)) docs.push(...batch)
+    return { consistent: snapshot.consistent, docs }
+  })
+  t.strictSame(
+    read.docs.map(text => JSON.parse(text)),
+    Object.values(ITEMS),
+    'every document, as exportAll reads them'
+  )
+  if (target.name === 'postgres')
+    t.equal(read.consistent, true, 'of one moment (test/backup-restore.test.ts writes meanwhile)')
+  else t.type(read.consistent, 'boolean', 'of one moment where the server has snapshot reads')
+}
+
 const checkUpdate: Check = async (t, { engine }) => {
   const { charlie } = ITEMS
   const updatedAt = '2024-06-01T00:00:00.000Z'
@@ -393,13 +412,13 @@ const checkBulkWrite: Check = async (t, { engine }) => {
   const foxtrot = await engine.findRaw(ITEM, { _id: fresh._id })
   t.strictSame(
     foxtrot,
-    { ...fresh, n: 11, labels: ['new'], __v: 1, updatedAt: NOW },
-    'an update sees the insert before it; __v and updatedAt bumped'
+    { ...fresh, n: 11, labels: ['new'], __v: 1, updatedAt: NOW, _updated_by_id: null },
+    'an update sees the insert before it; __v and updatedAt bumped, _updated_by_id set (null: no request, no acting user)'
   )
   const im1 = await engine.findRaw(ITEM, { name: 'im1' })
   t.strictSame(
     omit(im1!, '_id', 'id', 'createdAt', '_owner_id'),
-    { name: 'im1', body: 'replaced', _deleted: false, updatedAt: NOW, __v: 2 },
+    { name: 'im1', body: 'replaced', _deleted: false, updatedAt: NOW, __v: 2, _updated_by_id: null },
     'replace keeps the system fields'
   )
   const im2 = await engine.findRaw(ITEM, { name: 'im2' })
@@ -412,7 +431,17 @@ const checkBulkWrite: Check = async (t, { engine }) => {
     {
       kind: 'replace',
       filter: { name: 'foxtrot' },
-      replacement: omit(foxtrot!, '_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v'),
+      replacement: omit(
+        foxtrot!,
+        '_id',
+        'id',
+        '_deleted',
+        '_owner_id',
+        'createdAt',
+        'updatedAt',
+        '__v',
+        '_updated_by_id'
+      ),
       now: NOW
     }
   ])
@@ -645,6 +674,7 @@ const CHECKS: Array<[string, Check, FerretLimit[]?]> = [
   ['aggregate with $replaceRoot', checkAggregateRoot, ['stages']],
   ['aggregate with $lookup', checkAggregateLookup, ['lookup']],
   ['exportAll', checkExport],
+  ['readSnapshot', checkSnapshot],
   ['updateOne', checkUpdate],
   ['insertMany', checkInsertMany],
   ['bulkWrite', checkBulkWrite],

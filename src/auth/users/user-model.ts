@@ -1,4 +1,5 @@
-// The built-in `user` model: email (unique, stored lower-case), bcrypt password,
+// The built-in `user` model: email (unique, stored lower-case), bcrypt password (optional: a user
+// without one, e.g. invited, signs in by login link or sets one through password recovery),
 // name, admin flag and groups. Users may read and update their own record.
 import type { Model } from '../../models/model-definition.ts'
 import { resolveModel } from '../../models/load-models.ts'
@@ -13,7 +14,7 @@ export const USER_MODEL: Model = {
       admin: { type: 'boolean', default: false },
       groups: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, default: [] }
     },
-    required: ['email', 'password'],
+    required: ['email'],
     indexes: [{ fields: ['email'], unique: true }],
     perms: { admin: 'crud', owner: 'ru' }
   }),

@@ -14,7 +14,11 @@ import { USER_MODEL } from './user-model.ts'
 /** The service itself, acting as an admin. */
 const SYSTEM: Caller = { admin: true, groups: [] }
 
-/** Marks (in the credential store) that setup has run, so two concurrent setups cannot both succeed. */
+/**
+ * The setup mark (in the credential store) names the admin the last setup created (its user_id is
+ * `setup:<id>`, which matches no user's credential), so that two concurrent setups cannot both
+ * succeed; once no user exists, the next setup claims it again.
+ */
 const SETUP_MARK = 'setup'
 
 /** The live user with this id, password hash included; 400 for a malformed id, 404 when there is none. */
@@ -30,28 +34,47 @@ export async function createUser(engine: SystemStore, fields: Doc, bcryptRounds:
   return JSON.parse(await engine.insert(USER_MODEL, doc)) as Doc
 }
 
-/** POST /setup: an admin, only while no user exists (409 afterwards). */
+/** POST /setup: an admin, only while no user exists (409 otherwise). */
 export async function createFirstAdmin(
   engine: SystemStore,
   email: string,
   password: string,
-  bcryptRounds: number
+  bcryptRounds: number,
+  name?: string
 ): Promise<Doc> {
   const conflict = new QuireError('CONFLICT', 'Setup is done: a user exists already, so log in as an admin')
   if ((await engine.count(USER_MODEL, {})) > 0) throw conflict
   const doc = await prepareCreate({
     model: USER_MODEL,
-    body: { email, password, admin: true },
+    body: { email, password, admin: true, ...(name !== undefined && { name }) },
     caller: SYSTEM,
     form: false,
     bcryptRounds
   })
+  await claimSetupMark(engine, doc._id as string, conflict)
+  return JSON.parse(await engine.insert(USER_MODEL, doc)) as Doc
+}
+
+/** Points the setup mark at `adminId`: one setup wins when several run at once, the others get `conflict`. */
+async function claimSetupMark(engine: SystemStore, adminId: string, conflict: QuireError): Promise<void> {
+  const mark = await engine.findRaw(CREDENTIAL_MODEL, { _id: SETUP_MARK })
+  if (mark !== null) {
+    // The users the previous setup made are gone: a conditional write lets one setup take the mark.
+    if (
+      (await engine.updateOne(
+        CREDENTIAL_MODEL,
+        { _id: SETUP_MARK, user_id: mark.user_id as string },
+        { user_id: `${SETUP_MARK}:${adminId}` }
+      )) === null
+    )
+      throw conflict
+    return
+  }
   try {
-    await engine.insert(CREDENTIAL_MODEL, { _id: SETUP_MARK, user_id: SETUP_MARK })
+    await engine.insert(CREDENTIAL_MODEL, { _id: SETUP_MARK, user_id: `${SETUP_MARK}:${adminId}` })
   } catch (err) {
     throw err instanceof QuireError && err.code === 'DUPLICATE_KEY' ? conflict : err
   }
-  return JSON.parse(await engine.insert(USER_MODEL, doc)) as Doc
 }
 
 /**

@@ -12,7 +12,7 @@ export type FeedMessage =
   /** Every change up to `pos` has been considered (keeps a quiet subscriber's resume position fresh). */
   | { type: 'position'; pos: string }
 
-export type CloseCode =
+type CloseCode =
   | 'SLOW_CONSUMER'
   | 'CREDENTIALS_REVOKED'
   | 'FORBIDDEN'

@@ -4,6 +4,7 @@
 import type { Model } from '../../models/model-definition.ts'
 import { fieldSpecAt } from '../../models/field-kinds.ts'
 import { fieldPath, jsonpathString } from '../json-path.ts'
+import { SYSTEM_FIELDS } from '../../models/model-definition.ts'
 
 /**
  * How an equality on a path may use containment: 'value' when the schema declares a scalar kind
@@ -16,7 +17,7 @@ export type ContainmentLookup = (path: string) => Containment | undefined
 
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'date', 'id'])
 /** System fields equality may use containment for (`_deleted` matches nearly every row: its own form). */
-const SYSTEM_SCALARS = new Set(['_id', 'id', '_owner_id', 'createdAt', 'updatedAt', '__v'])
+const SYSTEM_SCALARS = new Set<string>(SYSTEM_FIELDS.filter(f => f !== '_deleted'))
 
 export function containmentLookup(model: Model): ContainmentLookup {
   const indexed = new Set(model.indexes.map(index => index.fields[0]))

@@ -15,6 +15,7 @@ import { SqlParams, type SqlValue } from '../sql-params.ts'
 import { prefixWalkSource } from './prefix-walk.ts'
 import { SINGLE_OCCURRENCE_RANK, lexemeOf, searchRanks } from '../ddl/search-ranks.ts'
 import { QuireError } from '../../errors.ts'
+import { hiddenFields } from '../../permissions/field-policy.ts'
 
 export interface CompiledSql {
   text: string
@@ -54,7 +55,7 @@ function pageClause(query: FindQuery, order: string): string {
 function populateExpr(spec: PopulateSpec, params: SqlParams, depth: number): string {
   const alias = `p${depth}`
   const table = quoteIdent(tableName(spec.target))
-  const proj = compileProjection(spec.fields, { params, doc: `${alias}.doc` }, { exclude: spec.target.passwordFields })
+  const proj = compileProjection(spec.fields, { params, doc: `${alias}.doc` }, { exclude: hiddenFields(spec.target) })
   const where = compileWhere(spec.target, spec.filter, params, alias)
   if (!spec.many) {
     return `(SELECT ${proj} FROM ${table} ${alias} WHERE ${alias}._id = (t.doc->>${quoteLiteral(spec.field)}) AND ${where})`
@@ -69,7 +70,7 @@ function populateExpr(spec: PopulateSpec, params: SqlParams, depth: number): str
 
 /** The jsonb expression of one result row: projection, populated links and the search score. */
 function rowExpr(model: Model, query: FindQuery, params: SqlParams, score?: string): string {
-  let expr = compileProjection(query.fields, { params, doc: 't.doc' }, { exclude: model.passwordFields })
+  let expr = compileProjection(query.fields, { params, doc: 't.doc' }, { exclude: hiddenFields(model) })
   const extras = query.populate.map((spec, i) => `${quoteLiteral(spec.as)}, ${populateExpr(spec, params, i)}`)
   if (score) extras.push(`'score', ${score}`)
   if (extras.length) expr = `(${expr}) || jsonb_build_object(${extras.join(', ')})`

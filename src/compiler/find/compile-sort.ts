@@ -7,8 +7,7 @@ import type { FilterContext } from '../filter/compile-filter.ts'
 import { scalarField, valueExpr } from '../filter/index-expression.ts'
 import { fieldPath, jsonpathLiteral } from '../json-path.ts'
 import { parseFieldPath } from '../../validation/field-path.ts'
-
-export const MAX_SORT_TERMS = 8
+import { LIMITS } from '../../validation/limits.ts'
 
 export interface SortContext extends FilterContext {
   /** SQL expression of the id column, e.g. 't._id': the tiebreaker, and the key for `_id` itself. */
@@ -22,8 +21,8 @@ export interface SortContext extends FilterContext {
  * ascending and its largest descending, and an empty array before null.
  */
 export function compileSort(sort: Sort, ctx: SortContext): string {
-  if (sort.length > MAX_SORT_TERMS)
-    throw new QuireError('QUERY_TOO_COMPLEX', `A sort may have at most ${MAX_SORT_TERMS} fields`)
+  if (sort.length > LIMITS.sortTerms)
+    throw new QuireError('QUERY_TOO_COMPLEX', `A sort may have at most ${LIMITS.sortTerms} fields`)
   const terms = sort.map(([path, direction]) => compileSortTerm(path, direction, ctx))
   if (!sort.some(([path]) => path === '_id')) terms.push(`${ctx.idColumn} ${sort.at(-1)?.[1] === -1 ? 'DESC' : 'ASC'}`)
   return terms.join(', ')

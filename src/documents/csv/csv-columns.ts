@@ -10,6 +10,7 @@ import type { Doc, PopulateSpec } from '../../storage/engine.ts'
 import type { FieldSpec, Model } from '../../models/model-definition.ts'
 import { fieldSpecAt } from '../../models/field-kinds.ts'
 import { hiddenFields } from '../../permissions/field-policy.ts'
+import { SYSTEM_FIELDS } from '../../models/model-definition.ts'
 
 export interface CsvColumn {
   header: string
@@ -17,7 +18,8 @@ export interface CsvColumn {
   path?: string[]
 }
 
-const TRAILING_SYSTEM = ['_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v']
+/** The system fields after the model's own, in SYSTEM_FIELDS's order (_id leads). */
+const TRAILING_SYSTEM = SYSTEM_FIELDS.filter(f => f !== '_id' && f !== 'id')
 
 function column(path: string[]): CsvColumn {
   return { header: path.join('.'), path }

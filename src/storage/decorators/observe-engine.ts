@@ -8,8 +8,8 @@ export interface EngineObserver {
   start: (operation: string) => (error?: unknown) => void
 }
 
-/** Methods that are not one database round trip: streamed export, and closing the pool. */
-const UNOBSERVED = new Set(['exportAll', 'close'])
+/** Methods that are not one database round trip: streamed export (also of a snapshot), and closing the pool. */
+const UNOBSERVED = new Set(['exportAll', 'readSnapshot', 'close'])
 
 export function observeEngine(engine: Engine, observer: EngineObserver): Engine {
   const observed: Record<string, unknown> = { ...engine }

@@ -11,6 +11,7 @@ import type { BulkOperation, BulkResult, Doc, UpdateTerms } from '../engine.ts'
 import { LIMITS } from '../../validation/limits.ts'
 import { SYSTEM_FIELDS, type Model } from '../../models/model-definition.ts'
 import { QuireError } from '../../errors.ts'
+import { actingUserId } from '../../runtime/acting-user.ts'
 
 type Op<K extends BulkOperation['kind']> = Extract<BulkOperation, { kind: K }>
 
@@ -158,10 +159,12 @@ async function runUpdate(scope: Scope, op: Op<'update'>, result: BulkResult): Pr
   if (modifiedCount === 0) return
   const after = await collection.find(ids, { ...options(scope), sort: { _id: 1 } }).toArray()
   const changed = after.filter((doc, i) => !isDeepStrictEqual(doc, before[i]))
-  for (const doc of changed) op.check({ ...doc, updatedAt: op.now, __v: (Number(doc.__v) || 0) + 1 })
+  const by = actingUserId() ?? null
+  for (const doc of changed)
+    op.check({ ...doc, updatedAt: op.now, __v: (Number(doc.__v) || 0) + 1, _updated_by_id: by })
   await collection.updateMany(
     { _id: { $in: changed.map(doc => doc._id) } },
-    { $set: { updatedAt: op.now }, $inc: { __v: 1 } },
+    { $set: { updatedAt: op.now, _updated_by_id: by }, $inc: { __v: 1 } },
     options(scope)
   )
   result.nModified += changed.length
@@ -184,7 +187,7 @@ async function runReplace(scope: Scope, op: Op<'replace'>, result: BulkResult): 
   scope.undo?.restore(scope.collection, [old])
   await scope.collection.replaceOne(
     { _id: old._id },
-    { ...next, updatedAt: op.now, __v: (Number(old.__v) || 0) + 1 },
+    { ...next, updatedAt: op.now, __v: (Number(old.__v) || 0) + 1, _updated_by_id: actingUserId() ?? null },
     options(scope)
   )
   result.nModified++
@@ -192,7 +195,10 @@ async function runReplace(scope: Scope, op: Op<'replace'>, result: BulkResult): 
 
 async function runDelete(scope: Scope, op: Op<'delete'>, result: BulkResult): Promise<void> {
   let filter: Document = { $and: [op.filter, { _deleted: false }] }
-  const change = { $set: { _deleted: true, updatedAt: op.now }, $inc: { __v: 1 } }
+  const change = {
+    $set: { _deleted: true, updatedAt: op.now, _updated_by_id: actingUserId() ?? null },
+    $inc: { __v: 1 }
+  }
   if (scope.undo) {
     // The documents it will mark, read first to be put back; then exactly those are marked.
     const docs = await scope.collection

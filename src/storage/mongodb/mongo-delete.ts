@@ -4,6 +4,7 @@
 // (a replica set), else taking back its writes when one fails (mongo-bulk-write.ts).
 import type { Collection, Document, MongoClient } from 'mongodb'
 import type { DeleteOutcome, DeletePlan } from '../engine.ts'
+import { actingUserId } from '../../runtime/acting-user.ts'
 import type { Model } from '../../models/model-definition.ts'
 import type { Filter } from '../../query/types.ts'
 import { hiddenFields } from '../../permissions/field-policy.ts'
@@ -40,7 +41,10 @@ async function deleteMatching(
     filter = { $and: [filter, { _id: { $in: docs.map(doc => doc._id) } }] }
   }
   if (plan.permanent) return (await collection.deleteMany(filter, options)).deletedCount
-  const change = { $set: { _deleted: true, updatedAt: plan.now }, $inc: { __v: 1 } }
+  const change = {
+    $set: { _deleted: true, updatedAt: plan.now, _updated_by_id: actingUserId() ?? null },
+    $inc: { __v: 1 }
+  }
   return (await collection.updateMany(filter, change, options)).modifiedCount
 }
 

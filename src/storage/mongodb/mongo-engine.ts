@@ -2,7 +2,7 @@
 // language is MongoDB's own, so filters, sorts and projections pass straight through, widened
 // to match ids and dates in either stored form (mongo-stored-forms.ts); documents are stored as
 // JSON values (string _id, ISO date strings) like the SQL engines.
-import { MongoClient, MongoServerError, type Document } from 'mongodb'
+import { MongoClient, MongoServerError, type ClientSession, type Document } from 'mongodb'
 import type { Engine, FindQuery, FindResult } from '../engine.ts'
 import { findOneThrough } from '../engine.ts'
 import type { Model } from '../../models/model-definition.ts'
@@ -18,7 +18,7 @@ import { runDelete } from './mongo-delete.ts'
 import { QuireError } from '../../errors.ts'
 import { mongoMatchDocuments } from './mongo-match-documents.ts'
 import { createMongoChangeLog } from './mongo-change-log.ts'
-import { bothForms } from './mongo-stored-forms.ts'
+import { bothForms, oneIdForm, pinnedHexId } from './mongo-stored-forms.ts'
 
 const DUPLICATE_KEY = 11000
 const MAX_TIME_EXPIRED = 50
@@ -68,6 +68,30 @@ export async function openMongoEngine(
   const changes = await createMongoChangeLog(db, caps, log)
   const noTextWarned = new Set<string>()
 
+  /** Every document of a model, in keyset pages by _id; inside `session` when given (a snapshot). */
+  function exportFrom(session?: ClientSession): Engine['exportAll'] {
+    return async function* (model, batchSize) {
+      const limit = Math.max(1, Math.floor(batchSize))
+      // Keyset pages in _id order. A comparison stays within one BSON type, and string ids sort
+      // before ObjectIds: after the last string id come the greater strings, then every ObjectId.
+      let after: Document = {}
+      for (;;) {
+        const docs = await run(() =>
+          collectionOf(model)
+            .find(after, { sort: { _id: 1 }, limit, maxTimeMS, session })
+            .toArray()
+        )
+        if (docs.length === 0) return
+        const last: unknown = docs[docs.length - 1]._id
+        after =
+          typeof last === 'string'
+            ? { $or: [{ _id: { $gt: last } }, { _id: { $type: 'objectId' } }] }
+            : { _id: { $gt: last } }
+        yield docs.map(doc => JSON.stringify(doc))
+      }
+    }
+  }
+
   /** Refuses a search where the server has no text indexes (FerretDB), before it answers with a server error. */
   function checkSearch(query: FindQuery): void {
     if (query.search !== undefined && !caps.text) {
@@ -95,7 +119,35 @@ export async function openMongoEngine(
 
   async function find(model: Model, asked: FindQuery): Promise<FindResult> {
     checkSearch(asked)
-    const query = widened(model, asked)
+    if (caps.ferretdb && pinnedHexId(asked.filter) !== undefined) return await findById(model, asked)
+    return await findWidened(model, widened(model, asked))
+  }
+
+  /**
+   * A read pinned to one id on FerretDB: the id as text (Quire's form, found on the `_id` index),
+   * then as an ObjectId (a JXP app's form) when the text found nothing. FerretDB reads the whole
+   * collection for the `$in` of both forms that MongoDB answers from its index (oneIdForm).
+   */
+  async function findById(model: Model, asked: FindQuery): Promise<FindResult> {
+    const as = (form: 'text' | 'objectId'): FindQuery => ({
+      ...widened(model, asked),
+      filter: oneIdForm(model, asked.filter, form) as FindQuery['filter']
+    })
+    const text = await findWidened(model, as('text'))
+    return text.returned > 0 || text.count ? text : await findWidened(model, as('objectId'))
+  }
+
+  /** `attempt` with the filter widened to both stored forms, or on FerretDB one id form after the other (as findById). */
+  async function eitherIdForm<T>(
+    model: Model,
+    filter: Document,
+    attempt: (filter: Document) => Promise<T | null>
+  ): Promise<T | null> {
+    if (!caps.ferretdb || pinnedHexId(filter) === undefined) return await attempt(bothForms(model, filter))
+    return (await attempt(oneIdForm(model, filter, 'text'))) ?? (await attempt(oneIdForm(model, filter, 'objectId')))
+  }
+
+  async function findWidened(model: Model, query: FindQuery): Promise<FindResult> {
     const collection = collectionOf(model)
     const pipeline = findPipeline(model, query, linkFieldsOf(query.populate))
     const [docs, count] = await run(() =>
@@ -109,6 +161,9 @@ export async function openMongoEngine(
     )
     return { data: JSON.stringify(docs), returned: docs.length, ...(count !== undefined && { count }) }
   }
+
+  const countMatches: Engine['count'] = (model, filter) =>
+    run(() => collectionOf(model).countDocuments(bothForms(model, filter), { maxTimeMS }))
 
   return {
     kind: 'mongodb',
@@ -132,21 +187,27 @@ export async function openMongoEngine(
 
     findOne: findOneThrough(find),
 
-    findRaw: (model, filter) => run(() => collectionOf(model).findOne(bothForms(model, filter), { maxTimeMS })),
+    findRaw: (model, filter) =>
+      run(() => eitherIdForm(model, filter, f => collectionOf(model).findOne(f, { maxTimeMS }))),
 
     find,
 
-    count: (model, filter) => run(() => collectionOf(model).countDocuments(bothForms(model, filter), { maxTimeMS })),
+    count: countMatches,
+
+    // MongoDB estimates no filter's matches: the exact count.
+    planCount: countMatches,
 
     estimateCount: model => run(() => collectionOf(model).estimatedDocumentCount({ maxTimeMS })),
 
     updateOne: async (model, filter, set) => {
       // Password fields are dropped here, not by a projection: FerretDB v1's findAndModify has none.
       const updated = await run(() =>
-        collectionOf(model).findOneAndUpdate(
-          bothForms(model, filter),
-          { $set: toStored(set), $inc: { __v: 1 } },
-          { returnDocument: 'after', maxTimeMS }
+        eitherIdForm(model, filter, f =>
+          collectionOf(model).findOneAndUpdate(
+            f,
+            { $set: toStored(set), $inc: { __v: 1 } },
+            { returnDocument: 'after', maxTimeMS }
+          )
         )
       )
       if (!updated) return null
@@ -257,24 +318,15 @@ export async function openMongoEngine(
       return docs.length
     },
 
-    exportAll: async function* (model, batchSize) {
-      const limit = Math.max(1, Math.floor(batchSize))
-      // Keyset pages in _id order. A comparison stays within one BSON type, and string ids sort
-      // before ObjectIds: after the last string id come the greater strings, then every ObjectId.
-      let after: Document = {}
-      for (;;) {
-        const docs = await run(() =>
-          collectionOf(model)
-            .find(after, { sort: { _id: 1 }, limit, maxTimeMS })
-            .toArray()
-        )
-        if (docs.length === 0) return
-        const last: unknown = docs[docs.length - 1]._id
-        after =
-          typeof last === 'string'
-            ? { $or: [{ _id: { $gt: last } }, { _id: { $type: 'objectId' } }] }
-            : { _id: { $gt: last } }
-        yield docs.map(doc => JSON.stringify(doc))
+    exportAll: exportFrom(),
+
+    readSnapshot: async work => {
+      if (!caps.transactions) return await work({ consistent: false, exportAll: exportFrom() })
+      const session = client.startSession({ snapshot: true })
+      try {
+        return await work({ consistent: true, exportAll: exportFrom(session) })
+      } finally {
+        await session.endSession()
       }
     },
 

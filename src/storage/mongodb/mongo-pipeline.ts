@@ -33,12 +33,11 @@ function dropCoveredPaths(paths: string[]): string[] {
  */
 export function projectionOf(
   fields: string[] | undefined,
-  passwordFields: string[],
+  hidden: string[],
   extra: string[] = []
 ): Document | undefined {
-  if (fields === undefined)
-    return passwordFields.length ? Object.fromEntries(passwordFields.map(f => [f, 0])) : undefined
-  const wanted = [...fields, ...extra].filter(f => ![...passwordFields, '_id', 'id'].includes(f.split('.')[0]))
+  if (fields === undefined) return hidden.length ? Object.fromEntries(hidden.map(f => [f, 0])) : undefined
+  const wanted = [...fields, ...extra].filter(f => ![...hidden, '_id', 'id'].includes(f.split('.')[0]))
   return { _id: 1, ...Object.fromEntries(dropCoveredPaths(wanted).map(f => [f, 1])) }
 }
 

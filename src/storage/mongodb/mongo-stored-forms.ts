@@ -6,12 +6,11 @@
 // such a field is widened to both forms: an id to the string and its ObjectId, a date to the ISO
 // text and the Date, `_deleted: false` to "not true". docs/mongodb.md tells what a JXP user gets.
 import { ObjectId, type Document } from 'mongodb'
-import type { Model } from '../../models/model-definition.ts'
+import { DATE_SYSTEM_FIELDS, type Model } from '../../models/model-definition.ts'
 
 const HEX_ID = /^[0-9a-f]{24}$/i
 const ISO_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/
 const ID_SYSTEM = ['_id', '_owner_id']
-const DATE_SYSTEM = ['createdAt', 'updatedAt']
 const RANGE = ['$gt', '$gte', '$lt', '$lte']
 
 type Kind = 'id' | 'date'
@@ -20,7 +19,7 @@ type Kind = 'id' | 'date'
 function kindsOf(model: Model): Map<string, Kind> {
   const kinds = new Map<string, Kind>([
     ...ID_SYSTEM.map((f): [string, Kind] => [f, 'id']),
-    ...DATE_SYSTEM.map((f): [string, Kind] => [f, 'date'])
+    ...DATE_SYSTEM_FIELDS.map((f): [string, Kind] => [f, 'date'])
   ])
   for (const [name, spec] of Object.entries(model.fields)) {
     const s = spec as { type?: string; items?: { type?: string } }
@@ -85,16 +84,42 @@ function widen(path: string, condition: unknown, kind: Kind): Document {
   return Object.keys(plain).length ? { $and: [{ [path]: plain }, range] } : range
 }
 
-/** `filter` (a checked MongoDB filter on `model`) matching ids and dates in either stored form. */
-export function bothForms(model: Model, filter: Document): Document {
+/** The 24 hex digits an `_id` equality of `filter` names, at its top level or in a top-level `$and`. */
+export function pinnedHexId(filter: Document): string | undefined {
+  const id = filter._id
+  if (typeof id === 'string') return HEX_ID.test(id) ? id : undefined
+  if (id !== undefined || !Array.isArray(filter.$and)) return undefined
+  for (const part of filter.$and as Document[]) {
+    const found = pinnedHexId(part)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+/**
+ * `filter` matching ids and dates in either stored form, except its `_id` equality (`pinnedHexId`),
+ * which matches one form only and stands at the top level: FerretDB v1 runs a filter in its
+ * database (on the `_id` index) only when `_id` is a plain top-level equality, and reads the whole
+ * collection for `$in` of both forms. Its callers try the text first, then the ObjectId.
+ */
+export function oneIdForm(model: Model, filter: Document, form: 'text' | 'objectId'): Document {
+  const id = pinnedHexId(filter)!
+  const widened = bothForms(model, filter, id)
+  const _id = form === 'text' ? id : ObjectId.createFromHexString(id)
+  return '_id' in widened ? { $and: [widened, { _id }] } : { ...widened, _id }
+}
+
+/** `filter` (a checked MongoDB filter on `model`) matching ids and dates in either stored form; an `_id` equal to `pinned` is left out (oneIdForm). */
+export function bothForms(model: Model, filter: Document, pinned?: string): Document {
   const known = kinds(model)
   const parts: Document[] = []
   const rest: Document = {}
   for (const [key, value] of Object.entries(filter)) {
     if ((key === '$and' || key === '$or' || key === '$nor') && Array.isArray(value)) {
-      rest[key] = value.map(sub => bothForms(model, sub as Document))
+      rest[key] = value.map(sub => bothForms(model, sub as Document, pinned))
       continue
     }
+    if (key === '_id' && pinned !== undefined && value === pinned) continue
     const kind = known.get(key)
     if (key.startsWith('$') || (kind === undefined && key !== '_deleted')) {
       rest[key] = value

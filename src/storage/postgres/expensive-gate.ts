@@ -29,7 +29,7 @@ const SERVICE = ''
 
 /**
  * A statement is not started with less than this share of its time budget left after waiting for
- * its turn: it would most likely be cut short (400 QUERY_TIMEOUT, as if the query were at fault).
+ * its turn: it would most likely be cut short (QUERY_TIMEOUT, as if the query were at fault).
  * It is answered 503 busy instead.
  */
 export const MIN_BUDGET_SHARE = 0.25

@@ -44,7 +44,7 @@ const TRANSACTION_ATTEMPTS = 3
  * cancelled: they run on a reserved connection, which is not given back before the server has
  * taken the cancel request. That request reaches the server through a new connection, and the
  * statement may have finished by then: the cancel would hit the next statement on the connection
- * (another request's, answered 400 QUERY_TIMEOUT), whereas one that finds it idle is ignored.
+ * (another request's, answered QUERY_TIMEOUT), whereas one that finds it idle is ignored.
  */
 async function awaitCancellable<T>(query: postgres.PendingQuery<postgres.Row[]>, cancellable: boolean): Promise<T> {
   const signal = cancellable ? currentRequestScope()?.signal : undefined

@@ -4,7 +4,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { BulkOperation, BulkResult, Doc, UpdateTerms } from '../engine.ts'
 import { LIMITS } from '../../validation/limits.ts'
-import type { Model } from '../../models/model-definition.ts'
+import { SYSTEM_FIELDS, type Model } from '../../models/model-definition.ts'
 import type { SqlClient } from './sql-client.ts'
 import { compileWhere } from '../../compiler/find/compile-find.ts'
 import { compileUpdate } from '../../compiler/update/compile-update.ts'
@@ -12,6 +12,7 @@ import { SqlParams } from '../../compiler/sql-params.ts'
 import { quoteIdent } from '../../compiler/quote.ts'
 import { tableName } from '../../compiler/ddl/schema-ddl.ts'
 import { QuireError } from '../../errors.ts'
+import { actingUserId } from '../../runtime/acting-user.ts'
 
 type Op<K extends BulkOperation['kind']> = Extract<BulkOperation, { kind: K }>
 
@@ -66,11 +67,11 @@ async function writeBack(tx: SqlClient, model: Model, docs: Doc[]): Promise<void
   await tx.query(text, params.values)
 }
 
-/** The new version of a changed document: __v bumped, updatedAt set; undefined when nothing changed. */
+/** The new version of a changed document: __v bumped, updatedAt and _updated_by_id set; undefined when nothing changed. */
 function nextVersion(row: { old: string; next: Doc }, now: string): Doc | undefined {
   const old = JSON.parse(row.old) as Doc
   if (isDeepStrictEqual(row.next, old)) return undefined
-  return { ...row.next, updatedAt: now, __v: (Number(old.__v) || 0) + 1 }
+  return { ...row.next, updatedAt: now, __v: (Number(old.__v) || 0) + 1, _updated_by_id: actingUserId() ?? null }
 }
 
 async function applyUpsertUpdate(tx: SqlClient, seed: Doc, update: UpdateTerms): Promise<Doc> {
@@ -119,9 +120,7 @@ async function runReplace(tx: SqlClient, model: Model, op: Op<'replace'>, result
   }
   result.nMatched++
   const old = JSON.parse(row.old) as Doc
-  const system = Object.fromEntries(
-    ['_id', 'id', '_deleted', '_owner_id', 'createdAt', 'updatedAt', '__v'].map(k => [k, old[k]])
-  )
+  const system = Object.fromEntries(SYSTEM_FIELDS.map(k => [k, old[k]]))
   const doc = nextVersion({ old: row.old, next: { ...op.replacement, ...system } }, op.now)
   if (doc) {
     await writeBack(tx, model, [doc])
@@ -134,7 +133,7 @@ async function runDelete(tx: SqlClient, model: Model, op: Op<'delete'>, result: 
   const table = quoteIdent(tableName(model))
   const target = `SELECT t._id FROM ${table} t WHERE ${compileWhere(model, { $and: [op.filter, { _deleted: false }] }, params)}${op.many ? '' : ' ORDER BY t._id LIMIT 1'}`
   const text =
-    `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(op.now)}::text, ` +
+    `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(op.now)}::text, '_updated_by_id', ${params.add(actingUserId() ?? null)}::text, ` +
     `'__v', coalesce((t.doc->>'__v')::int, 0) + 1) WHERE t._id IN (${target}) RETURNING 1`
   result.nDeleted += (await tx.query(text, params.values)).length
 }

@@ -2,19 +2,21 @@
 // as its plan says, the documents that link to it, in one transaction. Every check
 // runs before the first write, so a refused delete changes nothing.
 import type { DeleteOutcome, DeletePlan } from '../engine.ts'
+import { actingUserId } from '../../runtime/acting-user.ts'
 import type { Model } from '../../models/model-definition.ts'
 import type { Filter } from '../../query/types.ts'
-import type { SqlClient } from './sql-client.ts'
 import { compileWhere } from '../../compiler/find/compile-find.ts'
 import { compileProjection } from '../../compiler/find/compile-projection.ts'
 import { SqlParams } from '../../compiler/sql-params.ts'
 import { quoteIdent } from '../../compiler/quote.ts'
 import { tableName } from '../../compiler/ddl/schema-ddl.ts'
+import type { SqlClient } from './sql-client.ts'
+import { hiddenFields } from '../../permissions/field-policy.ts'
 
 /** The target row, locked, as JSON text without its password fields. */
 async function lockTarget(tx: SqlClient, model: Model, filter: Filter): Promise<{ id: string; d: string } | undefined> {
   const params = new SqlParams()
-  const projection = compileProjection(undefined, { params, doc: 't.doc' }, { exclude: model.passwordFields })
+  const projection = compileProjection(undefined, { params, doc: 't.doc' }, { exclude: hiddenFields(model) })
   const text =
     `SELECT t._id AS id, (${projection})::text AS d FROM ${quoteIdent(tableName(model))} t ` +
     `WHERE ${compileWhere(model, filter, params)} LIMIT 1 FOR UPDATE`
@@ -36,7 +38,7 @@ async function deleteMatching(tx: SqlClient, model: Model, filter: Filter, plan:
   const where = compileWhere(model, filter, params)
   const change = plan.permanent
     ? `DELETE FROM ${table} t WHERE ${where} RETURNING 1`
-    : `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(plan.now)}::text, ` +
+    : `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(plan.now)}::text, '_updated_by_id', ${params.add(actingUserId() ?? null)}::text, ` +
       `'__v', coalesce((t.doc->>'__v')::int, 0) + 1) WHERE ${where} RETURNING 1`
   const [row] = await tx.query(`WITH changed AS (${change}) SELECT count(*) AS n FROM changed`, params.values)
   return Number(row.n)

@@ -25,6 +25,7 @@ import { withChangeActor } from './changes/sql-change-client.ts'
 import { sqlMatchDocuments } from './sql-match-documents.ts'
 import { actingUserId } from '../../runtime/acting-user.ts'
 import { createInsertBatches } from './insert-batches.ts'
+import { hiddenFields } from '../../permissions/field-policy.ts'
 
 /**
  * Turns the database errors a client can cause into catalogue errors: a data exception (SQLSTATE
@@ -63,7 +64,7 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
   const changes = createSqlChangeLog(raw, log)
   const client = withChangeActor(raw, { actor: actingUserId, wrote: changes.localWrite })
   const projectionOf = (model: Model, params: SqlParams, fields?: string[]): string =>
-    compileProjection(fields, { params, doc: 't.doc' }, { exclude: model.passwordFields })
+    compileProjection(fields, { params, doc: 't.doc' }, { exclude: hiddenFields(model) })
 
   async function find(
     model: Model,
@@ -85,6 +86,20 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
       data: `[${docs.join(',')}]`,
       returned: docs.length,
       ...(query.count && { count: Number(rows[0]?.total ?? 0) })
+    }
+  }
+
+  /** Every document of a model through `source` (the pool, or a snapshot's transaction), in keyset pages by _id. */
+  function exportFrom(source: SqlClient): Engine['exportAll'] {
+    return async function* (model, batchSize) {
+      const text = `SELECT _id, doc::text AS d FROM ${quoteIdent(tableName(model))} WHERE _id > $1 ORDER BY _id LIMIT ${Math.max(1, Math.floor(batchSize))}`
+      let last = ''
+      for (;;) {
+        const rows = await source.query(text, [last])
+        if (rows.length === 0) return
+        last = rows[rows.length - 1]._id as string
+        yield rows.map(r => r.d as string)
+      }
     }
   }
 
@@ -139,6 +154,13 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
       return Number(rows[0].n)
     },
 
+    planCount: async (model, filter) => {
+      const params = new SqlParams()
+      const text = `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)}`
+      const rows = await run(() => client.query(text, params.values, SIMPLE))
+      return Math.round((rows[0]['QUERY PLAN'] as Array<{ Plan: { 'Plan Rows': number } }>)[0].Plan['Plan Rows'])
+    },
+
     estimateCount: async model => {
       const text =
         'SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::bigint AS n FROM pg_class c ' +
@@ -178,16 +200,13 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
       await client.exec(`ANALYZE ${quoteIdent(tableName(model))}${ranks ? `, ${quoteIdent(ranks.name)}` : ''}`)
     },
 
-    exportAll: async function* (model, batchSize) {
-      const text = `SELECT _id, doc::text AS d FROM ${quoteIdent(tableName(model))} WHERE _id > $1 ORDER BY _id LIMIT ${Math.max(1, Math.floor(batchSize))}`
-      let last = ''
-      for (;;) {
-        const rows = await client.query(text, [last])
-        if (rows.length === 0) return
-        last = rows[rows.length - 1]._id as string
-        yield rows.map(r => r.d as string)
-      }
-    },
+    exportAll: exportFrom(client),
+
+    readSnapshot: work =>
+      raw.transaction(async tx => {
+        await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY')
+        return await work({ consistent: true, exportAll: exportFrom(tx) })
+      }),
 
     matchDocuments: sqlMatchDocuments(client, run),
 

@@ -2,7 +2,8 @@
 // checked on PostgreSQL in sql-on-postgres.test.ts.
 import t from 'tap'
 import type { FieldKind, Sort } from '../../../src/query/types.ts'
-import { compileSort, MAX_SORT_TERMS } from '../../../src/compiler/find/compile-sort.ts'
+import { compileSort } from '../../../src/compiler/find/compile-sort.ts'
+import { LIMITS } from '../../../src/validation/limits.ts'
 import { SqlParams } from '../../../src/compiler/sql-params.ts'
 
 const KINDS: Record<string, FieldKind> = { name: 'string', age: 'number', createdAt: 'date', tags: 'array' }
@@ -49,9 +50,9 @@ t.test('exact ORDER BY lists', async t => {
 })
 
 t.test('limits and bad input', async t => {
-  const many: Sort = Array.from({ length: MAX_SORT_TERMS + 1 }, (_, i) => [`f${i}`, 1])
-  t.throws(() => sortSql(many), { code: 'QUERY_TOO_COMPLEX' }, `more than ${MAX_SORT_TERMS} fields`)
-  t.doesNotThrow(() => sortSql(many.slice(1)), `${MAX_SORT_TERMS} fields`)
+  const many: Sort = Array.from({ length: LIMITS.sortTerms + 1 }, (_, i) => [`f${i}`, 1])
+  t.throws(() => sortSql(many), { code: 'QUERY_TOO_COMPLEX' }, `more than ${LIMITS.sortTerms} fields`)
+  t.doesNotThrow(() => sortSql(many.slice(1)), `${LIMITS.sortTerms} fields`)
   t.throws(() => sortSql([['a', 0 as 1]]), { code: 'INVALID_QUERY' }, 'direction 0')
   t.throws(() => sortSql([["a'b", 1]]), { code: 'INVALID_FIELD' }, 'bad field name')
 })

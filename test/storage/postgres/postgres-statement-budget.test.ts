@@ -51,7 +51,7 @@ t.test(
     t.equal(
       await late,
       'UNAVAILABLE',
-      'about 0.5 s of its 3 s were left: a 503 to retry, rather than 400 QUERY_TIMEOUT as if the query were at fault'
+      'about 0.5 s of its 3 s were left: a 503 to retry, rather than QUERY_TIMEOUT as if the query were at fault'
     )
   }
 )
