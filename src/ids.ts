@@ -2,7 +2,9 @@
 // (time-ordered, so sorting by _id is sorting by creation).
 import { ObjectId } from 'bson'
 
-const OBJECT_ID = /^[0-9a-f]{24}$/
+/** A document id as a JSON Schema pattern (model schemas, OpenAPI). */
+export const ID_PATTERN = '^[0-9a-f]{24}$'
+const OBJECT_ID = new RegExp(ID_PATTERN)
 
 export function newId(): string {
   return new ObjectId().toHexString()

@@ -3,9 +3,9 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FieldSpec, Model } from './model-definition.ts'
+import { ID_PATTERN } from '../ids.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
-const OBJECT_ID_PATTERN = '^[0-9a-f]{24}$'
 
 type JsonSchema = Record<string, unknown>
 
@@ -15,7 +15,7 @@ function specToSchema(spec: FieldSpec): JsonSchema {
     case 'date':
       return { type: 'string', format: 'date-time', ...rest }
     case 'id':
-      return { type: 'string', pattern: OBJECT_ID_PATTERN, ...rest }
+      return { type: 'string', pattern: ID_PATTERN, ...rest }
     case 'password':
       return { type: 'string', minLength: 1, maxLength: 72, ...rest }
     case 'mixed':

@@ -6,10 +6,11 @@ import type { SYSTEM_FIELDS } from '../models/model-definition.ts'
 import { documentSchema } from '../models/document-schema.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
 import { COUNT_MODES } from '../query/count-mode.ts'
+import { ID_PATTERN } from '../ids.ts'
 
 export type JsonSchema = Record<string, unknown>
 
-const OBJECT_ID = { type: 'string', pattern: '^[0-9a-f]{24}$' }
+const OBJECT_ID = { type: 'string', pattern: ID_PATTERN }
 const DATE_TIME = { type: 'string', format: 'date-time' }
 
 /** Component names: the document schema is the model's name; its bodies add a suffix (model names have no dots). */

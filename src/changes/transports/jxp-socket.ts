@@ -14,6 +14,7 @@ import type { ChangeHub } from '../change-hub.ts'
 import type { CallerSource } from '../subscription.ts'
 import { createOutbox } from './outbox.ts'
 import { socketSink, type SocketFrames } from './jxp-socket-sink.ts'
+import { isValidId } from '../../ids.ts'
 
 export interface JxpSocketOptions {
   hub: ChangeHub
@@ -45,7 +46,7 @@ type Handler = (data: Record<string, unknown>) => Promise<unknown>
 function targetOf(data: Record<string, unknown>): { key: string; id?: string } {
   if (typeof data.model !== 'string') throw new QuireError('BAD_REQUEST', 'data.model must be the name of a model')
   const { id } = data
-  if (id !== undefined && (typeof id !== 'string' || !/^[0-9a-f]{24}$/.test(id)))
+  if (id !== undefined && !isValidId(id))
     throw new QuireError('INVALID_ID', 'A document id is 24 hexadecimal characters')
   return { key: `${data.model}/${id ?? ''}`, id }
 }

@@ -9,8 +9,7 @@ import type { PopulateSpec } from '../engine.ts'
 import { hiddenFields } from '../../permissions/field-policy.ts'
 import { projectionOf, withId } from './mongo-pipeline.ts'
 import { collectionName } from './mongo-indexes.ts'
-
-const HEX_ID = /^[0-9a-f]{24}$/
+import { isValidId } from '../../ids.ts'
 
 /** The ids a document links to through `field` (one, an array of them, or none). */
 function linkedIds(doc: Document, spec: PopulateSpec): unknown[] {
@@ -29,7 +28,7 @@ function bothForms(ids: Iterable<unknown>): unknown[] {
   for (const id of ids) {
     all.push(id)
     if (id instanceof ObjectId) all.push(id.toHexString())
-    else if (typeof id === 'string' && HEX_ID.test(id)) all.push(ObjectId.createFromHexString(id))
+    else if (isValidId(id)) all.push(ObjectId.createFromHexString(id))
   }
   return all
 }
