@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { describeEntry, describePaths } from '../src/models/describe-model.ts'
-import { lettersHeld, requireVisible, visibleModels } from '../src/permissions/authorize-discovery.ts'
+import { lettersHeld, requireVisible, visibleModels } from '../src/permissions/authorize/authorize-discovery.ts'
 
 const Open = { additionalProperties: true }
 

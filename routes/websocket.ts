@@ -12,7 +12,7 @@ import { QuireError } from '../src/errors.ts'
 import { reauthenticate } from '../plugins/reauthenticate.ts'
 import { isAllowedOrigin } from '../src/changes/transports/socket-origin.ts'
 import { clientAddress } from '../src/runtime/client-address.ts'
-import { createMessageRate } from '../src/client-bounds/message-rate.ts'
+import { createMessageRate } from '../src/runtime/message-rate.ts'
 import { LIMITS } from '../src/validation/limits.ts'
 
 const MAX_SUBSCRIPTIONS = 50

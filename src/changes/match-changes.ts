@@ -10,7 +10,7 @@ import type { StoredChange } from '../storage/change-log.ts'
 import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
-import { mayLearnOfUnknown } from '../permissions/authorize-feed.ts'
+import { mayLearnOfUnknown } from '../permissions/authorize/authorize-feed.ts'
 import { matchedDocument } from './feed-event.ts'
 import type { Subscription } from './subscription.ts'
 

@@ -7,7 +7,7 @@ import type { Filter } from '../query/types.ts'
 import type { Model } from '../models/model-definition.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import type { Authorized } from '../permissions/authorized.ts'
-import { authorizeFeed } from '../permissions/authorize-feed.ts'
+import { authorizeFeed } from '../permissions/authorize/authorize-feed.ts'
 import { QuireError } from '../errors.ts'
 import type { FeedSink } from './transports/feed-sink.ts'
 

@@ -1,8 +1,8 @@
 // POST /aggregate/{model}: runs a client's pipeline with the caller's permissions
-// (src/permissions/authorize-pipeline.ts decides what every stage may read), JXP's
+// (src/permissions/authorize/authorize-pipeline.ts decides what every stage may read), JXP's
 // literal strings ("new Date(...)", "ObjectId(...)", "relative_date(...)") converted.
 import type { Model } from '../models/model-definition.ts'
-import { authorizePipeline } from '../permissions/authorize-pipeline.ts'
+import { authorizePipeline } from '../permissions/authorize/authorize-pipeline.ts'
 import { QuireError } from '../errors.ts'
 import { reviveJxpLiterals } from '../query/jxp-literals.ts'
 import { readFlags } from '../query/param-names.ts'

@@ -4,8 +4,8 @@
 // through the field policy: no object in it keeps a password field's name.
 import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
-import { authorizeCall, authorizeCallItem } from '../permissions/authorize-call.ts'
-import { requireVisible } from '../permissions/authorize-discovery.ts'
+import { authorizeCall, authorizeCallItem } from '../permissions/authorize/authorize-call.ts'
+import { requireVisible } from '../permissions/authorize/authorize-discovery.ts'
 import { hiddenNames, withoutHiddenFields } from '../permissions/field-policy.ts'
 import { QuireError } from '../errors.ts'
 import { checkId } from './read-documents.ts'

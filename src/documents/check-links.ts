@@ -1,9 +1,9 @@
 // Refuses a write whose link fields name documents its writer cannot read
-// (src/permissions/authorize-links.ts), with one answer for a document that is unreadable,
+// (src/permissions/authorize/authorize-links.ts), with one answer for a document that is unreadable,
 // deleted or missing, so that the refusal reveals nothing about it.
 import type { Doc } from '../storage/engine.ts'
 import type { Model } from '../models/model-definition.ts'
-import { authorizeLinks } from '../permissions/authorize-links.ts'
+import { authorizeLinks } from '../permissions/authorize/authorize-links.ts'
 import { QuireError } from '../errors.ts'
 import type { DocumentContext } from './document-context.ts'
 

@@ -4,7 +4,7 @@
 // not delete itself). The engine does all of it in one step; the reply never says
 // "deleted" for anything that was not.
 import type { Model } from '../models/model-definition.ts'
-import { authorizeDeletion, deletionTarget, type DeleteOptions } from '../permissions/authorize-delete.ts'
+import { authorizeDeletion, deletionTarget, type DeleteOptions } from '../permissions/authorize/authorize-delete.ts'
 import type { Authorized } from '../permissions/authorized.ts'
 import type { DeletePlan } from '../storage/engine.ts'
 import { checkId } from './read-documents.ts'

@@ -3,7 +3,7 @@
 // on parsed values. There is no door that skips the permissions.
 import type { Doc } from '../storage/engine.ts'
 import type { QueryParams } from '../query/parse-list-params.ts'
-import type { DeleteOptions } from '../permissions/authorize-delete.ts'
+import type { DeleteOptions } from '../permissions/authorize/authorize-delete.ts'
 import { countDocuments, listDocuments, readDocument } from './read-documents.ts'
 import { createDocument, updateDocument } from './write-documents.ts'
 import { deleteDocument } from './delete-document.ts'

@@ -5,7 +5,7 @@
 // links name only documents the writer can read (check-links.ts).
 import type { Model } from '../models/model-definition.ts'
 import { requireAccess } from '../permissions/access.ts'
-import { authorizeUpdate, authorizeVisible, writeReply } from '../permissions/authorize-write.ts'
+import { authorizeUpdate, authorizeVisible, writeReply } from '../permissions/authorize/authorize-write.ts'
 import { hashPasswordFields, shapeCreate, shapeUpdate } from './prepare-document.ts'
 import { checkId } from './read-documents.ts'
 import { checkLinks } from './check-links.ts'

@@ -1,6 +1,6 @@
 // The page of a list read: the page size (the default when none is asked, capped at the
 // maximum) and where the page starts.
-import type { Page } from '../permissions/authorize-read.ts'
+import type { Page } from '../permissions/authorize/authorize-read.ts'
 import type { ListParams } from './parse-list-params.ts'
 
 export interface PageSettings {

@@ -26,7 +26,7 @@ export interface PopulateSpec {
   filter: Authorized<Filter>
 }
 
-/** A checked find: the permissions module built it (src/permissions/authorize-read.ts). */
+/** A checked find: the permissions module built it (src/permissions/authorize/authorize-read.ts). */
 export interface FindQuery {
   /** The complete filter, soft-delete and owner conditions included. */
   filter: Authorized<Filter>
@@ -109,7 +109,7 @@ export interface DeleteReferrer {
   blocked: Filter
 }
 
-/** A checked delete of one document (DELETE /api/{model}/{id}), built by src/permissions/authorize-delete.ts. */
+/** A checked delete of one document (DELETE /api/{model}/{id}), built by src/permissions/authorize/authorize-delete.ts. */
 export interface DeletePlan {
   /** The document to delete, narrowed to what the caller may delete (deleted ones too when permanent). */
   target: Filter

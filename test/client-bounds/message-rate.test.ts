@@ -4,7 +4,7 @@
 // every other client's reads shed with 503 for as long as it lasted.
 import t from 'tap'
 import WebSocket from 'ws'
-import { createMessageRate } from '../../src/client-bounds/message-rate.ts'
+import { createMessageRate } from '../../src/runtime/message-rate.ts'
 import { LIMITS } from '../../src/validation/limits.ts'
 import { ENGINES, createTestApp } from '../helpers/test-app.ts'
 import { FEED_SETTINGS, listen } from '../helpers/feed-app.ts'

@@ -7,7 +7,7 @@ import type { Model } from '../../src/models/model-definition.ts'
 import { ModelRegistry } from '../../src/models/model-registry.ts'
 import type { Filter } from '../../src/query/types.ts'
 import { authorized } from '../../src/permissions/authorized.ts'
-import { authorizePipeline } from '../../src/permissions/authorize-pipeline.ts'
+import { authorizePipeline } from '../../src/permissions/authorize/authorize-pipeline.ts'
 
 export type PlainQuery = Omit<FindQuery, 'filter'> & { filter: Filter }
 type PlainBulkOperation = BulkOperation extends infer O

@@ -3,15 +3,15 @@
 // u and d, and the owner-only scope of either narrows it), the filter that
 // tells "exists but you may not change it" (403) from "not there for you" (404), and
 // how much of the written document the reply may show.
-import type { Caller } from '../auth/caller.ts'
-import type { Doc } from '../storage/engine.ts'
-import type { Model } from '../models/model-definition.ts'
-import type { Filter } from '../query/types.ts'
-import { checkFilter } from '../validation/check-filter.ts'
-import { accessTo, requireAccess, type Letter } from './access.ts'
-import { authorized, type Authorized } from './authorized.ts'
-import { hiddenFields } from './field-policy.ts'
-import { allOf, ownerCondition, writeScope } from './row-scope.ts'
+import type { Caller } from '../../auth/caller.ts'
+import type { Doc } from '../../storage/engine.ts'
+import type { Model } from '../../models/model-definition.ts'
+import type { Filter } from '../../query/types.ts'
+import { checkFilter } from '../../validation/check-filter.ts'
+import { accessTo, requireAccess, type Letter } from '../access.ts'
+import { authorized, type Authorized } from '../authorized.ts'
+import { hiddenFields } from '../field-policy.ts'
+import { allOf, ownerCondition, writeScope } from '../row-scope.ts'
 
 /**
  * What a PUT changes besides fields: it may delete (needs d too) or restore (reaches deleted

@@ -3,14 +3,14 @@
 // removed for good) and, for every link into this model, the documents linking to it
 // (live ones, unless a permanent cascade removes them all) and, of those, the ones the
 // caller may not delete: a cascade never reaches documents the caller could not delete itself.
-import type { Caller } from '../auth/caller.ts'
-import type { DeletePlan, DeleteReferrer } from '../storage/engine.ts'
-import type { Model } from '../models/model-definition.ts'
-import type { ModelRegistry } from '../models/model-registry.ts'
-import type { Filter } from '../query/types.ts'
-import { accessTo } from './access.ts'
-import { authorized, type Authorized } from './authorized.ts'
-import { allOf, writeScope } from './row-scope.ts'
+import type { Caller } from '../../auth/caller.ts'
+import type { DeletePlan, DeleteReferrer } from '../../storage/engine.ts'
+import type { Model } from '../../models/model-definition.ts'
+import type { ModelRegistry } from '../../models/model-registry.ts'
+import type { Filter } from '../../query/types.ts'
+import { accessTo } from '../access.ts'
+import { authorized, type Authorized } from '../authorized.ts'
+import { allOf, writeScope } from '../row-scope.ts'
 
 export interface DeleteOptions {
   /** Remove for good (JXP's _permaDelete=1) instead of marking deleted. */

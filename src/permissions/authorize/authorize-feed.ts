@@ -2,12 +2,12 @@
 // subscriber's current caller: the rows it may read (its own for owner-only readers,
 // soft-deleted ones only with showDeleted) narrowed by its checked filter, exactly as a
 // list read; and whether a change whose document is unknown may reach it at all.
-import type { Caller } from '../auth/caller.ts'
-import type { Model } from '../models/model-definition.ts'
-import type { ModelRegistry } from '../models/model-registry.ts'
-import type { Filter } from '../query/types.ts'
-import { accessTo } from './access.ts'
-import type { Authorized } from './authorized.ts'
+import type { Caller } from '../../auth/caller.ts'
+import type { Model } from '../../models/model-definition.ts'
+import type { ModelRegistry } from '../../models/model-registry.ts'
+import type { Filter } from '../../query/types.ts'
+import { accessTo } from '../access.ts'
+import type { Authorized } from '../authorized.ts'
 import { scopedFilter } from './authorize-read.ts'
 
 /** The filter a change's document must match to reach the subscriber; 401/403/400 like a list read. */

@@ -2,17 +2,17 @@
 // Authorized queries engines accept: the client's filter, sort and projection
 // checked (no hidden field named), narrowed to the rows the caller may read, and
 // every populated link narrowed to what the caller may read of the linked model.
-import type { Caller } from '../auth/caller.ts'
-import type { FindQuery, PopulateSpec } from '../storage/engine.ts'
-import { QuireError } from '../errors.ts'
-import type { Model } from '../models/model-definition.ts'
-import type { ModelRegistry } from '../models/model-registry.ts'
-import type { Filter, Sort } from '../query/types.ts'
-import { checkFilter } from '../validation/check-filter.ts'
-import { checkFields, checkSearch, checkSort } from '../validation/check-read-params.ts'
-import { authorized, type Authorized } from './authorized.ts'
-import { hiddenFields } from './field-policy.ts'
-import { allOf, linkScope, readScope } from './row-scope.ts'
+import type { Caller } from '../../auth/caller.ts'
+import type { FindQuery, PopulateSpec } from '../../storage/engine.ts'
+import { QuireError } from '../../errors.ts'
+import type { Model } from '../../models/model-definition.ts'
+import type { ModelRegistry } from '../../models/model-registry.ts'
+import type { Filter, Sort } from '../../query/types.ts'
+import { checkFilter } from '../../validation/check-filter.ts'
+import { checkFields, checkSearch, checkSort } from '../../validation/check-read-params.ts'
+import { authorized, type Authorized } from '../authorized.ts'
+import { hiddenFields } from '../field-policy.ts'
+import { allOf, linkScope, readScope } from '../row-scope.ts'
 
 export interface ReadContext {
   caller: Caller

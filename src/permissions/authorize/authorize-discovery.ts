@@ -1,11 +1,11 @@
 // Authorizes model discovery (GET /model, GET /model/{name}): a caller sees the
 // models it holds any letter on (anonymous callers: those open to `all`), and
 // nothing of the others.
-import type { Caller } from '../auth/caller.ts'
-import type { Model } from '../models/model-definition.ts'
-import type { ModelRegistry } from '../models/model-registry.ts'
-import { QuireError } from '../errors.ts'
-import { accessTo, type Letter } from './access.ts'
+import type { Caller } from '../../auth/caller.ts'
+import type { Model } from '../../models/model-definition.ts'
+import type { ModelRegistry } from '../../models/model-registry.ts'
+import { QuireError } from '../../errors.ts'
+import { accessTo, type Letter } from '../access.ts'
 
 const LETTERS: Letter[] = ['c', 'r', 'u', 'd']
 

@@ -2,13 +2,13 @@
 // writer's read right is owner-only). A link to any other document let a writer pin a document
 // they cannot see (ids are sequential, so easy to guess): its owner could then not delete it.
 // Admins read everything, so their links are not checked (nor are links to missing documents).
-import type { Caller } from '../auth/caller.ts'
-import type { Doc } from '../storage/engine.ts'
-import type { Model } from '../models/model-definition.ts'
-import type { ModelRegistry } from '../models/model-registry.ts'
-import type { Filter } from '../query/types.ts'
-import { authorized, type Authorized } from './authorized.ts'
-import { allOf, linkScope } from './row-scope.ts'
+import type { Caller } from '../../auth/caller.ts'
+import type { Doc } from '../../storage/engine.ts'
+import type { Model } from '../../models/model-definition.ts'
+import type { ModelRegistry } from '../../models/model-registry.ts'
+import type { Filter } from '../../query/types.ts'
+import { authorized, type Authorized } from '../authorized.ts'
+import { allOf, linkScope } from '../row-scope.ts'
 
 export interface LinkCheck {
   field: string
