@@ -224,7 +224,7 @@ for (const engine of ENGINES) {
       t.equal(exchanged.status, 200)
       t.same(
         Object.keys(exchanged.body).sort(),
-        ['refresh_token', 'refresh_token_expires', 'status', 'token', 'token_expires', 'user_id'],
+        ['provider', 'refresh_token', 'refresh_token_expires', 'status', 'token', 'token_expires', 'user_id'],
         'no apikey'
       )
       t.notOk(JSON.stringify(exchanged.body).includes(session.apikey))
