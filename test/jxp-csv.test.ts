@@ -59,7 +59,8 @@ for (const engine of ENGINES) {
         '_owner_id',
         'createdAt',
         'updatedAt',
-        '__v'
+        '__v',
+        '_updated_by_id'
       ])
       const cells = rows.map(row => Object.fromEntries(header.map((name, i) => [name, row[i]])))
       t.same(
