@@ -144,6 +144,7 @@ for (const engine of wideEngines()) {
       const body = json(res)
       t.same(Object.keys(body).sort(), [
         'apikey',
+        'provider',
         'refresh_token',
         'refresh_token_expires',
         'status',
