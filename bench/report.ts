@@ -144,6 +144,19 @@ export function describeGoal(rows: ResultRow[]): string | undefined {
   return `goal: get-by-id on postgres at ${row.ratio.toFixed(2)} of the baseline (target >= ${GOAL_RATIO}): ${verdict}`
 }
 
+/** The response cache's goal: a cached list (CACHE_ENABLED) at least this share of the bare lookup. */
+export const CACHED_LIST_GOAL = 0.9
+
+/** One line per engine: the cached list against the bare lookup, in the same run. */
+export function describeCachedList(rows: ResultRow[]): string[] {
+  return rows
+    .filter(r => r.scenario === 'list-cached' && r.ratio !== undefined)
+    .map(
+      row =>
+        `cache: list-cached on ${row.engine} at ${row.ratio!.toFixed(2)} of the baseline (target >= ${CACHED_LIST_GOAL}): ${verdictOf(row.ratio!, CACHED_LIST_GOAL, [row])}`
+    )
+}
+
 /** The issue's goal for the embedded default: its get-by-id and list rows at least DEFAULT_GOAL of the same scenarios on PostgreSQL. */
 export const DEFAULT_GOAL = 0.9
 /** The scenarios judged by DEFAULT_GOAL: get-by-id and every list. */

@@ -26,6 +26,7 @@ import {
   addRatios,
   describeAuthCost,
   describeDefaultAgainstPostgres,
+  describeCachedList,
   describeFeedCost,
   describeGoal,
   describeScaling,
@@ -182,26 +183,34 @@ async function benchAll(options: BenchOptions): Promise<ResultRow[]> {
   if (!quire.length) return rows
   const own = scenarios.filter(s => s.target === 'quire' || s === pairedInserts)
   const aside = baselinePlan && targetOf(baselinePlan, options)
-  for (const group of groupByWorkers(own)) rows.push(...(await benchGroup(databases, group, testIds, options, aside)))
+  for (const group of groupByServer(own)) rows.push(...(await benchGroup(databases, group, testIds, options, aside)))
   return rows
 }
 
+/** The environment a scenario's server runs with: WORKERS when it has several, and its own settings. */
+function serverEnvOf(scenario: Scenario): Record<string, string> {
+  const workers = scenario.workers ?? 1
+  return { ...(workers > 1 && { WORKERS: String(workers) }), ...scenario.settings }
+}
+
 /**
- * Runs of consecutive scenarios with the same worker count, in the scenarios' order: those with
- * several workers run where they are listed, before the writes grow the collection and the
- * change log that a newly started server would first catch up with.
+ * Runs of consecutive scenarios whose servers run alike (worker count and settings), in the
+ * scenarios' order: those with several workers or other settings run where they are listed,
+ * before the writes grow the collection and the change log that a newly started server would
+ * first catch up with.
  */
-function groupByWorkers(scenarios: Scenario[]): Scenario[][] {
+function groupByServer(scenarios: Scenario[]): Scenario[][] {
   const groups: Scenario[][] = []
+  const key = (s: Scenario): string => JSON.stringify(serverEnvOf(s))
   for (const scenario of scenarios) {
     const last = groups.at(-1)
-    if (last && (last[0].workers ?? 1) === (scenario.workers ?? 1)) last.push(scenario)
+    if (last && key(last[0]) === key(scenario)) last.push(scenario)
     else groups.push([scenario])
   }
   return groups
 }
 
-/** One server per engine (WORKERS as the group says), side by side, for a group of scenarios, each run on every engine in turns. */
+/** One server per engine (WORKERS and settings as the group says), side by side, for a group of scenarios, each run on every engine in turns. */
 async function benchGroup(
   databases: Map<string, Database>,
   scenarios: Scenario[],
@@ -209,7 +218,6 @@ async function benchGroup(
   options: BenchOptions,
   baseline?: BenchTarget
 ): Promise<ResultRow[]> {
-  const workers = scenarios[0].workers ?? 1
   const targets = [...databases].map(([engine, database]) =>
     targetOf(
       {
@@ -217,7 +225,7 @@ async function benchGroup(
         script: './serve.ts',
         database,
         scenarios,
-        env: workers > 1 ? { WORKERS: String(workers) } : {},
+        env: serverEnvOf(scenarios[0]),
         settle: database.store.url.startsWith('mongodb:') ? undefined : () => waitForChangeLog(database.store.url)
       },
       options
@@ -252,6 +260,7 @@ async function main(): Promise<void> {
   if (goal) log(goal)
   for (const line of [
     ...describeDefaultAgainstPostgres(rows),
+    ...describeCachedList(rows),
     ...describeAuthCost(rows),
     ...describeFeedCost(rows),
     ...describeScaling(rows)

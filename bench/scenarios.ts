@@ -28,6 +28,8 @@ export interface Scenario {
   workers?: number
   /** The baseline scenario its ratio is taken against (`baseline`, a read, unless said). */
   yardstick?: string
+  /** Settings its server runs with (the server's environment), beside the bench's own. */
+  settings?: Record<string, string>
   /** What it needs that an engine may lack: skipped there, with the reason (BenchTarget.lacks). */
   needs?: Lack
   /** Seconds of unmeasured load at least, whatever BENCH_WARMUP says. */
@@ -100,6 +102,13 @@ export const SCENARIOS: Scenario[] = [
     build: ctx => getEach(ctx.testIds.map(id => `/api/test/${id}`))
   },
   { name: 'list', target: 'quire', build: () => getEach(['/api/test?limit=10']) },
+  // The same list from the response cache (CACHE_ENABLED): every answer after the first is a hit.
+  {
+    name: 'list-cached',
+    target: 'quire',
+    settings: { CACHE_ENABLED: 'true' },
+    build: () => getEach(['/api/test?limit=10'])
+  },
   // An array field without an index of its own; 1 in SHMACK_NUMBERS documents holds "3".
   { name: 'list-shmack', target: 'quire', build: () => getEach(['/api/test?filter[shmack]=3&limit=10']) },
   {

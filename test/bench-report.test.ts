@@ -8,6 +8,7 @@ import {
   addPrevious,
   addRatios,
   describeAuthCost,
+  describeCachedList,
   describeDefaultAgainstPostgres,
   describeScaling,
   formatTable,
@@ -164,4 +165,17 @@ t.test('the embedded default against PostgreSQL: get-by-id and the lists, in the
     'search is not judged; a scenario PostgreSQL did not run is left out'
   )
   t.same(describeDefaultAgainstPostgres(rows.filter(r => r.engine === 'postgres')), [], 'nothing without the default')
+})
+
+t.test('the cached list against the bare lookup, per engine', async t => {
+  const rows = [
+    row('baseline', 'baseline', 4000),
+    row('list-cached', 'postgres', 3800),
+    row('list-cached', 'default', 2000)
+  ]
+  addRatios(rows, yardstickOf)
+  t.match(describeCachedList(rows), [
+    /list-cached on postgres at 0\.95 .*target >= 0\.9.*: met/,
+    /list-cached on default at 0\.50 .*: NOT met/
+  ])
 })
