@@ -4,6 +4,7 @@
 // every other client's reads shed with 503 for as long as it lasted.
 import t from 'tap'
 import WebSocket from 'ws'
+import { connect } from 'node:net'
 import { createMessageRate } from '../../src/runtime/message-rate.ts'
 import { LIMITS } from '../../src/validation/limits.ts'
 import { ENGINES, createTestApp } from '../helpers/test-app.ts'
@@ -28,6 +29,38 @@ t.test('the bucket', async t => {
   again()
 })
 
+/**
+ * A flooder that never reads: upgrades, then writes `ping` frames (masked, as a client must) and
+ * never answers the close frame. Resolves true when the server closes the TCP connection within
+ * `waitMs` (ws alone waits 30 s for the answer, reading the flood all the while).
+ */
+async function floodWithoutReading(url: string, address: string, waitMs: number): Promise<boolean> {
+  const { hostname, port } = new URL(url)
+  const socket = connect(Number(port), hostname)
+  socket.on('error', () => {})
+  await new Promise(resolve => socket.once('connect', resolve))
+  socket.write(
+    `GET /websocket HTTP/1.1\r\nhost: x\r\nx-forwarded-for: ${address}\r\nupgrade: websocket\r\nconnection: Upgrade\r\n` +
+      'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n'
+  )
+  await new Promise(resolve => socket.once('data', resolve))
+  socket.pause()
+  const ping = Buffer.from('{"action":"ping"}')
+  const frame = Buffer.concat([Buffer.from([0x81, 0x80 | ping.length, 0, 0, 0, 0]), ping])
+  const flood = Buffer.concat(Array.from({ length: 100 }, () => frame))
+  let open = true
+  const closed = new Promise<boolean>(resolve => {
+    socket.once('close', () => resolve(true))
+    setTimeout(() => resolve(false), waitMs)
+  }).finally(() => (open = false))
+  while (open && !socket.destroyed) {
+    if (!socket.write(flood)) await Promise.race([new Promise(resolve => socket.once('drain', resolve)), closed])
+    await new Promise(resolve => setImmediate(resolve))
+  }
+  socket.destroy()
+  return await closed
+}
+
 for (const engine of ENGINES) {
   t.test(`a flooding client's socket is closed, others carry on, on ${engine}`, async t => {
     const { app } = await createTestApp(t, engine, { ...FEED_SETTINGS, trustProxy: true })
@@ -51,5 +84,9 @@ for (const engine of ENGINES) {
       calm.send(JSON.stringify({ action: 'ping', msg_id: 'p' }))
     })
     t.match(pong, { result: 'pong!' }, 'another client is answered')
+    t.ok(
+      await floodWithoutReading(url, '198.51.100.3', 15_000),
+      'a flooder that never answers the close frame is cut off, not read on for 30 s'
+    )
   })
 }
