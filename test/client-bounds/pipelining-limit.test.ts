@@ -4,6 +4,8 @@
 // having cost the server at most that many answers; a client that pipelines a few is served.
 import t from 'tap'
 import { connect } from 'node:net'
+import { createServer } from 'node:http'
+import { boundRequestsInFlight } from '../../plugins/pipelining-limit.ts'
 import { LIMITS } from '../../src/validation/limits.ts'
 import { ENGINES, createTestApp } from '../helpers/test-app.ts'
 import { listen } from '../helpers/feed-app.ts'
@@ -33,6 +35,24 @@ async function pipeline(
   socket.destroy()
   return { answers: (text.match(/HTTP\/1\.1 200/g) ?? []).length, closedByServer }
 }
+
+t.test('requests beyond the bound never reach the application', async t => {
+  // Node parses a whole chunk of pipelined requests at once; before the bound stood in front of
+  // Fastify, every one of them became a Fastify request (and ran its hooks) before being dropped.
+  let seen = 0
+  const server = createServer(() => {
+    seen++ // never answered: every request stays in flight
+  })
+  let closed = 0
+  boundRequestsInFlight(server, 32, () => closed++)
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => server.close())
+  const { port } = server.address() as { port: number }
+  const flood = await pipeline(`http://127.0.0.1:${port}`, 'GET / HTTP/1.1\r\nhost: x\r\n\r\n', 2000, false)
+  t.ok(flood.closedByServer, 'the connection is closed')
+  t.equal(seen, 32, 'the application saw the bound of requests, not the 2000 sent')
+  t.equal(closed, 1, 'and was told once')
+})
 
 for (const engine of ENGINES) {
   t.test(`pipelined requests per connection on ${engine}`, async t => {
