@@ -27,11 +27,17 @@ export interface HttpClient {
   close: () => void
 }
 
-export function createHttpClient(baseUrl: string, connections: number, defaultTimeoutMs = 10_000): HttpClient {
+/** `localAddress`: the loopback address to connect from (Linux accepts any 127.x.y.z), to be another client. */
+export function createHttpClient(
+  baseUrl: string,
+  connections: number,
+  defaultTimeoutMs = 10_000,
+  localAddress?: string
+): HttpClient {
   const { hostname, port } = new URL(baseUrl)
   if (hostname !== '127.0.0.1' && hostname !== 'localhost')
     throw new Error(`the suite talks to loopback only, not ${hostname}`)
-  const agent = new Agent({ keepAlive: true, maxSockets: connections })
+  const agent = new Agent({ keepAlive: true, maxSockets: connections, localAddress })
   // A server that answers early (413) and closes while the body is still being written resets the
   // socket after the request is done with it: that error belongs to no request, and must not crash the suite.
   const guarded = new WeakSet<object>()

@@ -3,11 +3,21 @@
 // the full run that the issue's targets are judged on.
 import { intFrom } from '../src/config.ts'
 
-export const SCENARIO_NAMES = ['restart', 'kill', 'fuzz', 'expensive', 'soak', 'secrets'] as const
+export const SCENARIO_NAMES = ['restart', 'kill', 'fuzz', 'expensive', 'soak', 'one-against-all', 'secrets'] as const
 export type ScenarioName = (typeof SCENARIO_NAMES)[number]
 /** `postgres`: the throwaway cluster over TCP (an external server); `default`: the embedded default (DATA_DIR, DATABASE_URL unset). */
 export const ENGINE_NAMES = ['postgres', 'default'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
+/** The attacks of the one-against-all scenario (reliability/attacks/), in the order they run. */
+export const ATTACK_NAMES = [
+  'websocket-flood',
+  'pipelining',
+  'unfinished-bodies',
+  'stream-exhaustion',
+  'pinned-reads',
+  'bcrypt-work'
+] as const
+export type AttackName = (typeof ATTACK_NAMES)[number]
 
 export interface ReliabilityOptions {
   quick: boolean
@@ -30,6 +40,10 @@ export interface ReliabilityOptions {
   /** Seeded documents: `link` (the largest collection) and `test` (about 1 KB each). */
   linkDocs: number
   testDocs: number
+  /** one-against-all: the attacks to run, how long each lasts, and how long memory has to come back after it. */
+  attacks: AttackName[]
+  attackSeconds: number
+  recoverySeconds: number
   /** The whole run stops (cleaning up) after this many minutes. */
   maxMinutes: number
   /** A directory that receives every server's output (trace-level logs), one file per server. */
@@ -70,7 +84,10 @@ export function readOptions(env: NodeJS.ProcessEnv = process.env): ReliabilityOp
     statementTimeoutMs: Math.max(100, intFrom(env, 'RELIABILITY_STATEMENT_TIMEOUT_MS', 2000)),
     linkDocs: Math.max(100, intFrom(env, 'RELIABILITY_LINK_DOCS', pick(20_000, 3_000))),
     testDocs: Math.max(100, intFrom(env, 'RELIABILITY_TEST_DOCS', pick(2_000, 500))),
-    maxMinutes: Math.max(1, intFrom(env, 'RELIABILITY_MAX_MINUTES', 60)),
+    attacks: list('RELIABILITY_ATTACKS', env.RELIABILITY_ATTACKS, ATTACK_NAMES, ATTACK_NAMES),
+    attackSeconds: Math.max(1, intFrom(env, 'RELIABILITY_ATTACK_SECONDS', pick(30, 10))),
+    recoverySeconds: Math.max(1, intFrom(env, 'RELIABILITY_RECOVERY_SECONDS', pick(60, 20))),
+    maxMinutes: Math.max(1, intFrom(env, 'RELIABILITY_MAX_MINUTES', 90)),
     serverLogDir: env.RELIABILITY_SERVER_LOGS || undefined
   }
 }

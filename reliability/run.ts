@@ -14,9 +14,11 @@ import { runKill } from './scenarios/kill.ts'
 import { runFuzz } from './scenarios/fuzz.ts'
 import { runExpensive } from './scenarios/expensive.ts'
 import { runSoak } from './scenarios/soak.ts'
+import { runOneAgainstAll } from './scenarios/one-against-all.ts'
 import { judgeSecrets } from './scenarios/secrets.ts'
 
-type Runner = (suite: Suite, engine: EngineName) => Promise<ScenarioResult>
+/** A scenario's result on one engine: one, or one per part (one-against-all: one per attack). */
+type Runner = (suite: Suite, engine: EngineName) => Promise<ScenarioResult | ScenarioResult[]>
 
 /** Each scenario and the engines it runs on (every engine; soak: RELIABILITY_SOAK_ENGINES, both by default); secrets judges the whole run, so it comes last. */
 const PLAN: Array<{ name: ScenarioName; engines: (o: ReliabilityOptions) => EngineName[]; run: Runner }> = [
@@ -24,7 +26,8 @@ const PLAN: Array<{ name: ScenarioName; engines: (o: ReliabilityOptions) => Engi
   { name: 'kill', engines: o => o.engines, run: runKill },
   { name: 'fuzz', engines: o => o.engines, run: runFuzz },
   { name: 'expensive', engines: o => o.engines, run: runExpensive },
-  { name: 'soak', engines: o => o.soakEngines.filter(e => o.engines.includes(e)), run: runSoak }
+  { name: 'soak', engines: o => o.soakEngines.filter(e => o.engines.includes(e)), run: runSoak },
+  { name: 'one-against-all', engines: o => o.engines, run: runOneAgainstAll }
 ]
 
 async function runPlan(suite: Suite): Promise<ScenarioResult[]> {
@@ -34,14 +37,14 @@ async function runPlan(suite: Suite): Promise<ScenarioResult[]> {
     for (const engine of step.engines(suite.options)) {
       log(`${step.name} on ${engine}: starting`)
       const started = Date.now()
-      let result: ScenarioResult
+      let stepResults: ScenarioResult[]
       try {
-        result = await step.run(suite, engine)
+        stepResults = [await step.run(suite, engine)].flat()
       } catch (err) {
-        result = brokenResult(step.name, engine, started, err)
+        stepResults = [brokenResult(step.name, engine, started, err)]
       }
-      results.push(result)
-      log(formatResult(result))
+      results.push(...stepResults)
+      for (const result of stepResults) log(formatResult(result))
     }
   }
   if (suite.options.scenarios.includes('secrets')) results.push(judgeSecrets(suite))

@@ -62,8 +62,8 @@ export interface Suite {
   /** Stops and starts the database server of a store: the cluster's, or the default's embedded server. */
   databaseControl: (store: Store) => Promise<DatabaseControl>
   startQuire: (name: string, store: Store, env?: Record<string, string>) => Promise<QuireServer>
-  /** Another client of a server, with its own connection limit; the scanner reads its replies too. */
-  clientFor: (server: QuireServer, connections: number) => HttpClient
+  /** Another client of a server, with its own connection limit (and loopback address); the scanner reads its replies too. */
+  clientFor: (server: QuireServer, connections: number, localAddress?: string) => HttpClient
   /** POST /login; the credentials are handed to the scanner. */
   login: (server: QuireServer, account: Account) => Promise<Session>
   /** Error-level log lines of every server (message and cause -> count), to tell 5xx causes apart. */
@@ -207,8 +207,8 @@ export async function createSuite(options: ReliabilityOptions): Promise<Suite> {
     }
   }
 
-  function scannedClient(url: string, connections: number): HttpClient {
-    const http = createHttpClient(url, connections)
+  function scannedClient(url: string, connections: number, localAddress?: string): HttpClient {
+    const http = createHttpClient(url, connections, undefined, localAddress)
     onCleanup(() => http.close())
     return {
       send: async (req, timeoutMs) => {
@@ -233,7 +233,7 @@ export async function createSuite(options: ReliabilityOptions): Promise<Suite> {
       store.dataDir === undefined ? await getCluster() : embeddedControl(store.dataDir, log),
     emptyStore,
     startQuire,
-    clientFor: (server, connections) => scannedClient(server.url, connections),
+    clientFor: (server, connections, localAddress) => scannedClient(server.url, connections, localAddress),
     seededStore: engine => {
       let store = stores.get(engine)
       if (!store) {
