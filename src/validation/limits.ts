@@ -45,6 +45,8 @@ export const LIMITS = {
   bodyBytesPerClient: 32 * 1024 * 1024,
   /** Requests one connection may have in flight (pipelined, unanswered); more close it (plugins/pipelining-limit.ts). */
   requestsInFlightPerConnection: 32,
+  /** ... and its client's new connections are then closed as they arrive for this long (not behind TRUST_PROXY). */
+  pipeliningShutOutMs: 10_000,
   /** WebSocket messages one client (address, IPv6 by /64) may send a second, over all its connections; beyond that its socket is closed (1008). */
   socketMessagesPerSecond: 20,
   /** ... and at once, after a quiet spell (a page subscribing to its models as it opens). */

@@ -10,15 +10,16 @@ import { LIMITS } from '../../src/validation/limits.ts'
 import { ENGINES, createTestApp } from '../helpers/test-app.ts'
 import { listen } from '../helpers/feed-app.ts'
 
-/** Writes `count` pipelined copies of `request` at once; resolves with what came back and whether the server closed the connection, reading only when `read`. */
+/** Writes `count` pipelined copies of `request` at once (from `localAddress`); resolves with what came back and whether the server closed the connection, reading only when `read`. */
 async function pipeline(
   base: string,
   request: string,
   count: number,
-  read: boolean
+  read: boolean,
+  localAddress?: string
 ): Promise<{ answers: number; closedByServer: boolean }> {
   const { hostname, port } = new URL(base)
-  const socket = connect(Number(port), hostname)
+  const socket = connect({ port: Number(port), host: hostname, localAddress })
   socket.on('error', () => {})
   await new Promise(resolve => socket.once('connect', resolve))
   let text = ''
@@ -44,7 +45,7 @@ t.test('requests beyond the bound never reach the application', async t => {
     seen++ // never answered: every request stays in flight
   })
   let closed = 0
-  boundRequestsInFlight(server, 32, () => closed++)
+  boundRequestsInFlight(server, { limit: 32, shutOutMs: 0, onClosed: () => closed++ })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => server.close())
   const { port } = server.address() as { port: number }
@@ -53,6 +54,25 @@ t.test('requests beyond the bound never reach the application', async t => {
   t.equal(seen, 32, 'the application saw the bound of requests, not the 2000 sent')
   t.equal(closed, 1, 'and was told once')
 })
+
+t.test(
+  'a client whose connection broke the bound has its next connections closed for a while; others are served',
+  async t => {
+    const server = createServer((_request, response) => response.end('ok'))
+    boundRequestsInFlight(server, { limit: 4, shutOutMs: 600_000, onClosed: () => {} })
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => server.close())
+    const { port } = server.address() as { port: number }
+    const base = `http://127.0.0.1:${port}`
+    const get = 'GET / HTTP/1.1\r\nhost: x\r\n\r\n'
+    t.equal((await pipeline(base, get, 2, true)).answers, 2, 'before: served')
+    t.ok((await pipeline(base, get, 2000, true)).closedByServer, 'a flood of pipelined requests is closed')
+    const again = await pipeline(base, get, 1, true, '127.0.0.1')
+    t.same(again, { answers: 0, closedByServer: true }, 'the same client is closed at once, unanswered')
+    const other = await pipeline(base, get, 1, true, '127.0.0.2')
+    t.equal(other.answers, 1, 'another address is served')
+  }
+)
 
 for (const engine of ENGINES) {
   t.test(`pipelined requests per connection on ${engine}`, async t => {
