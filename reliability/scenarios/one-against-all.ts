@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { log } from '../../bench/report.ts'
 import type { AttackCounts, AttackSpec } from '../attacks/raw-socket.ts'
 import type { AttackName, EngineName } from '../options.ts'
-import { check, resultOf, type ScenarioResult } from '../report.ts'
+import { check, formatResult, resultOf, type ScenarioResult } from '../report.ts'
 import { serverRssMb } from '../server-memory.ts'
 import type { QuireServer, Suite } from '../stack.ts'
 import { elapsed, percentile, startSteadyLoad, type Sample, type SteadyLoad } from '../steady-load.ts'
@@ -202,7 +202,7 @@ export async function runOneAgainstAll(suite: Suite, engine: EngineName): Promis
   const results: ScenarioResult[] = []
   for (const name of suite.options.attacks) {
     const result = await runAttack(suite, engine, server, name, spec)
-    log(`one-against-all ${engine} ${name}: ${result.pass ? 'PASS' : 'FAIL'}`)
+    log(formatResult(result))
     results.push(result)
   }
   await server.stop()
