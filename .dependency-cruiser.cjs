@@ -5,7 +5,7 @@ module.exports = {
   forbidden: [
     {
       name: 'compiler-does-no-io',
-      comment: 'src/compiler is pure: no I/O module, no driver, no storage, runtime or embedded server (types of the storage contract allowed)',
+      comment: 'src/compiler is pure: no I/O module, no driver, no storage, runtime or embedded server (types of ' + 'the storage contract allowed)',
       severity: 'error',
       from: { path: '^src/compiler/' },
       to: {
@@ -35,7 +35,7 @@ module.exports = {
     },
     {
       name: 'src-knows-no-fastify',
-      comment: 'src/ is the service without its HTTP shell: no value import of Fastify, its plugins, plugins/ or routes/',
+      comment: 'src/ is the service without its HTTP shell: no value import of Fastify, its plugins, plugins/ or ' + 'routes/',
       severity: 'error',
       // serve-command is the one door from the command line into the HTTP app.
       from: { path: '^src/', pathNot: '^src/commands/serve-command\\.ts$' },

@@ -24,7 +24,10 @@ export interface DatabaseCpuMeter {
   close: () => Promise<void>
 }
 
-/** A meter of one database server process (FerretDB: one process serves every connection), or undefined where /proc cannot be read. */
+/**
+ * A meter of one database server process (FerretDB: one process serves every connection), or undefined where /proc
+ * cannot be read.
+ */
 export function createProcessCpuMeter(pid: number): CpuMeter | undefined {
   try {
     readFileSync(`/proc/${pid}/stat`)
@@ -47,7 +50,9 @@ export function sumOf(meters: Array<CpuMeter | undefined>): CpuMeter | undefined
   }
 }
 
-/** A meter for the database at `url` (the embedded default's socket URL too), or undefined where /proc cannot be read. */
+/**
+ * A meter for the database at `url` (the embedded default's socket URL too), or undefined where /proc cannot be read.
+ */
 export function createDatabaseCpuMeter(url: string): DatabaseCpuMeter | undefined {
   try {
     readFileSync('/proc/self/stat')

@@ -72,7 +72,9 @@ function documentsOf(path: string): Record<string, unknown[]> {
   return all
 }
 
-/** A deployment with something in every model: users with groups, a session and keys, a link, documents (one deleted). */
+/**
+ * A deployment with something in every model: users with groups, a session and keys, a link, documents (one deleted).
+ */
 async function fillSource(
   app: FastifyInstance,
   createUser: (e: string, p: string, f?: Record<string, unknown>) => Promise<{ auth: string; id: string }>,

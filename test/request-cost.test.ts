@@ -117,7 +117,8 @@ t.test('a client that leaves cancels its running statement on postgres', async t
 })
 
 t.test('simple reads keep flowing while expensive statements hold their slots on postgres', async t => {
-  // The slots alone: without the quick lane, whose first tries would add a connection's worth (test/storage/postgres/postgres-quick-lane.test.ts).
+  // The slots alone: without the quick lane, whose first tries would add a connection's worth
+  // (test/storage/postgres/postgres-quick-lane.test.ts).
   const { app, admin } = await createTestApp(t, 'postgres', {
     statementTimeoutMs: 600_000,
     pgPoolSize: 4,
@@ -174,7 +175,8 @@ t.test(
     t.equal(
       second.statusCode,
       503,
-      `the second got its turn with under a quarter of its budget left, or none: not started (sent ${Math.round(performance.now() - sent)} ms before its answer)`
+      `the second got its turn with under a quarter of its budget left, or none: not started ` +
+        `(sent ${Math.round(performance.now() - sent)} ms before its answer)`
     )
     t.match(second.json(), { code: 'UNAVAILABLE' })
     t.equal(second.headers['retry-after'], '1', 'a client is told when to retry')

@@ -40,7 +40,8 @@ t.test('a port in use: one line naming PORT, before the database is tried', asyn
   })
   t.equal(result.code, 1)
   t.same(errorLines(result.stderr), [
-    `quire: port ${port} on 127.0.0.1 is in use (another quire serve, or another program): set PORT to a free port, or stop the other one`
+    `quire: port ${port} on 127.0.0.1 is in use (another quire serve, or another program): set PORT to a ` +
+      `free port, or stop the other one`
   ])
 })
 
@@ -59,7 +60,9 @@ t.test('model files: JSON syntax with line and column, an unknown type with the 
     [
       'typo.json',
       JSON.stringify({ name: 'typo', fields: { title: { type: 'Strng' } } }),
-      'typo.json: field title: type "Strng" is not a field type; the types are string, number, integer, boolean, date, object, array, password, id, mixed (or Mongoose\'s String, Number, Date, Boolean, ObjectId, Mixed, [String]): did you mean "string"?'
+      'typo.json: field title: type "Strng" is not a field type; the types are string, number, integer, ' +
+        "boolean, date, object, array, password, id, mixed (or Mongoose's String, Number, Date, Boolean, " +
+        'ObjectId, Mixed, [String]): did you mean "string"?'
     ],
     ['int.json', JSON.stringify({ name: 'int', fields: { n: { type: 'int' } } }), 'did you mean "integer"?']
   ]
@@ -95,7 +98,8 @@ t.test('a missing MODELS_DIR is a warning that names it', async t => {
     .find(entry => entry.level === 40)
   t.equal(
     warning?.msg,
-    "MODELS_DIR /nonexistent/models does not exist: serving only the built-in user model (set MODELS_DIR to your models' folder)"
+    'MODELS_DIR /nonexistent/models does not exist: serving only the built-in user model (set MODELS_DIR ' +
+      "to your models' folder)"
   )
   t.same(
     errorLines(result.stderr),
@@ -185,7 +189,8 @@ t.test('a mixed field holds any value; a JSON body sent as a form is answered wi
     status: 'fail',
     code: 'INVALID_BODY',
     message:
-      "The body is JSON but was sent as a form (Content-Type: application/x-www-form-urlencoded, curl's default for -d): send it with Content-Type: application/json"
+      "The body is JSON but was sent as a form (Content-Type: application/x-www-form-urlencoded, curl's " +
+      'default for -d): send it with Content-Type: application/json'
   })
   const form = await app.inject({
     method: 'POST',

@@ -529,7 +529,10 @@ type Req = (
 ) => FuzzRequest
 
 /** Requests that are wrong before any route runs: unknown routes and methods, bodies that are not what they claim. */
-/** Whether a request with `method` would change something if it were accepted (OPTIONS only describes a route: 204 with Allow). */
+/**
+ * Whether a request with `method` would change something if it were accepted (OPTIONS only describes a route: 204 with
+ * Allow).
+ */
 const changes = (method: string): boolean => !['GET', 'HEAD', 'OPTIONS'].includes(method)
 
 function junk(c: Choice, req: Req): FuzzRequest {

@@ -26,7 +26,8 @@ export function checkConnections(workers: number, poolSize: number, limits: Serv
   if (needed <= allowed) return
   const fitting = Math.floor(allowed / (poolSize + CONNECTIONS_BESIDES_POOL))
   throw new StartupError(
-    `WORKERS ${workers} × (PG_POOL_SIZE ${poolSize} + ${CONNECTIONS_BESIDES_POOL}) = ${needed} PostgreSQL connections, ` +
+    `WORKERS ${workers} × (PG_POOL_SIZE ${poolSize} + ${CONNECTIONS_BESIDES_POOL}) = ${needed} PostgreSQL ` +
+      `connections, ` +
       `but the server allows ${allowed} (max_connections ${limits.maxConnections}, ${limits.reserved} reserved): ` +
       `set WORKERS to at most ${fitting}, lower PG_POOL_SIZE, or raise max_connections`
   )

@@ -49,7 +49,8 @@ export function addTransferCommands(program: Command): void {
           bar.stop()
           const seconds = (Date.now() - started) / 1000
           process.stderr.write(
-            `imported ${result.imported} documents into ${modelName} in ${seconds.toFixed(1)} s (${Math.round(result.imported / seconds)} docs/s)` +
+            `imported ${result.imported} documents into ${modelName} in ${seconds.toFixed(1)} s ` +
+              `(${Math.round(result.imported / seconds)} docs/s)` +
               `${result.skipped ? `, skipped ${result.skipped}` : ''}\n`
           )
         } finally {

@@ -54,7 +54,8 @@ async function waitReady(cluster: string, child: ChildProcess | undefined, logFr
   try {
     await waitUntilReady(cluster, WAIT_MS, () =>
       child !== undefined && child.exitCode !== null && runningServer(cluster) === undefined
-        ? `did not start (exit code ${child.exitCode}): ${logSince(cluster, logFrom) || `see ${join(cluster, SERVER_LOG)}`}`
+        ? `did not start (exit ` +
+          `code ${child.exitCode}): ${logSince(cluster, logFrom) || `see ${join(cluster, SERVER_LOG)}`}`
         : undefined
     )
   } catch (err) {
@@ -141,7 +142,8 @@ export async function useEmbeddedServer(dataDir: string, log: (msg: string) => v
     const pid = runningServer(cluster)?.pid
     log(
       pid === child.pid
-        ? `started the embedded PostgreSQL server in ${cluster} (pid ${pid}, ${Math.round(performance.now() - started)} ms)`
+        ? `started the embedded PostgreSQL server in ${cluster} ` +
+            `(pid ${pid}, ${Math.round(performance.now() - started)} ms)`
         : `using the embedded PostgreSQL server another process started in ${cluster} (pid ${pid})`
     )
   }

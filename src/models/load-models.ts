@@ -86,7 +86,8 @@ export function resolveModel(file: ModelFile): Model {
       .filter(([, n]) => n !== undefined)
     if (text.reduce((sum, [, n]) => sum + (n ?? 0), 0) > MAX_INCLUDED_TEXT) {
       problems.push(
-        `the string fields a covering index includes (${text.map(([f]) => f).join(', ')}) need a maxLength, ${MAX_INCLUDED_TEXT} characters at most together (an index entry holds about 2.7 KB)`
+        `the string fields a covering index includes (${text.map(([f]) => f).join(', ')}) need a ` +
+          `maxLength, ${MAX_INCLUDED_TEXT} characters at most together (an index entry holds about 2.7 KB)`
       )
     }
   }
@@ -137,7 +138,8 @@ export function parseModelFile(text: string, source: string): Model {
   } catch (err) {
     const message = (err as Error).message
     throw new StartupError(
-      `${source}: not valid JSON at ${syntaxPlace(text, message)}: ${message.replace(/, (\.\.\.)?"[\s\S]*is not valid JSON$| in JSON at position \d+[\s\S]*$/, '')}`
+      `${source}: not valid JSON ` +
+        `at ${syntaxPlace(text, message)}: ${message.replace(/, (\.\.\.)?"[\s\S]*is not valid JSON$| in JSON at position \d+[\s\S]*$/, '')}`
     )
   }
   let json: unknown

@@ -100,7 +100,8 @@ export async function importDocuments(
     } catch (err) {
       if (!options.skipInvalid)
         throw new Error(
-          `document ${position}: ${describe(err)} (imported ${progress.imported} before it; --skip-invalid goes on past such documents)`
+          `document ${position}: ${describe(err)} (imported ${progress.imported} before it; ` +
+            `--skip-invalid goes on past such documents)`
         )
       progress.skipped++
       options.onSkip(position, describe(err))

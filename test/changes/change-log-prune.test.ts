@@ -32,9 +32,11 @@ t.test('a backlog far beyond the retention is pruned in statements within the ti
   })
   await engine.syncModels([MODEL])
   await loader.query(
-    `INSERT INTO q_imported (_id, doc) SELECT lpad(to_hex(n), 24, '0'), jsonb_build_object('n', n) FROM generate_series(1, ${IMPORTED}) n`
+    `INSERT INTO q_imported (_id, doc) SELECT lpad(to_hex(n), 24, '0'), jsonb_build_object('n', n) FROM ` +
+      `generate_series(1, ${IMPORTED}) n`
   )
-  // The engine's own numbering round (after syncModels' write) may hold the lock meanwhile: wait for it, not for a time.
+  // The engine's own numbering round (after syncModels' write) may hold the lock meanwhile: wait for it, not for a
+  // time.
   const sequencer = createChangeSequencer(loader)
   await sequenceUntilDone(sequencer)
   t.equal(await sequencer.hasUnsequenced(), false, 'every imported change is numbered before the prune')
@@ -46,7 +48,8 @@ t.test('a backlog far beyond the retention is pruned in statements within the ti
     'every entry beyond the retention is pruned'
   )
   const [state] = await loader.query(
-    'SELECT pruned_through::int AS through, (SELECT count(*)::int FROM quire_change_positions) AS positions, (SELECT count(*)::int FROM quire_changes) AS changes FROM quire_change_state'
+    'SELECT pruned_through::int AS through, (SELECT count(*)::int FROM quire_change_positions) AS ' +
+      'positions, (SELECT count(*)::int FROM quire_changes) AS changes FROM quire_change_state'
   )
   t.strictSame(
     state,

@@ -67,7 +67,8 @@ t.test('a change committed after later ones were numbered still gets its positio
   const positionOf = async (id: string): Promise<unknown> =>
     (
       await numberer.query(
-        'SELECT p.pos::int AS pos FROM quire_changes c JOIN quire_change_positions p ON p.id = c.id WHERE c.doc_id = $1',
+        'SELECT p.pos::int AS pos FROM quire_changes c JOIN quire_change_positions p ON p.id = c.id WHERE ' +
+          'c.doc_id = $1',
         [id]
       )
     )[0]?.pos
@@ -147,13 +148,15 @@ t.test(
     t.teardown(() => engine.close())
     await engine.syncModels([MODEL])
     const columns = await client.query(
-      "SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'quire_changes' AND column_name = 'pos'"
+      "SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'quire_changes' AND " +
+        "column_name = 'pos'"
     )
     t.strictSame([...columns], [], 'the old column is gone') // a plain array: postgres.js adds properties to its result arrays
     await engine.insert(MODEL, { _id: 'd'.repeat(24), n: 1 })
     t.equal(await settled(client, 5000), 0)
     const positions = await client.query(
-      'SELECT c.doc_id, p.pos::int AS pos FROM quire_changes c JOIN quire_change_positions p ON p.id = c.id ORDER BY p.pos'
+      'SELECT c.doc_id, p.pos::int AS pos FROM quire_changes c JOIN quire_change_positions p ON p.id = ' +
+        'c.id ORDER BY p.pos'
     )
     t.strictSame(
       positions.map(row => [row.doc_id, row.pos]),

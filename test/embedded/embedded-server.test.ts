@@ -104,7 +104,8 @@ t.test('data survives a stop and a restart', async t => {
 })
 
 t.test(
-  'a pid file left by a server that died with its machine, naming a live process of another program, is not taken for a server',
+  'a pid file left by a server that died with its machine, naming a live process of another program, is ' +
+    'not taken for a server',
   { skip: process.platform !== 'linux' && 'only Linux says what a process runs (/proc)' },
   async t => {
     const dataDir = join(newParent(), 'data')

@@ -83,7 +83,9 @@ export function createSseSink(writer: SseWriter, maxBytes: number): FeedSink {
     onOverflow: () =>
       finish({
         code: 'SLOW_CONSUMER',
-        message: `The client read too slowly: more than ${maxBytes} bytes were waiting. Reconnect with Last-Event-ID to resume.`
+        message:
+          `The client read too slowly: more than ${maxBytes} bytes were waiting. Reconnect with ` +
+          `Last-Event-ID to resume.`
       }),
     onError: () => finish(undefined)
   })

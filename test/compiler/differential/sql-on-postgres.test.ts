@@ -1,5 +1,6 @@
 // The compiled SQL executed on a throwaway PostgreSQL server (one connection, so that session
-// settings hold): regular expressions match as PCRE does, MongoDB's own expected results hold, sorts follow MongoDB's order, projections have the
+// settings hold): regular expressions match as PCRE does, MongoDB's own expected results hold, sorts follow MongoDB's
+// order, projections have the
 // right shape, and the planner uses the indexes built from indexExpression().
 import t from 'tap'
 import postgres from 'postgres'
@@ -135,7 +136,10 @@ const SORT_DOCS = [
   { _id: 'h', v: 'Str' }
 ]
 
-/** MongoDB's order: missing = null < numbers < strings < objects < booleans; arrays by min (asc) or max (desc), [] first; ties by _id in the last key's direction. */
+/**
+ * MongoDB's order: missing = null < numbers < strings < objects < booleans; arrays by min (asc) or max (desc), []
+ * first; ties by _id in the last key's direction.
+ */
 const ORDERS: Array<[Sort, string]> = [
   [[['v', 1]], 'c,d,f,a,h,b,g,e'],
   [[['v', -1]], 'e,g,b,h,a,f,d,c'],

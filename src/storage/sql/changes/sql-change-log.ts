@@ -17,7 +17,9 @@ import { createFollower, type Follower } from './sql-change-follower.ts'
 import { createPacedRounds } from './paced-rounds.ts'
 
 export interface SqlChangeLog extends ChangeLog {
-  /** A statement of this process may have written: number what it captured (at once when someone follows, else soon). */
+  /**
+   * A statement of this process may have written: number what it captured (at once when someone follows, else soon).
+   */
   localWrite: () => void
   /** Stops every follower (the engine is closing). */
   close: () => Promise<void>
@@ -78,7 +80,10 @@ export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void
     return rows.filter(row => row.pos !== null).map(changeOfRow)
   }
 
-  /** Numbers what is waiting, one round at a time per process; a round that finds another process numbering waits for it. */
+  /**
+   * Numbers what is waiting, one round at a time per process; a round that finds another process numbering waits for
+   * it.
+   */
   const sequencer = createChangeSequencer(client)
   const numbering = createPacedRounds({
     round: async () => (await sequencer.sequenceAll()) === 'done' || !(await sequencer.hasUnsequenced()),

@@ -79,7 +79,9 @@ FROM numbered n, whole ORDER BY n.pos`
 const RAISE_FLOOR = `UPDATE ${CHANGE_STATE} SET floor = $1::bigint WHERE floor < $1::bigint`
 
 /** The last change id given out. */
-const LAST_ID = `SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('${CHANGE_TABLE}', 'id')::regclass), 0)::text AS last_id`
+const LAST_ID =
+  `SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('${CHANGE_TABLE}', 'id')::regclass), ` +
+  `0)::text AS last_id`
 
 /** The floor. */
 const FLOOR = `SELECT floor::text AS floor FROM ${CHANGE_STATE}`
