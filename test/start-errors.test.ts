@@ -2,9 +2,10 @@
 // database named here cannot be reached: a check that ran after it would say so instead): a
 // port in use, a model file with a JSON syntax error (file, line, column) or an unknown type
 // (the valid types and a suggestion), a missing MODELS_DIR (a warning); JXP's Mongoose type
-// names load; a JSON body sent as a form is answered with the content type to send.
+// names load; a DATA_DIR where no directory can be made (/proc) fails at once; a JSON body sent
+// as a form is answered with the content type to send.
 import t, { type Test } from 'tap'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -118,6 +119,22 @@ t.test('a DATA_DIR that cannot be a directory: one line', async t => {
   t.equal(result.code, 1)
   t.same(errorLines(result.stderr), ['quire: cannot use /etc/hostname/data: a part of the path is not a directory'])
 })
+
+t.test(
+  'a DATA_DIR where no directory can be made (in /proc): one line, not a hang',
+  { skip: !existsSync('/proc') && 'no /proc' },
+  async t => {
+    const result = await runCli(
+      ['serve'],
+      { PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: '/proc/nope', MODELS_DIR: modelsDir(t, {}) },
+      60_000
+    )
+    t.equal(result.code, 1, 'it exits (killed after a minute otherwise)')
+    t.same(errorLines(result.stderr), [
+      'quire: cannot use /proc/nope: no directory can be made there (/proc takes none)'
+    ])
+  }
+)
 
 t.test("JXP's Mongoose type names load as Quire's types", async t => {
   const model = parseModelFile(

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process'
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { StartupError } from '../startup-error.ts'
+import { makeDirectory } from '../make-directory.ts'
 import { CLUSTER_DIR, SECRET_FILE, SOCKET_PORT, SUPERUSER, clusterDirOf } from './data-dir.ts'
 import type { PostgresBinaries } from './postgres-binaries.ts'
 import { asServerUser, canReach, type ServerUser } from './server-user.ts'
@@ -149,7 +150,7 @@ export function prepareCluster(
   log: (msg: string) => void
 ): string {
   const dir = resolve(dataDir)
-  mkdirSync(dir, { recursive: true })
+  makeDirectory(dir)
   const cluster = clusterDirOf(dir)
   checkDataDir(dir, cluster, user)
   if (existsSync(cluster) && readdirSync(cluster).length === 0) rmSync(cluster, { recursive: true })
