@@ -2,10 +2,11 @@
 // database named here cannot be reached: a check that ran after it would say so instead): a
 // port in use, a model file with a JSON syntax error (file, line, column) or an unknown type
 // (the valid types and a suggestion), a missing MODELS_DIR (a warning); JXP's Mongoose type
-// names load; a DATA_DIR where no directory can be made (/proc) fails at once; a JSON body sent
-// as a form is answered with the content type to send.
+// names load; a DATA_DIR where no directory can be made (/proc) fails at once; the commands that
+// move a deployment's documents refuse a missing MODELS_DIR; a JSON body sent as a form is
+// answered with the content type to send.
 import t, { type Test } from 'tap'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -135,6 +136,26 @@ t.test(
     ])
   }
 )
+
+t.test('backup, restore, import and export refuse a MODELS_DIR that does not exist: one line', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'quire-no-models-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const commands = [
+    ['backup', join(dir, 'backup.ndjson')],
+    ['restore', join(dir, 'backup.ndjson')],
+    ['import', 'test', join(dir, 'docs.ndjson')],
+    ['export', 'test']
+  ]
+  for (const args of commands) {
+    const result = await runCli(args, { DATABASE_URL: UNREACHABLE, MODELS_DIR: '/nonexistent/models' })
+    t.equal(result.code, 1, `${args[0]} exits with 1`)
+    t.same(errorLines(result.stderr), [
+      `quire: ${args[0]}: MODELS_DIR /nonexistent/models does not exist: run it in the folder holding ` +
+        "the deployment's models/, or set MODELS_DIR to it (an empty folder if it has no models)"
+    ])
+  }
+  t.strictSame(readdirSync(dir), [], 'no backup file, not even a partial one')
+})
 
 t.test("JXP's Mongoose type names load as Quire's types", async t => {
   const model = parseModelFile(

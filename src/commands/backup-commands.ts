@@ -7,7 +7,7 @@ import { createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import { finished } from 'node:stream/promises'
 import type { Writable } from 'node:stream'
-import { loadConfig } from '../config.ts'
+import { deploymentConfig } from './deployment-config.ts'
 import { withDatabase } from '../embedded/attach-database.ts'
 import { StartupError } from '../startup-error.ts'
 
@@ -53,7 +53,7 @@ export function addBackupCommands(program: Command): void {
         'for quire restore'
     )
     .action(async (file: string | undefined) => {
-      const config = loadConfig()
+      const config = deploymentConfig('backup')
       const [{ default: cliProgress }, { openStorage }, { writeBackup }, { backupModels }] = await Promise.all([
         import('cli-progress'),
         import('../storage/open-storage.ts'),
@@ -108,7 +108,7 @@ export function addBackupCommands(program: Command): void {
     .command('restore <file>')
     .description('load a backup of quire backup into this deployment, which must be empty (any engine)')
     .action(async (file: string) => {
-      const config = loadConfig()
+      const config = deploymentConfig('restore')
       const [{ default: cliProgress }, { openStorage }, { restoreBackup }, { backupModels }] = await Promise.all([
         import('cli-progress'),
         import('../storage/open-storage.ts'),
