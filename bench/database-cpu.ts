@@ -61,8 +61,8 @@ export function createDatabaseCpuMeter(url: string): DatabaseCpuMeter | undefine
   }
   const sql = connectSql(url, { max: 1 })
   const backendTicks = async (): Promise<Map<number, number>> => {
-    const rows =
-      await sql`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`
+    const rows = await sql`select pid from pg_stat_activity
+        where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`
     return new Map(rows.map(row => [row.pid as number, processTicks(row.pid as number)]))
   }
   return {

@@ -260,7 +260,8 @@ export function describeScaling(rows: ResultRow[]): string[] {
       return [
         `workers on ${two.engine}: get-by-id ${one.reqPerSec!.toFixed(0)} req/s with 1 ` +
           `worker, ${two.reqPerSec!.toFixed(0)} req/s with 2: ` +
-          `x${(two.reqPerSec! / one.reqPerSec!).toFixed(2)}${one.status === 'ok' && two.status === 'ok' ? '' : ' (with errors)'}`
+          `x${(two.reqPerSec! / one.reqPerSec!).toFixed(2)}` +
+          (one.status === 'ok' && two.status === 'ok' ? '' : ' (with errors)')
       ]
     })
 }

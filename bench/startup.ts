@@ -193,7 +193,8 @@ export async function measureStartup(runs: number): Promise<StartupResult> {
           if (problem) result.problems.push(problem)
           log(
             `  ${command.name} on ${kind}: first answer after ${(ms / 1000).toFixed(2)} s ` +
-              `(${i + 1}/${runs}; ${steps || 'nothing said of the embedded server'})${problem ? ' (server left running)' : ''}`
+              `(${i + 1}/${runs}; ${steps || 'nothing said of the embedded server'})` +
+              (problem ? ' (server left running)' : '')
           )
         }
       } finally {

@@ -267,7 +267,8 @@ for (const engine of wideEngines()) {
       const started = await start(
         app,
         'idp',
-        `?redirect_uri=${encodeURIComponent('https://evil.example/cb')}&redirect=https://evil.example&success_uri=https://evil.example`
+        `?redirect_uri=${encodeURIComponent('https://evil.example/cb')}` +
+          '&redirect=https://evil.example&success_uri=https://evil.example'
       )
       t.equal(started.authorizationUrl.searchParams.get('redirect_uri'), `${PUBLIC_URL}/login/oauth/callback/idp`)
       const answer = await provider.authorize(started.authorizationUrl.href, 'alice-sub')

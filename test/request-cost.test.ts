@@ -48,8 +48,8 @@ function activeStatements(t: Test, app: FastifyInstance): () => Promise<number> 
   const sql = postgres(app.config.databaseUrl, { max: 1, onnotice: () => {} })
   t.teardown(() => sql.end())
   return async () => {
-    const [row] =
-      await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`
+    const [row] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`
     return row.n as number
   }
 }
@@ -145,7 +145,8 @@ t.test('simple reads keep flowing while expensive statements hold their slots on
   const admin2 = postgres(app.config.databaseUrl, { max: 1, onnotice: () => {} })
   t.teardown(() => admin2.end())
   while (finished < slow.length) {
-    await admin2`SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`
+    await admin2`SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`
     await sleep(100)
   }
   for (const res of await Promise.all(slow)) t.match(res.json(), { code: 'QUERY_TIMEOUT' }, 'cancelled')
@@ -165,7 +166,8 @@ t.test(
     })
     await insertSlowDocs(t, app, admin, 5) // minutes of work: far past the budget
     const active = activeStatements(t, app)
-    const another = { ...SLOW_QUERY, payload: { query: { fulltext: { $regex: '(?=a*y)' } } } } // not shared with the first
+    // not shared with the first
+    const another = { ...SLOW_QUERY, payload: { query: { fulltext: { $regex: '(?=a*y)' } } } }
     const first = app.inject(SLOW_QUERY)
     // The second is sent once the first holds the slot (not after a time a loaded machine may not keep).
     t.ok(await eventually(async () => (await active()) === 1, 1000), 'the first runs')

@@ -156,10 +156,11 @@ function judge(engine: EngineName, started: number, timeoutMs: number, m: Measur
   const simpleFailed = [...m.during, ...m.after].filter(s => s.status !== 200)
   const byLabel = new Map<string, Sample[]>()
   for (const s of m.hard) byLabel.set(s.label, [...(byLabel.get(s.label) ?? []), s])
+  const outcomeOf = (s: Sample): string => (s.status ? `${s.status}${s.code ? ` ${s.code}` : ''}` : 'no reply')
   const perKind = [...byLabel].map(
     ([label, samples]) =>
       `${label}: ${samples.length}x, max ${Math.round(Math.max(...samples.map(s => s.ms)))} ` +
-      `ms, ${[...new Set(samples.map(s => (s.status ? `${s.status}${s.code ? ` ${s.code}` : ''}` : 'no reply')))].join('/')}`
+      `ms, ${[...new Set(samples.map(outcomeOf))].join('/')}`
   )
   const checks = [
     check('expensive requests', m.hard.length > 0, m.hard.length),

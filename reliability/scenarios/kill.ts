@@ -154,8 +154,10 @@ async function runRound(
     embedded === undefined
       ? ''
       : `; embedded server ` +
-        `pid ${embedded.pid ?? 'none'} ${embedded.survivedKill ? 'kept running through the kill' : 'DID NOT survive the kill'}, ` +
-        `${embedded.reused ? 'used by the restarted Quire' : 'NOT the one the restarted Quire used'}, ${embedded.stoppedAtEnd ? 'stopped with it' : 'STILL RUNNING after its graceful stop'}`
+        `pid ${embedded.pid ?? 'none'} ` +
+        `${embedded.survivedKill ? 'kept running through the kill' : 'DID NOT survive the kill'}, ` +
+        `${embedded.reused ? 'used by the restarted Quire' : 'NOT the one the restarted Quire used'}, ` +
+        `${embedded.stoppedAtEnd ? 'stopped with it' : 'STILL RUNNING after its graceful stop'}`
   log(
     `kill ${engine} round ${round}: killed after ${killAfterMs} ms, ${acked} acknowledged writes ` +
       `on ${docs.length} documents, ${lost.length} lost, ${wrong.length} wrong; restart took ${restartMs} ` +

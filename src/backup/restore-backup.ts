@@ -40,7 +40,8 @@ function sizeOf(path: string): number {
     return statSync(path).size
   } catch (err) {
     throw new StartupError(
-      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`
+      `cannot read ${path}: ` +
+        ((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message)
     )
   }
 }

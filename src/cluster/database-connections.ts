@@ -45,7 +45,8 @@ export async function readServerLimits(url: string): Promise<ServerLimits> {
   try {
     const [row] = await sql<Array<{ max: number; reserved: number }>>`
       SELECT current_setting('max_connections')::int AS max,
-             current_setting('superuser_reserved_connections')::int + coalesce(current_setting('reserved_connections', true), '0')::int AS reserved`
+             current_setting('superuser_reserved_connections')::int
+               + coalesce(current_setting('reserved_connections', true), '0')::int AS reserved`
     return { maxConnections: row.max, reserved: row.reserved }
   } finally {
     await sql.end({ timeout: 5 })

@@ -90,8 +90,8 @@ async function otherClients(url: string): Promise<number> {
   const target = postgresTarget(url)
   const sql = postgres(target.url, { host: target.host, max: 1, onnotice: () => {}, connect_timeout: 5 })
   try {
-    const [row] =
-      await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`
+    const [row] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`
     return row.n as number
   } finally {
     await sql.end({ timeout: 5 })

@@ -35,8 +35,8 @@ export function loginPage(next: string): string {
 export function referencePage(models: Array<{ model: Model; letters: string }>): string {
   const rows = models.map(
     ({ model, letters }) =>
-      `<tr><td><a ` +
-      `href="/docs/model/${escapeHtml(model.name)}">${escapeHtml(model.name)}</a></td><td>${escapeHtml(letters)}</td><td>${escapeHtml(model.description ?? '')}</td></tr>`
+      `<tr><td><a href="/docs/model/${escapeHtml(model.name)}">${escapeHtml(model.name)}</a></td>` +
+      `<td>${escapeHtml(letters)}</td><td>${escapeHtml(model.description ?? '')}</td></tr>`
   )
   return page(
     'API reference',
@@ -47,11 +47,14 @@ export function referencePage(models: Array<{ model: Model; letters: string }>):
 export function modelPage(model: Model): string {
   const rows = Object.entries(model.fields).map(
     ([name, spec]) =>
-      `<tr><td>${escapeHtml(name)}</td><td>${escapeHtml(spec.type)}${spec.link !== undefined ? ` &rarr; ${escapeHtml(spec.link)}` : ''}</td><td>${model.required.includes(name) ? 'required' : ''}</td></tr>`
+      `<tr><td>${escapeHtml(name)}</td><td>${escapeHtml(spec.type)}` +
+      (spec.link !== undefined ? ` &rarr; ${escapeHtml(spec.link)}` : '') +
+      `</td><td>${model.required.includes(name) ? 'required' : ''}</td></tr>`
   )
   return page(
     `Model ${model.name}`,
-    `<p>${escapeHtml(model.description ?? '')}</p><table><tr><th>Field</th><th>Type</th><th></th></tr>${rows.join('')}</table><p><a ` +
-      `href="/docs/api">All models</a></p>`
+    `<p>${escapeHtml(model.description ?? '')}</p>` +
+      `<table><tr><th>Field</th><th>Type</th><th></th></tr>${rows.join('')}</table>` +
+      '<p><a href="/docs/api">All models</a></p>'
   )
 }

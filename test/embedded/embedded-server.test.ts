@@ -33,8 +33,8 @@ t.test('a new DATA_DIR: a cluster, a server on a Unix socket only, fsync on; rel
   t.match(messages.join('\n'), /created a PostgreSQL 18 database/)
   t.match(messages.join('\n'), /started the embedded PostgreSQL server/)
   const sql = connect(server.url)
-  const [row] =
-    await sql`SELECT current_setting('listen_addresses') AS listen, current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sync`
+  const [row] = await sql`SELECT current_setting('listen_addresses') AS listen, current_setting('fsync') AS fsync,
+      current_setting('synchronous_commit') AS sync`
   await sql.end()
   t.same(row, { listen: '', fsync: 'on', sync: 'on' }, 'no TCP listener; acknowledged writes are durable')
   t.ok(embeddedServerRunning(dataDir))

@@ -186,7 +186,8 @@ function oneWordRows(
     ? prefixWalkSource(table, search.columns, onceWhere, sortOrder, query, ONCE_WALK_SCALE)
     : `(SELECT ${search.columns} FROM ${table} t WHERE ${onceWhere} OFFSET 0) t`
   if (source === undefined) return undefined
-  const once = `SELECT ${search.columns}, ${SINGLE_OCCURRENCE_RANK} AS quire_rank FROM ${source} ORDER BY ${sortOrder} ${end}`
+  const once =
+    `SELECT ${search.columns}, ${SINGLE_OCCURRENCE_RANK} AS quire_rank FROM ${source} ` + `ORDER BY ${sortOrder} ${end}`
   return `SELECT t.* FROM ((${repeated}) UNION ALL (${once})) t ${page}`
 }
 

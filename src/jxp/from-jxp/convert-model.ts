@@ -166,8 +166,11 @@ export function convertSchema(source: SchemaSource, fallbackName: string): Conve
   const extra = Object.keys(fields).filter(key => !['email', 'password', 'name', 'admin', 'groups'].includes(key))
   if (name === 'user')
     report.push(
-      `user: Quire's user model is built in (email, password, name, admin, groups): no user.json ` +
-        `written${extra.length > 0 ? `; its other fields (${extra.join(', ')}) have no place there: keep them in a model of your own ` + `linking to the user` : ''}`
+      "user: Quire's user model is built in (email, password, name, admin, groups): no user.json written" +
+        (extra.length > 0
+          ? `; its other fields (${extra.join(', ')}) have no place there: ` +
+            'keep them in a model of your own linking to the user'
+          : '')
     )
 
   const model: ModelFile = {

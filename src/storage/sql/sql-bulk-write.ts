@@ -140,8 +140,8 @@ async function runDelete(tx: SqlClient, model: Model, op: Op<'delete'>, result: 
   const params = new SqlParams()
   const table = quoteIdent(tableName(model))
   const target =
-    `SELECT t._id FROM ${table} t ` +
-    `WHERE ${compileWhere(model, { $and: [op.filter, { _deleted: false }] }, params)}${op.many ? '' : ' ORDER BY t._id LIMIT 1'}`
+    `SELECT t._id FROM ${table} t WHERE ${compileWhere(model, { $and: [op.filter, { _deleted: false }] }, params)}` +
+    (op.many ? '' : ' ORDER BY t._id LIMIT 1')
   const text =
     `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, ` +
     `'updatedAt', ${params.add(op.now)}::text, ` +

@@ -155,7 +155,8 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
 
     count: async (model, filter) => {
       const params = new SqlParams()
-      const text = `SELECT count(*) AS n FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)}`
+      const text =
+        `SELECT count(*) AS n FROM ${quoteIdent(tableName(model))} t ` + `WHERE ${compileWhere(model, filter, params)}`
       const rows = await run(() => client.query(text, params.values, { cost: costOfFilter(filter), quickFirst: true }))
       return Number(rows[0].n)
     },

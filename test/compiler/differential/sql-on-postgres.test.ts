@@ -223,7 +223,8 @@ const PLANS: Array<[string, Filter, Sort, string]> = [
 t.test('the planner uses indexes on indexExpression()', async t => {
   await db.exec(`CREATE TABLE idx (_id text PRIMARY KEY, doc jsonb NOT NULL);
     INSERT INTO idx SELECT 'd' || i, jsonb_build_object('name', 'n' || (i % 500), 'age', i % 90, 'active', i % 2 = 0,
-      'yack', jsonb_build_object('n', i % 50), 'createdAt', to_char(timestamp '2024-01-01' + i * interval '1 hour', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+      'yack', jsonb_build_object('n', i % 50),
+      'createdAt', to_char(timestamp '2024-01-01' + i * interval '1 hour', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
     FROM generate_series(1, 5000) i`)
   for (const [i, path] of INDEXED.entries())
     await db.exec(`CREATE INDEX ix${i} ON idx ((${indexExpression('doc', path, KINDS[path])}) NULLS FIRST)`)

@@ -39,7 +39,8 @@ const POSITION = /^(0|[1-9][0-9]{0,17})$/
 
 const READ_AFTER = `SELECT st.head::text AS head, st.pruned_through::text AS pruned_through, ${CHANGE_COLUMNS}
 FROM ${CHANGE_STATE} st LEFT JOIN LATERAL (
-  SELECT p.pos, c.at, c.model, c.op, c.doc_id, c.actor, c.doc FROM ${CHANGE_POSITIONS} p JOIN ${CHANGE_TABLE} c ON c.id = p.id
+  SELECT p.pos, c.at, c.model, c.op, c.doc_id, c.actor, c.doc
+  FROM ${CHANGE_POSITIONS} p JOIN ${CHANGE_TABLE} c ON c.id = p.id
   WHERE p.pos > $1::bigint AND p.pos <= st.head ORDER BY p.pos LIMIT $2::int) c ON true
 ORDER BY c.pos`
 
@@ -59,7 +60,8 @@ const PRUNE_CHUNK = 5000
 
 /** Prunes the oldest entries up to position $1, at most PRUNE_CHUNK of them. */
 const PRUNE = `WITH gone AS (DELETE FROM ${CHANGE_POSITIONS} p
-    WHERE p.pos IN (SELECT pos FROM ${CHANGE_POSITIONS} WHERE pos <= $1::bigint ORDER BY pos LIMIT ${PRUNE_CHUNK}) RETURNING p.id, p.pos),
+    WHERE p.pos IN (SELECT pos FROM ${CHANGE_POSITIONS} WHERE pos <= $1::bigint ORDER BY pos LIMIT ${PRUNE_CHUNK})
+    RETURNING p.id, p.pos),
   dropped AS (DELETE FROM ${CHANGE_TABLE} c USING gone WHERE c.id = gone.id)
 UPDATE ${CHANGE_STATE} SET pruned_through = greatest(pruned_through, (SELECT max(pos) FROM gone))
 RETURNING (SELECT count(*) FROM gone) AS n`
