@@ -54,8 +54,8 @@ async function waitReady(cluster: string, child: ChildProcess | undefined, logFr
   try {
     await waitUntilReady(cluster, WAIT_MS, () =>
       child !== undefined && child.exitCode !== null && runningServer(cluster) === undefined
-        ? `did not start (exit ` +
-          `code ${child.exitCode}): ${logSince(cluster, logFrom) || `see ${join(cluster, SERVER_LOG)}`}`
+        ? `did not start (exit code ${child.exitCode}): ` +
+          `${logSince(cluster, logFrom) || `see ${join(cluster, SERVER_LOG)}`}`
         : undefined
     )
   } catch (err) {

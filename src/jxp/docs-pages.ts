@@ -7,8 +7,8 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, c => `&#${
 
 function page(title: string, body: string): string {
   return (
-    `<!doctype html><html lang="en"><head><meta ` +
-    `charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+    `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`
   )
 }
 
