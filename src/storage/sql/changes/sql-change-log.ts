@@ -56,7 +56,7 @@ const PRUNE_THROUGH = `SELECT greatest(
  * connection only briefly. In one statement, 900,000 entries
  * took longer than the default 5 s timeout, so every prune failed and the log kept growing.
  */
-const PRUNE_CHUNK = 5000
+export const PRUNE_CHUNK = 5000
 
 /** Prunes the oldest entries up to position $1, at most PRUNE_CHUNK of them. */
 const PRUNE = `WITH gone AS (DELETE FROM ${CHANGE_POSITIONS} p
