@@ -34,7 +34,9 @@ function closeAndCut(socket: WebSocket, code: number, reason: string): void {
   socket.once('close', () => clearTimeout(cut))
 }
 
-/** The credentials of an `auth` message ({email, password}, {apikey} or {token}), checked now and for every later event. */
+/**
+ * The credentials of an `auth` message ({email, password}, {apikey} or {token}), checked now and for every later event.
+ */
 async function messageCredentials(
   app: FastifyInstance,
   data: Record<string, unknown>,
