@@ -77,7 +77,8 @@ async function pipeliningLimitPlugin(app: FastifyInstance): Promise<void> {
     shutOutMs,
     onClosed: () =>
       app.log.info(
-        `a connection had more than ${limit} requests in flight: closed, and its client's new connections for ${shutOutMs} ms`
+        `a connection had more than ${limit} requests in flight: closed, ` +
+          `and its client's new connections for ${shutOutMs} ms`
       )
   })
 }

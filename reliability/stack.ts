@@ -62,7 +62,7 @@ export interface Suite {
   /** Stops and starts the database server of a store: the cluster's, or the default's embedded server. */
   databaseControl: (store: Store) => Promise<DatabaseControl>
   startQuire: (name: string, store: Store, env?: Record<string, string>) => Promise<QuireServer>
-  /** Another client of a server, with its own connection limit (and loopback address); the scanner reads its replies too. */
+  /** Another client of a server, with its own connection limit and loopback address; the scanner reads its replies. */
   clientFor: (server: QuireServer, connections: number, localAddress?: string) => HttpClient
   /** POST /login; the credentials are handed to the scanner. */
   login: (server: QuireServer, account: Account) => Promise<Session>

@@ -70,7 +70,7 @@ export async function writeWhole(socket: Socket, data: string | Buffer, over: Pr
   return !socket.destroyed && !socket.writableNeedDrain
 }
 
-/** The first bytes the server sends (e.g. a status line), after which the socket reads nothing more; '' when it closed first. */
+/** The first bytes the server sends (a status line); the socket then reads nothing more; '' if it closed first. */
 export function firstReply(socket: Socket): Promise<string> {
   return new Promise(resolve => {
     socket.once('data', chunk => {

@@ -5,7 +5,8 @@
 // document by id without pause. Each attack passes when the reader's p99 during the attack stays
 // within 3 times its p99 just before it, no read fails (during the attack and the recovery after
 // it), and the server's resident memory RELIABILITY_RECOVERY_SECONDS (60) after the attack is
-// within 20% of its level before it (floors: the lowest sample of each window). One result per attack; one server per engine serves them all.
+// within 20% of its level before it (floors: the lowest sample of each window). One result per attack; one server
+// per engine serves them all.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { log } from '../../bench/report.ts'
@@ -103,7 +104,8 @@ async function runAttack(
     server,
     load,
     () =>
-      `one-against-all ${engine} ${name}: ${phase.name} ${Math.round((performance.now() - phase.from) / 1000)}/${phase.seconds} s`
+      `one-against-all ${engine} ${name}: ${phase.name} ` +
+      `${Math.round((performance.now() - phase.from) / 1000)}/${phase.seconds} s`
   )
   await sleep(1000) // the first reads warm the connection up
   const idleFrom = elapsed(load)
@@ -151,7 +153,8 @@ async function runAttack(
     check(
       'reader p99',
       p99(attacked) <= allowedMs,
-      `${p99(attacked)} ms (idle ${idleP99} ms, allowed ${allowedMs} ms; p50 ${Math.round(median(attacked.map(s => s.ms)))} ms)`
+      `${p99(attacked)} ms (idle ${idleP99} ms, allowed ${allowedMs} ms; ` +
+        `p50 ${Math.round(median(attacked.map(s => s.ms)))} ms)`
     ),
     check('reads failed', failed.length === 0, `${failed.length}/${between(attackFrom).length}`),
     check(
@@ -177,7 +180,8 @@ async function runAttack(
     .slice(0, 10)
     .map(
       s =>
-        `read at ${Math.round((s.at - attackFrom) / 1000)} s of the attack: ${s.status || s.error} ${s.code ?? ''} ${s.message ?? ''}`
+        `read at ${Math.round((s.at - attackFrom) / 1000)} s of the attack: ` +
+        `${s.status || s.error} ${s.code ?? ''} ${s.message ?? ''}`
     )
   return resultOf(`one-against-all/${name}`, engine, started, checks, figures, failures)
 }

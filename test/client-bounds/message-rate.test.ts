@@ -40,7 +40,8 @@ async function floodWithoutReading(url: string, address: string, waitMs: number)
   socket.on('error', () => {})
   await new Promise(resolve => socket.once('connect', resolve))
   socket.write(
-    `GET /websocket HTTP/1.1\r\nhost: x\r\nx-forwarded-for: ${address}\r\nupgrade: websocket\r\nconnection: Upgrade\r\n` +
+    `GET /websocket HTTP/1.1\r\nhost: x\r\nx-forwarded-for: ${address}\r\n` +
+      'upgrade: websocket\r\nconnection: Upgrade\r\n' +
       'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n'
   )
   await new Promise(resolve => socket.once('data', resolve))
