@@ -41,9 +41,9 @@ export const LIMITS = {
   urlFilterTerms: 50,
   /** Characters of one URL parameter value. */
   urlValueLength: 1000,
-  /** Request bodies one client may have on their way in at once, by what they announce (plugins/body-budget.ts). */
+  /** Request bodies one client may have on their way in at once, by what they announce (plugins/in-flight-limits.ts). */
   bodyBytesPerClient: 32 * 1024 * 1024,
-  /** Requests one connection may have in flight (pipelined, unanswered); more close it (plugins/pipelining-limit.ts). */
+  /** Requests one connection may have in flight (pipelined, unanswered); more close it (plugins/in-flight-limits.ts). */
   requestsInFlightPerConnection: 32,
   /** WebSocket messages one client (address, IPv6 by /64) may send a second, over all its connections; beyond that its socket is closed (1008). */
   socketMessagesPerSecond: 20,

@@ -17,11 +17,10 @@ import { compileRegex, readRegex } from '../../validation/regex/regex-dialect.ts
 import { isValueCriteria } from '../../validation/check-filter.ts'
 import { isOperatorObject, toJsonValue } from '../../validation/values.ts'
 import { scalarField } from './index-expression.ts'
-import type { ContainmentLookup } from './containment.ts'
+import type { ContainmentLookup } from './compile-comparison.ts'
 import { arrayElementsPath, jsonpathLiteral } from '../json-path.ts'
 import { parseFieldPath } from '../../validation/field-path.ts'
-import { joinAnd, joinOr, negate } from '../sql-logic.ts'
-import type { SqlParams } from '../sql-params.ts'
+import { joinAnd, joinOr, negate, type SqlParams } from '../sql-text.ts'
 
 export { indexExpression } from './index-expression.ts'
 
@@ -35,7 +34,7 @@ export interface FilterContext {
    * so a lookup must not claim a scalar kind for a path that crosses an array.
    */
   kindOf?: FieldKindLookup
-  /** Paths whose equality may be tested by containment (src/compiler/filter/containment.ts); same trust as kindOf. */
+  /** Paths whose equality may be tested by containment (src/compiler/filter/compile-comparison.ts); same trust as kindOf. */
   containment?: ContainmentLookup
 }
 

@@ -7,7 +7,7 @@
 import postgres from 'postgres'
 import type { SqlClient, Row, StatementOptions } from '../sql/sql-client.ts'
 import { SqlError } from '../sql/sql-client.ts'
-import type { SqlValue } from '../../compiler/sql-params.ts'
+import type { SqlValue } from '../../compiler/sql-text.ts'
 import { createExpensiveGate, type ExpensiveGate } from './expensive-gate.ts'
 import { openQuickLane, type QuickConnectionOptions, type QuickLane } from './quick-lane.ts'
 import { currentRequestScope } from '../../runtime/request-scope.ts'

@@ -4,8 +4,8 @@ import t from 'tap'
 import type { FieldKind, Filter } from '../../../src/query/types.ts'
 import { compileFilter, indexExpression } from '../../../src/compiler/filter/compile-filter.ts'
 import { checkFilter } from '../../../src/validation/check-filter.ts'
-import { SqlParams } from '../../../src/compiler/sql-params.ts'
-import type { Containment } from '../../../src/compiler/filter/containment.ts'
+import { SqlParams } from '../../../src/compiler/sql-text.ts'
+import type { Containment } from '../../../src/compiler/filter/compile-comparison.ts'
 
 const KINDS: Record<string, FieldKind> = {
   name: 'string',

@@ -1,7 +1,39 @@
-// Collects bound parameter values while SQL text is built; every client value
-// reaches the database as a $n parameter, never spliced into the statement.
-
+// The pieces every compiled statement is written with, so that no compiler splices a value or a
+// name into SQL its own way: identifiers, literals and JSON field paths quoted (paths checked by
+// src/validation/field-path.ts); client values bound as $n parameters, never spliced into the
+// text; boolean conditions combined (every result can stand as an operand of AND, an OR is
+// parenthesized; negation is NULL-safe, so a NULL operand counts as "does not match").
 import { QuireError } from '../errors.ts'
+import { parseFieldPath } from '../validation/field-path.ts'
+
+/** Quotes an SQL identifier (table, column, index name). */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}
+
+/** Quotes an SQL string literal; only for text that never comes from a client (DDL). */
+export function quoteLiteral(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`
+}
+
+/** SQL expression for the jsonb value at a validated path inside a jsonb column: doc->'a'->'b'. */
+export function jsonPathExpr(column: string, path: string): string {
+  return parseFieldPath(path).reduce((expr, seg) => `${expr}->${quoteLiteral(seg)}`, column)
+}
+
+export function joinAnd(parts: string[]): string {
+  if (parts.length === 0) return 'TRUE'
+  return parts.length === 1 ? parts[0] : parts.map(p => `(${p})`).join(' AND ')
+}
+
+export function joinOr(parts: string[]): string {
+  if (parts.length === 0) return 'FALSE'
+  return parts.length === 1 ? parts[0] : `(${parts.map(p => `(${p})`).join(' OR ')})`
+}
+
+export function negate(expr: string): string {
+  return `(${expr}) IS NOT TRUE`
+}
 
 /** The PostgreSQL protocol's limit on the parameters of one statement. */
 const MAX_PARAMETERS = 65_535
