@@ -1,4 +1,4 @@
-// Compiles a checked MongoDB filter document (src/validation/check-filter.ts has
+// Compiles a checked MongoDB filter document (src/validation/check-query.ts has
 // validated its shape, limits and values) into one boolean SQL expression over a jsonb
 // document (pure, no I/O): logical operators, field conditions, $not, $all and
 // $elemMatch here; the value, shape and regex conditions in their own modules.
@@ -14,7 +14,7 @@ import {
 } from './compile-comparison.ts'
 import { compileExists, compileSize, compileType } from './compile-element-ops.ts'
 import { compileRegex, readRegex } from '../../validation/regex/regex-dialect.ts'
-import { isValueCriteria } from '../../validation/check-filter.ts'
+import { isValueCriteria } from '../../validation/check-query.ts'
 import { isOperatorObject, toJsonValue } from '../../validation/values.ts'
 import { scalarField } from './index-expression.ts'
 import type { ContainmentLookup } from './compile-comparison.ts'

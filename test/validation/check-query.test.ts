@@ -2,7 +2,7 @@
 // the refusal of hidden (password) fields, and the normalized form the engines receive.
 import t from 'tap'
 import type { Filter } from '../../src/query/types.ts'
-import { checkFilter } from '../../src/validation/check-filter.ts'
+import { checkFilter } from '../../src/validation/check-query.ts'
 import { LIMITS } from '../../src/validation/limits.ts'
 
 function nest(depth: number): Filter {
