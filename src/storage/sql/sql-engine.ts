@@ -77,7 +77,7 @@ async function run<T>(work: () => Promise<T>): Promise<T> {
 export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () => {}): Engine {
   const changes = createSqlChangeLog(raw, log)
   // Every statement that may write goes through `client`, which hands the change capture the acting
-  // user; reads (find, findOne, findRaw, count and the estimates) run on `raw`: nothing to hand.
+  // user; reads (find, findOne, findRaw, count, the estimates, matchDocuments) run on `raw`.
   const client = withChangeActor(raw, { actor: actingUserId, wrote: changes.localWrite })
   const projectionOf = (model: Model, params: SqlParams, fields?: string[]): string =>
     compileProjection(fields, { params, doc: 't.doc' }, { exclude: hiddenFields(model) })
@@ -224,7 +224,7 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
         return await work({ consistent: true, exportAll: exportFrom(tx) })
       }),
 
-    matchDocuments: sqlMatchDocuments(client, run),
+    matchDocuments: sqlMatchDocuments(raw, run),
 
     changes,
 
