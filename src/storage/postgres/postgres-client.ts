@@ -8,10 +8,9 @@ import postgres from 'postgres'
 import type { SqlClient, Row, StatementOptions } from '../sql/sql-client.ts'
 import { SqlError } from '../sql/sql-client.ts'
 import type { SqlValue } from '../../compiler/sql-text.ts'
-import { createExpensiveGate, type ExpensiveGate } from './expensive-gate.ts'
+import { createExpensiveGate, withinBudget, type ExpensiveGate } from './expensive-gate.ts'
 import { openQuickLane, type QuickConnectionOptions, type QuickLane } from './quick-lane.ts'
 import { currentRequestScope } from '../../runtime/request-scope.ts'
-import { withinBudget } from './statement-budget.ts'
 import { postgresTarget } from './postgres-url.ts'
 
 export interface PostgresOptions {
