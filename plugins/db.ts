@@ -15,7 +15,10 @@ export interface CredentialWrites {
   announce: () => Promise<void>
 }
 
-/** What every write must set off: the response cache drops what was read from the models written (plugins/read-cache.ts). */
+/**
+ * What every write must set off: the response cache drops what was read from the models written
+ * (plugins/read-cache.ts).
+ */
 export interface CacheWrites {
   announce: (models: string[]) => void
 }

@@ -59,7 +59,8 @@ function limitBodyBytesPerClient(app: FastifyInstance): void {
       return done(
         new QuireError(
           'RATE_LIMITED',
-          `Your address is sending more than ${LIMITS.bodyBytesPerClient} bytes of request bodies at once: finish those first`,
+          `Your address is sending more than ${LIMITS.bodyBytesPerClient} bytes of request bodies at ` +
+            `once: finish those first`,
           { retryAfter: 1 }
         )
       )

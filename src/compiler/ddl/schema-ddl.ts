@@ -91,5 +91,8 @@ export function fulltextColumn(model: Model): { name: string; language: string; 
 export const TABLE_STORAGE = 'toast_tuple_target=8160'
 
 export function createTableSql(model: Model): string {
-  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(tableName(model))} (_id text PRIMARY KEY, doc jsonb NOT NULL) WITH (${TABLE_STORAGE})`
+  return (
+    `CREATE TABLE IF NOT EXISTS ${quoteIdent(tableName(model))} (_id text PRIMARY KEY, doc jsonb NOT NULL) ` +
+    `WITH (${TABLE_STORAGE})`
+  )
 }

@@ -34,7 +34,7 @@ export interface FilterContext {
    * so a lookup must not claim a scalar kind for a path that crosses an array.
    */
   kindOf?: FieldKindLookup
-  /** Paths whose equality may be tested by containment (src/compiler/filter/compile-comparison.ts); same trust as kindOf. */
+  /** Paths whose equality may be tested by containment (compile-comparison.ts); same trust as kindOf. */
   containment?: ContainmentLookup
 }
 
@@ -172,5 +172,8 @@ function compileElemMatch(field: FieldRef, criteria: Filter, state: CompileState
         inner
       )
     : `jsonb_typeof(${alias}.v) = 'object' AND ${compileDocument(criteria, inner)}`
-  return `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(${field.doc}, ${elements}) AS v) AS ${alias} WHERE ${condition})`
+  return (
+    `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(${field.doc}, ${elements}) AS v) AS ${alias} ` +
+    `WHERE ${condition})`
+  )
 }
