@@ -15,8 +15,13 @@ import { USER_MODEL } from '../src/auth/users/user-model.ts'
 import { CREDENTIAL_MODEL } from '../src/auth/credentials/credential-model.ts'
 
 export interface ReadCacheService {
-  /** The answer of `read` (JSON text), from the cache when it holds a current one; sets `jxp-cache: hit|miss`. */
-  serve: (request: FastifyRequest, reply: FastifyReply, model: Model, read: () => Promise<string>) => Promise<string>
+  /** The answer of `read` (JSON text), from the cache (its bytes) when it holds a current one; sets `jxp-cache: hit|miss`. */
+  serve: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    model: Model,
+    read: () => Promise<string>
+  ) => Promise<string | Buffer>
   stats: () => ReadCacheStats
   clear: () => void
   enabled: () => boolean
