@@ -15,7 +15,10 @@ import { USER_MODEL } from '../src/auth/users/user-model.ts'
 import { CREDENTIAL_MODEL } from '../src/auth/credentials/credential-model.ts'
 
 export interface ReadCacheService {
-  /** The answer of `read` (JSON text), from the cache (its bytes) when it holds a current one; sets `jxp-cache: hit|miss`. */
+  /**
+   * The answer of `read` (JSON text), or its bytes from the cache when it holds a current one;
+   * sets `jxp-cache: hit|miss`.
+   */
   serve: (
     request: FastifyRequest,
     reply: FastifyReply,

@@ -103,10 +103,13 @@ export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void
   })
   const requestSequencing = numbering.request
 
-  let noting: Promise<void> | undefined
+  /** Whether a note of the listener is under way. */
+  let noting = false
   /** Notes which backend listens (when it does), and the head it hears of changes after. */
   function noteListener(): void {
-    noting ??= queryListener(LISTENER_STATE)
+    if (noting) return
+    noting = true
+    queryListener(LISTENER_STATE)
       .then(([row]) => {
         if (row.listening !== true) return
         const head = BigInt(String(row.head))
@@ -115,13 +118,13 @@ export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void
       })
       .catch(err => log(`reading the change log's head for its listener failed: ${(err as Error).message}`))
       .finally(() => {
-        noting = undefined
+        noting = false
       })
   }
 
-  function queryListener(text: string): Promise<Row[]> {
+  async function queryListener(text: string): Promise<Row[]> {
     if (client.queryListener === undefined) throw new Error('the change log listens through a pooled client')
-    return client.queryListener(text)
+    return await client.queryListener(text)
   }
 
   async function startFollowing(): Promise<void> {
@@ -136,9 +139,10 @@ export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void
         for (const follower of followers) 'changes' in notice ? follower.offer(notice.changes) : follower.catchUp()
       },
       () => {
-        // (Re)started: notices sent while it was down are lost, so nothing is vouched for until the head is read again.
+        // (Re)started: notices sent while it was down are lost, so nothing is vouched for until
+        // the head is read again.
         listenerPid = undefined
-        noting = undefined
+        noting = false // one under way may have run on the connection that went
         noteListener()
         for (const follower of followers) follower.catchUp()
       }
