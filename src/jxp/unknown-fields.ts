@@ -63,7 +63,7 @@ const BULK_BODIES: Record<string, { key: string; without: typeof withoutUnknownF
 }
 
 /** A bulk write's operations without the fields `model` does not name (anything else as it came, for the usual checks). */
-export function withoutUnknownBulkFields(model: Model, operations: unknown): { body: unknown; dropped: string[] } {
+function withoutUnknownBulkFields(model: Model, operations: unknown): { body: unknown; dropped: string[] } {
   if (!Array.isArray(operations)) return { body: operations, dropped: [] }
   const dropped = new Set<string>()
   const body = operations.map(operation => {
