@@ -64,6 +64,15 @@ const PRUNE = `WITH gone AS (DELETE FROM ${CHANGE_POSITIONS} p
 UPDATE ${CHANGE_STATE} SET pruned_through = greatest(pruned_through, (SELECT max(pos) FROM gone))
 RETURNING (SELECT count(*) FROM gone) AS n`
 
+/** The listening connection's backend, whether it listens, and the head: what it hears of from then on. */
+const LISTENER_STATE = `SELECT pg_backend_pid()::text AS pid,
+  EXISTS (SELECT 1 FROM pg_listening_channels() c WHERE c = '${CHANGE_CHANNEL}') AS listening,
+  (SELECT head::text FROM ${CHANGE_STATE}) AS head`
+
+/** The last position a notice announces. */
+const lastOfNotice = (notice: ChangeNotice): bigint =>
+  BigInt('changes' in notice ? notice.changes[notice.changes.length - 1].pos : notice.to)
+
 export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void): SqlChangeLog {
   const followers = new Set<Follower>()
   let poll: NodeJS.Timeout | undefined
@@ -73,15 +82,6 @@ export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void
   let heardThrough = 0n
   /** The backend of the listening connection since it last read the head; undefined while unknown. */
   let listenerPid: string | undefined
-
-  /** The listening connection's backend, whether it listens, and the head: what it hears of from then on. */
-  const LISTENER_STATE = `SELECT pg_backend_pid()::text AS pid,
-  EXISTS (SELECT 1 FROM pg_listening_channels() c WHERE c = '${CHANGE_CHANNEL}') AS listening,
-  (SELECT head::text FROM ${CHANGE_STATE}) AS head`
-
-  /** The last position a notice announces. */
-  const lastOfNotice = (notice: ChangeNotice): bigint =>
-    BigInt('changes' in notice ? notice.changes[notice.changes.length - 1].pos : notice.to)
 
   /** Changes after `after` up to the last numbered one, or 'gone' (pruned, or never given). */
   async function readLog(after: string, limit: number): Promise<StoredChange[] | 'gone'> {
