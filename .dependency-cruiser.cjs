@@ -5,12 +5,19 @@ module.exports = {
   forbidden: [
     {
       name: 'compiler-does-no-io',
-      comment: 'src/compiler is pure: no I/O module, no driver, no storage, runtime or embedded server (types of the storage contract allowed)',
+      comment:
+        'src/compiler is pure: no I/O module, no driver, no storage, runtime or embedded server ' +
+        '(types of the storage contract allowed)',
       severity: 'error',
       from: { path: '^src/compiler/' },
       to: {
         dependencyTypesNot: ['type-only'],
-        path: ['^(node:)?(fs|fs/promises|net|child_process|http|https|dgram|dns|worker_threads|cluster)$', '^(postgres|mongodb)$', '^src/(storage|runtime|embedded|cluster)/', 'node_modules/(postgres|mongodb)/']
+        path: [
+          '^(node:)?(fs|fs/promises|net|child_process|http|https|dgram|dns|worker_threads|cluster)$',
+          '^(postgres|mongodb)$',
+          '^src/(storage|runtime|embedded|cluster)/',
+          'node_modules/(postgres|mongodb)/'
+        ]
       }
     },
     {
@@ -35,11 +42,15 @@ module.exports = {
     },
     {
       name: 'src-knows-no-fastify',
-      comment: 'src/ is the service without its HTTP shell: no value import of Fastify, its plugins, plugins/ or routes/',
+      comment:
+        'src/ is the service without its HTTP shell: no value import of Fastify, its plugins, plugins/ or routes/',
       severity: 'error',
       // serve-command is the one door from the command line into the HTTP app.
       from: { path: '^src/', pathNot: '^src/commands/serve-command\\.ts$' },
-      to: { dependencyTypesNot: ['type-only'], path: ['^(plugins|routes)/', '^app\\.ts$', 'node_modules/(fastify|@fastify|fastify-plugin)/'] }
+      to: {
+        dependencyTypesNot: ['type-only'],
+        path: ['^(plugins|routes)/', '^app\\.ts$', 'node_modules/(fastify|@fastify|fastify-plugin)/']
+      }
     },
     {
       name: 'no-value-cycles',
@@ -52,7 +63,10 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types']
+    },
     exclude: { path: '^(dist|scratch)/' }
   }
 }

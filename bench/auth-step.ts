@@ -2,7 +2,8 @@
 // (plugins/credential-strategies.ts: @fastify/auth over five strategies, Basic
 // parsed by @fastify/basic-auth) against a bare dispatch on the same identified
 // credential, with every credential remembered by the cache (the path almost every
-// request takes) so that only the step is measured. Run: npx tsx bench/auth-step.ts (a quiet machine gives steadier figures).
+// request takes) so that only the step is measured. Run: npx tsx bench/auth-step.ts (a quiet machine gives steadier
+// figures).
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Caller } from '../src/auth/caller.ts'
 import type { LoginLinks } from '../src/auth/credentials/login-links.ts'
@@ -73,6 +74,8 @@ for (const [name, headers] of Object.entries(REQUESTS)) {
     step.push(await nsPerCall(composed, headers))
   }
   console.log(
-    `${name.padEnd(10)} bare dispatch ${median(bare).toFixed(0).padStart(5)}   composed ${median(step).toFixed(0).padStart(5)}   added ${(median(step) - median(bare)).toFixed(0).padStart(5)}`
+    `${name.padEnd(10)} bare dispatch ${median(bare).toFixed(0).padStart(5)}   ` +
+      `composed ${median(step).toFixed(0).padStart(5)}   ` +
+      `added ${(median(step) - median(bare)).toFixed(0).padStart(5)}`
   )
 }

@@ -16,7 +16,8 @@ export async function copyTestTable(url: string, total: number): Promise<void> {
     let after = ''
     for (let done = 0; done < total; ) {
       const [moved] = await sql.unsafe(
-        `with moved as (insert into q_baseline_create (_id, doc) select _id, doc from q_test where _id > $1 order by _id limit ${BATCH} returning _id) ` +
+        `with moved as (insert into q_baseline_create (_id, doc) select _id, doc from q_test where _id > ` +
+          `$1 order by _id limit ${BATCH} returning _id) ` +
           'select count(*)::int as n, max(_id) as last from moved',
         [after]
       )

@@ -26,7 +26,9 @@ export async function waitForChangeLog(url: string): Promise<void> {
     for (let logged = false; ; ) {
       const [{ unnumbered, unpruned }] = await sql.unsafe(BACKLOG, [retention])
       if (unnumbered === 0 && unpruned === 0) return
-      const backlog = `${unnumbered as number} captured changes to number and ${unpruned as number} beyond the retention to prune`
+      const backlog =
+        `${unnumbered as number} captured changes to number and ${unpruned as number} beyond the retention ` +
+        `to prune`
       if (!logged) log(`  waiting for the server: ${backlog}`)
       logged = true
       if (Date.now() - started > SETTLE_TIMEOUT_MS)

@@ -24,7 +24,10 @@ export interface DatabaseCpuMeter {
   close: () => Promise<void>
 }
 
-/** A meter of one database server process (FerretDB: one process serves every connection), or undefined where /proc cannot be read. */
+/**
+ * A meter of one database server process (FerretDB: one process serves every connection), or undefined where /proc
+ * cannot be read.
+ */
 export function createProcessCpuMeter(pid: number): CpuMeter | undefined {
   try {
     readFileSync(`/proc/${pid}/stat`)
@@ -47,7 +50,9 @@ export function sumOf(meters: Array<CpuMeter | undefined>): CpuMeter | undefined
   }
 }
 
-/** A meter for the database at `url` (the embedded default's socket URL too), or undefined where /proc cannot be read. */
+/**
+ * A meter for the database at `url` (the embedded default's socket URL too), or undefined where /proc cannot be read.
+ */
 export function createDatabaseCpuMeter(url: string): DatabaseCpuMeter | undefined {
   try {
     readFileSync('/proc/self/stat')
@@ -56,8 +61,8 @@ export function createDatabaseCpuMeter(url: string): DatabaseCpuMeter | undefine
   }
   const sql = connectSql(url, { max: 1 })
   const backendTicks = async (): Promise<Map<number, number>> => {
-    const rows =
-      await sql`select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`
+    const rows = await sql`select pid from pg_stat_activity
+        where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`
     return new Map(rows.map(row => [row.pid as number, processTicks(row.pid as number)]))
   }
   return {

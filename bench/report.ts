@@ -21,7 +21,9 @@ export interface ResultRow {
   databaseCpuMicros?: number
   /** reqPerSec divided by its yardstick's (the baseline scenario it is compared with). */
   ratio?: number
-  /** reqPerSec of the same scenario and engine in the previous run of the same size (its results file before this run). */
+  /**
+   * reqPerSec of the same scenario and engine in the previous run of the same size (its results file before this run).
+   */
   previousReqPerSec?: number
   requests?: number
   non2xx?: number
@@ -45,7 +47,10 @@ export function log(message: string): void {
 /** The last quarter of each progress label printed to a log (not a terminal). */
 const quartersShown = new Map<string, number>()
 
-/** One line that rewrites itself on a terminal; otherwise a line each time a quarter is passed (batches rarely end on one). */
+/**
+ * One line that rewrites itself on a terminal; otherwise a line each time a quarter is passed (batches rarely end on
+ * one).
+ */
 export function showProgress(label: string, done: number, total: number): void {
   const percent = Math.floor((done * 100) / total)
   if (process.stdout.isTTY) {
@@ -87,7 +92,10 @@ function statusText(row: ResultRow): string {
   if (row.status === 'ok') return 'ok'
   if (row.status === 'skipped') return `SKIPPED: ${row.note ?? ''}`
   if (row.status === 'failed') return `FAILED: ${row.note ?? ''}`
-  return `ERRORS: ${row.non2xx ?? 0} non-2xx, ${row.errors ?? 0} errors, ${row.timeouts ?? 0} timeouts${row.note ? ` (${row.note})` : ''}`
+  return (
+    `ERRORS: ${row.non2xx ?? 0} non-2xx, ${row.errors ?? 0} errors, ${row.timeouts ?? 0} ` +
+    `timeouts${row.note ? ` (${row.note})` : ''}`
+  )
 }
 
 function cells(row: ResultRow): string[] {
@@ -153,11 +161,15 @@ export function describeCachedList(rows: ResultRow[]): string[] {
     .filter(r => r.scenario === 'list-cached' && r.ratio !== undefined)
     .map(
       row =>
-        `cache: list-cached on ${row.engine} at ${row.ratio!.toFixed(2)} of the baseline (target >= ${CACHED_LIST_GOAL}): ${verdictOf(row.ratio!, CACHED_LIST_GOAL, [row])}`
+        `cache: list-cached on ${row.engine} at ${row.ratio!.toFixed(2)} of the baseline (target ` +
+        `>= ${CACHED_LIST_GOAL}): ${verdictOf(row.ratio!, CACHED_LIST_GOAL, [row])}`
     )
 }
 
-/** The issue's goal for the embedded default: its get-by-id and list rows at least DEFAULT_GOAL of the same scenarios on PostgreSQL. */
+/**
+ * The issue's goal for the embedded default: its get-by-id and list rows at least DEFAULT_GOAL of the same scenarios on
+ * PostgreSQL.
+ */
 export const DEFAULT_GOAL = 0.9
 /** The scenarios judged by DEFAULT_GOAL: get-by-id and every list. */
 const judgedOnDefault = (scenario: string): boolean => scenario === 'get-by-id' || scenario.startsWith('list')
@@ -190,7 +202,8 @@ export function describeFeedCost(rows: ResultRow[]): string[] {
       const ratio = watched.reqPerSec! / plain.reqPerSec!
       const verdict = verdictOf(ratio, FEED_COST_GOAL, [watched, plain])
       return [
-        `feed on ${watched.engine}: writes with subscribers at ${ratio.toFixed(2)} of writes without (target >= ${FEED_COST_GOAL}): ${verdict}; ` +
+        `feed on ${watched.engine}: writes with subscribers at ${ratio.toFixed(2)} of writes without ` +
+          `(target >= ${FEED_COST_GOAL}): ${verdict}; ` +
           `${watched.eventsPerSec?.toFixed(0) ?? '-'} events/s delivered`
       ]
     })
@@ -231,7 +244,8 @@ export function describeAuthCost(rows: ResultRow[]): string[] {
       })
       if (judged.length === 0) return []
       return [
-        `authenticated reads on ${anonymous.engine} against anonymous ${anonymous.scenario} (${anonymous.reqPerSec!.toFixed(0)} req/s; target >= ${AUTH_GOAL}): ${judged.join(', ')}`
+        `authenticated reads on ${anonymous.engine} against anonymous ${anonymous.scenario} ` +
+          `(${anonymous.reqPerSec!.toFixed(0)} req/s; target >= ${AUTH_GOAL}): ${judged.join(', ')}`
       ]
     })
 }
@@ -244,8 +258,10 @@ export function describeScaling(rows: ResultRow[]): string[] {
       const one = rows.find(r => r.scenario === 'get-by-id' && r.engine === two.engine && r.reqPerSec !== undefined)
       if (!one) return []
       return [
-        `workers on ${two.engine}: get-by-id ${one.reqPerSec!.toFixed(0)} req/s with 1 worker, ${two.reqPerSec!.toFixed(0)} req/s with 2: ` +
-          `x${(two.reqPerSec! / one.reqPerSec!).toFixed(2)}${one.status === 'ok' && two.status === 'ok' ? '' : ' (with errors)'}`
+        `workers on ${two.engine}: get-by-id ${one.reqPerSec!.toFixed(0)} req/s with 1 ` +
+          `worker, ${two.reqPerSec!.toFixed(0)} req/s with 2: ` +
+          `x${(two.reqPerSec! / one.reqPerSec!).toFixed(2)}` +
+          (one.status === 'ok' && two.status === 'ok' ? '' : ' (with errors)')
       ]
     })
 }

@@ -64,7 +64,8 @@ async function runScenario(
       const after = await subscribers.counts()
       const seconds = (performance.now() - started) / 1000
       log(
-        `  the subscribers' process used ${((after.cpuMicros - before.cpuMicros) / 1e6).toFixed(1)} s of CPU in ${seconds.toFixed(1)} s`
+        `  the subscribers' process used ${((after.cpuMicros - before.cpuMicros) / 1e6).toFixed(1)} s of ` +
+          `CPU in ${seconds.toFixed(1)} s`
       )
       return { ...row, ...load, eventsPerSec: (after.events - before.events) / seconds }
     } finally {
@@ -83,7 +84,8 @@ function describeRow(row: ResultRow): string {
       : ''
   const events = row.eventsPerSec === undefined ? '' : `, ${row.eventsPerSec.toFixed(0)} events/s delivered`
   return (
-    `${row.reqPerSec?.toFixed(0)} req/s${events}, p99 ${row.p99Ms?.toFixed(1)} ms, server CPU ${row.serverCpuMicros?.toFixed(0)} us/req` +
+    `${row.reqPerSec?.toFixed(0)} req/s${events}, p99 ${row.p99Ms?.toFixed(1)} ms, server ` +
+    `CPU ${row.serverCpuMicros?.toFixed(0)} us/req` +
     `${row.databaseCpuMicros === undefined ? '' : `, db CPU ${row.databaseCpuMicros.toFixed(0)} us/req`}${errors}`
   )
 }
@@ -115,7 +117,8 @@ function inTurnOrder<T>(step: T[], turn: number): T[] {
 
 /**
  * The scenarios in the order they run, as steps: one scenario, or a group of INTERLEAVED ones
- * (at least two of it selected, where the first of them stands), run in turns (MIN_TURNS at least, in rotated order: inTurnOrder).
+ * (at least two of it selected, where the first of them stands), run in turns (MIN_TURNS at least, in rotated order:
+ * inTurnOrder).
  */
 function stepsOf(scenarios: Scenario[]): Scenario[][] {
   const groups = INTERLEAVED.map(names => scenarios.filter(s => names.includes(s.name))).filter(

@@ -210,7 +210,10 @@ function groupByServer(scenarios: Scenario[]): Scenario[][] {
   return groups
 }
 
-/** One server per engine (WORKERS and settings as the group says), side by side, for a group of scenarios, each run on every engine in turns. */
+/**
+ * One server per engine (WORKERS and settings as the group says), side by side, for a group of scenarios, each run on
+ * every engine in turns.
+ */
 async function benchGroup(
   databases: Map<string, Database>,
   scenarios: Scenario[],
@@ -240,12 +243,14 @@ async function main(): Promise<void> {
   cleanupOnSignals()
   const loadAtStart = loadavg()[0]
   log(
-    `load average at start: ${loadAtStart.toFixed(2)} on ${cpus().length} cores${loadAtStart > 0.5 ? ' (other work is running: numbers will be noisy)' : ''}`
+    `load average at start: ${loadAtStart.toFixed(2)} on ${cpus().length} ` +
+      `cores${loadAtStart > 0.5 ? ' (other work is running: numbers will be noisy)' : ''}`
   )
   let startup: StartupResult | undefined
   if (options.startupRuns) {
     log(
-      `measuring start-up on the embedded default: ${options.startupRuns} x (a start on a new data directory, then a restart on it), with npm start and with quire serve`
+      `measuring start-up on the embedded default: ${options.startupRuns} x (a start on a new data ` +
+        `directory, then a restart on it), with npm start and with quire serve`
     )
     startup = await measureStartup(options.startupRuns)
   }

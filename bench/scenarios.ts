@@ -40,7 +40,10 @@ export interface Scenario {
 /** Thrown by a scenario whose feature the server does not have yet. */
 export class SkipScenario extends Error {}
 
-/** Unmeasured writes before each write scenario: they are compared with each other (create with its baseline and with create-watched). */
+/**
+ * Unmeasured writes before each write scenario: they are compared with each other (create with its baseline and with
+ * create-watched).
+ */
 const WRITE_WARMUP_SECONDS = 8
 
 /** The baseline scenario that inserts (into a copy of q_test made while seeding: bench/baseline-table.ts). */
@@ -165,7 +168,8 @@ export const SCENARIOS: Scenario[] = [
       body: JSON.stringify(AGGREGATE_PIPELINE)
     })
   },
-  // Last: `create` grows the test collection that the scenarios above read (`baseline-create` writes a table of its own).
+  // Last: `create` grows the test collection that the scenarios above read (`baseline-create` writes a table of its
+  // own).
   {
     name: BASELINE_INSERTS,
     target: 'baseline',

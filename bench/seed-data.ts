@@ -9,7 +9,9 @@ import type { Caller } from '../src/auth/caller.ts'
 export const BENCH_USER = { email: 'bench@example.com', password: 'bench-password' }
 /** Distinct values of `foo` (each matches testDocs / FOO_VALUES documents). */
 export const FOO_VALUES = 100
-/** Distinct numbers in `shmack` (after its three words): `filter[shmack]=3` matches testDocs / SHMACK_NUMBERS documents. */
+/**
+ * Distinct numbers in `shmack` (after its three words): `filter[shmack]=3` matches testDocs / SHMACK_NUMBERS documents.
+ */
 export const SHMACK_NUMBERS = 20
 /** Distinct search topics in `fulltext` (each matches testDocs / TOPICS documents). */
 export const TOPICS = 50

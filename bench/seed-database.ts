@@ -35,10 +35,12 @@ async function vacuumSeeded(url: string, label: string): Promise<void> {
   const sql = connectSql(url, { max: 1 })
   try {
     const tables = await sql.unsafe(
-      "SELECT relname AS name FROM pg_stat_user_tables WHERE schemaname = 'public' ORDER BY pg_total_relation_size(relid) DESC"
+      "SELECT relname AS name FROM pg_stat_user_tables WHERE schemaname = 'public' ORDER BY " +
+        'pg_total_relation_size(relid) DESC'
     )
     log(
-      `${label}: vacuuming the ${tables.length} seeded tables, largest first (what autovacuum does within minutes of a load)`
+      `${label}: vacuuming the ${tables.length} seeded tables, largest first (what autovacuum does within ` +
+        `minutes of a load)`
     )
     for (const [i, { name }] of tables.entries()) {
       const started = Date.now()

@@ -36,7 +36,10 @@ export interface StartupResult {
   commands: Record<string, StartupTimes>
   /** The lines printed (again beside the table at the end). */
   lines: string[]
-  /** What went wrong around the starts: a server left running after a graceful shutdown, or already running before a start. */
+  /**
+   * What went wrong around the starts: a server left running after a graceful shutdown, or already running before a
+   * start.
+   */
   problems: string[]
 }
 
@@ -87,7 +90,10 @@ function embeddedSteps(output: string, spawnedAt: number): string {
   return steps.join(', ')
 }
 
-/** Milliseconds from spawning `command` to the first 200 of /health, and what Quire said of its embedded server; the server is stopped gracefully afterwards. */
+/**
+ * Milliseconds from spawning `command` to the first 200 of /health, and what Quire said of its embedded server; the
+ * server is stopped gracefully afterwards.
+ */
 async function timeOneStart(
   command: (typeof COMMANDS)[number],
   dataDir: string
@@ -136,12 +142,16 @@ async function timeOneStart(
   }
 }
 
-/** After a graceful shutdown the embedded server must be gone (Quire, its last client, stops it); a problem otherwise. */
+/**
+ * After a graceful shutdown the embedded server must be gone (Quire, its last client, stops it); a problem otherwise.
+ */
 async function checkServerStopped(dataDir: string, after: string): Promise<string | undefined> {
   const deadline = performance.now() + SERVER_GONE_MS
   while (serverPid(dataDir) !== undefined) {
     if (performance.now() > deadline) {
-      const problem = `the embedded PostgreSQL server (pid ${serverPid(dataDir)}) was still running ${SERVER_GONE_MS / 1000} s after ${after} shut down gracefully`
+      const problem =
+        `the embedded PostgreSQL server (pid ${serverPid(dataDir)}) was still ` +
+        `running ${SERVER_GONE_MS / 1000} s after ${after} shut down gracefully`
       log(`  ${problem}`)
       await stopLeftServer(dataDir, msg => log(`  ${msg}`))
       return problem
@@ -155,7 +165,10 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 
 function describe(label: string, values: number[], goal: number): string {
   const verdict = median(values) < goal ? 'met' : 'NOT met'
-  return `start-up, ${label}: median ${(median(values) / 1000).toFixed(2)} s (${values.map(v => (v / 1000).toFixed(2)).join(', ')}); goal < ${goal / 1000} s: ${verdict}`
+  return (
+    `start-up, ${label}: median ${(median(values) / 1000).toFixed(2)} s ` +
+    `(${values.map(v => (v / 1000).toFixed(2)).join(', ')}); goal < ${goal / 1000} s: ${verdict}`
+  )
 }
 
 /** `runs` pairs, per command, of a start on a new data directory and a restart on it; prints and returns the times. */
@@ -179,7 +192,9 @@ export async function measureStartup(runs: number): Promise<StartupResult> {
           const problem = await checkServerStopped(dir.dataDir, command.name)
           if (problem) result.problems.push(problem)
           log(
-            `  ${command.name} on ${kind}: first answer after ${(ms / 1000).toFixed(2)} s (${i + 1}/${runs}; ${steps || 'nothing said of the embedded server'})${problem ? ' (server left running)' : ''}`
+            `  ${command.name} on ${kind}: first answer after ${(ms / 1000).toFixed(2)} s ` +
+              `(${i + 1}/${runs}; ${steps || 'nothing said of the embedded server'})` +
+              (problem ? ' (server left running)' : '')
           )
         }
       } finally {

@@ -1,7 +1,8 @@
 // Where the bench and the reliability suite keep data: a database of the throwaway PostgreSQL
 // cluster (`postgres`, over TCP: DATABASE_URL), the embedded default (`default`: DATA_DIR with
 // DATABASE_URL unset, as `npm start` runs it), or a FerretDB server (`ferretdb`, the MongoDB
-// engine: a mongodb:// DATABASE_URL). Servers and commands on a store are configured by envOf; the bench's own SQL on it runs inside withStore, which starts (or shares) the default's
+// engine: a mongodb:// DATABASE_URL). Servers and commands on a store are configured by envOf; the bench's own SQL on
+// it runs inside withStore, which starts (or shares) the default's
 // server the way every `quire` command does (withDatabase) and lets go of it afterwards.
 import { loadConfig } from '../src/config.ts'
 import { withDatabase } from '../src/embedded/attach-database.ts'
@@ -10,7 +11,10 @@ import { embeddedDatabaseUrl } from '../src/embedded/data-dir.ts'
 export interface Store {
   /** The engine it is: `postgres`, `default` or `ferretdb`. */
   engine: string
-  /** The database's postgres:// URL (the embedded server's socket URL for the default: connect through connectSql), or mongodb:// URL. */
+  /**
+   * The database's postgres:// URL (the embedded server's socket URL for the default: connect through connectSql), or
+   * mongodb:// URL.
+   */
   url: string
   /** The default's DATA_DIR; undefined for a database of an external server. */
   dataDir?: string
@@ -40,7 +44,9 @@ export function envOf(store: Store): Record<string, string | undefined> {
     : { DATA_DIR: store.dataDir, DATABASE_URL: undefined }
 }
 
-/** Runs `work` with the store's database reachable (the default's server started or shared, and let go of afterwards). */
+/**
+ * Runs `work` with the store's database reachable (the default's server started or shared, and let go of afterwards).
+ */
 export async function withStore<T>(
   store: Store,
   log: (msg: string) => void,

@@ -33,7 +33,8 @@ async function bodyBudgetPlugin(app: FastifyInstance): Promise<void> {
       return done(
         new QuireError(
           'RATE_LIMITED',
-          `Your address is sending more than ${LIMITS.bodyBytesPerClient} bytes of request bodies at once: finish those first`,
+          `Your address is sending more than ${LIMITS.bodyBytesPerClient} bytes of request bodies at ` +
+            `once: finish those first`,
           { retryAfter: 1 }
         )
       )

@@ -16,8 +16,9 @@ export interface CredentialWrites {
 }
 
 /**
- * What every write must set off before it is answered: the response cache drops what was read from
- * the models written, and waits until the write is announced to the other processes (plugins/read-cache.ts).
+ * What every write must set off before it is answered: the response cache drops what was read
+ * from the models written, and waits until the write is announced to the other processes
+ * (plugins/read-cache.ts).
  */
 export interface CacheWrites {
   announce: (models: string[]) => Promise<void>

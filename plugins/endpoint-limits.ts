@@ -67,7 +67,8 @@ async function endpointLimitsPlugin(app: FastifyInstance): Promise<void> {
       const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000))
       return new QuireError(
         'RATE_LIMITED',
-        `Too many requests to ${request.routeOptions.url ?? 'this endpoint'} from your address: try again in ${retryAfter} s`,
+        `Too many requests to ${request.routeOptions.url ?? 'this endpoint'} from your address: try again ` +
+          `in ${retryAfter} s`,
         { retryAfter }
       )
     }

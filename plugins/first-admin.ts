@@ -11,7 +11,8 @@ import { StartupError } from '../src/startup-error.ts'
 
 export const SETUP_OPEN_WARNING =
   'POST /setup is open: no user exists, and whoever calls it first becomes the admin. ' +
-  'Create the first admin now (POST /setup, or `quire admin create`), or start with QUIRE_ADMIN_EMAIL and QUIRE_ADMIN_PASSWORD set'
+  'Create the first admin now (POST /setup, or `quire admin create`), or start with QUIRE_ADMIN_EMAIL and ' +
+  'QUIRE_ADMIN_PASSWORD set'
 
 /** The fields a refused admin record names (`email must match format "email"`). */
 function detailsOf(err: QuireError): string {

@@ -47,7 +47,9 @@ const errorAnswer = (description: string): Record<string, unknown> => ({
 
 declare module 'fastify' {
   interface FastifySchema {
-    /** A body the handler reads itself because it may be left out (POST /login with Basic): documented, not validated. */
+    /**
+     * A body the handler reads itself because it may be left out (POST /login with Basic): documented, not validated.
+     */
     optionalBody?: unknown
   }
 }

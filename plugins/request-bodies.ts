@@ -40,7 +40,8 @@ function parseForm(text: string): Record<string, unknown> {
   if (JSON_TEXT.test(text)) {
     throw new QuireError(
       'INVALID_BODY',
-      "The body is JSON but was sent as a form (Content-Type: application/x-www-form-urlencoded, curl's default for -d): send it with Content-Type: application/json"
+      "The body is JSON but was sent as a form (Content-Type: application/x-www-form-urlencoded, curl's " +
+        'default for -d): send it with Content-Type: application/json'
     )
   }
   const dropped = droppedName(text)

@@ -42,14 +42,16 @@ async function digest(client: SqlClient): Promise<StoreDigest> {
   try {
     const tables = (
       await client.query(
-        "SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1"
+        "SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' AND " +
+          "table_type = 'BASE TABLE' ORDER BY 1"
       )
     ).filter(row => !BOOKKEEPING_TABLES.has(String(row.t)))
     const hash = createHash('sha256')
     const counts: Record<string, number> = {}
     for (const { t } of tables as Array<{ t: string }>) {
       const [row] = await client.query(
-        `SELECT count(*) AS n, md5(coalesce(string_agg(x, E'\\n' ORDER BY x), '')) AS d FROM (SELECT ${rowText(t)} AS x FROM ${quoteIdent(t)} r) s`
+        `SELECT count(*) AS n, md5(coalesce(string_agg(x, E'\\n' ORDER BY x), '')) AS d FROM ` +
+          `(SELECT ${rowText(t)} AS x FROM ${quoteIdent(t)} r) s`
       )
       counts[t] = Number(row.n)
       hash.update(`${t}:${row.n}:${row.d}\n`)

@@ -89,7 +89,10 @@ export function createHttpClient(baseUrl: string, connections: number, defaultTi
     })
   }
 
-  /** A keep-alive connection that the server closed just as it was reused fails at once: such a request is sent again, once. */
+  /**
+   * A keep-alive connection that the server closed just as it was reused fails at once: such a request is sent again,
+   * once.
+   */
   async function send(req: HttpRequest, timeoutMs = defaultTimeoutMs): Promise<HttpReply> {
     const { reused, ...reply } = await sendOnce(req, timeoutMs)
     if (reply.status !== 0 || !reused || !/ECONNRESET|socket hang up|EPIPE/.test(reply.error ?? '')) return reply

@@ -5,7 +5,10 @@ import { intFrom } from '../src/config.ts'
 
 export const SCENARIO_NAMES = ['restart', 'kill', 'fuzz', 'expensive', 'soak', 'secrets'] as const
 export type ScenarioName = (typeof SCENARIO_NAMES)[number]
-/** `postgres`: the throwaway cluster over TCP (an external server); `default`: the embedded default (DATA_DIR, DATABASE_URL unset). */
+/**
+ * `postgres`: the throwaway cluster over TCP (an external server); `default`: the embedded default (DATA_DIR,
+ * DATABASE_URL unset).
+ */
 export const ENGINE_NAMES = ['postgres', 'default'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
 

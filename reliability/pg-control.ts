@@ -42,7 +42,8 @@ export function embeddedControl(dataDir: string, log: (msg: string) => void): Da
         throw new Error('the embedded PostgreSQL server did not stop within 20 s')
     },
     startServer: async () => {
-      await useEmbeddedServer(dataDir, msg => log(`  ${msg}`)) // not let go of: the Quire server on it stops it when it stops
+      // not let go of: the Quire server on it stops it when it stops
+      await useEmbeddedServer(dataDir, msg => log(`  ${msg}`))
     }
   }
 }

@@ -18,7 +18,10 @@ import { judgeSecrets } from './scenarios/secrets.ts'
 
 type Runner = (suite: Suite, engine: EngineName) => Promise<ScenarioResult>
 
-/** Each scenario and the engines it runs on (every engine; soak: RELIABILITY_SOAK_ENGINES, both by default); secrets judges the whole run, so it comes last. */
+/**
+ * Each scenario and the engines it runs on (every engine; soak: RELIABILITY_SOAK_ENGINES, both by default); secrets
+ * judges the whole run, so it comes last.
+ */
 const PLAN: Array<{ name: ScenarioName; engines: (o: ReliabilityOptions) => EngineName[]; run: Runner }> = [
   { name: 'restart', engines: o => o.engines, run: runRestart },
   { name: 'kill', engines: o => o.engines, run: runKill },
@@ -65,7 +68,8 @@ async function main(): Promise<boolean> {
   stopAfter(options.maxMinutes)
   const load = loadavg()[0]
   log(
-    `reliability suite${options.quick ? ' (RELIABILITY_QUICK: shortened)' : ''}: seed ${options.seed}, engines ${options.engines.join(', ')}, ` +
+    `reliability suite${options.quick ? ' (RELIABILITY_QUICK: shortened)' : ''}: seed ${options.seed}, ` +
+      `engines ${options.engines.join(', ')}, ` +
       `load average ${load.toFixed(2)} on ${cpus().length} cores`
   )
   const suite = await createSuite(options)

@@ -11,7 +11,10 @@ const PATTERNS: Array<[string, RegExp]> = [
   ['login link (JWT)', /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}/]
 ]
 
-/** Endpoints whose replies carry credentials by design (the credential shape and the suite's own tokens are allowed there). */
+/**
+ * Endpoints whose replies carry credentials by design (the credential shape and the suite's own tokens are allowed
+ * there).
+ */
 const CREDENTIAL_ENDPOINTS = /^\/(login|refresh|login\/jwt|login\/getjwt)(\?|$)/
 
 export interface Finding {
@@ -31,7 +34,10 @@ export interface SecretScanner {
   /** Feeds a chunk of a server's output; lines are scanned as they complete. */
   logSink: (server: string) => (chunk: string) => void
   findings: Finding[]
-  /** Replies and log lines read; login replies in which the credential patterns matched (where they are allowed: proof that they match). */
+  /**
+   * Replies and log lines read; login replies in which the credential patterns matched (where they are allowed: proof
+   * that they match).
+   */
   counts: { replies: number; logLines: number; credentialReplies: number }
 }
 

@@ -169,7 +169,8 @@ export async function createSuite(options: ReliabilityOptions): Promise<Suite> {
 
   const emptyStore = async (engine: EngineName, name: string): Promise<Store> => {
     if (engine === 'postgres') return externalStore(await (await getCluster()).createDatabase(name))
-    // Registered before any server on it, so run after they have stopped: a server left running is reported and stopped.
+    // Registered before any server on it, so run after they have stopped: a server left running is reported and
+    // stopped.
     const dir = newDataDir(`quire-rel-${name}-`)
     onCleanup(() => dir.remove(log))
     return embeddedStore(dir.dataDir)

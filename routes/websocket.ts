@@ -17,7 +17,9 @@ import { LIMITS } from '../src/validation/limits.ts'
 
 const MAX_SUBSCRIPTIONS = 50
 
-/** The credentials of an `auth` message ({email, password}, {apikey} or {token}), checked now and for every later event. */
+/**
+ * The credentials of an `auth` message ({email, password}, {apikey} or {token}), checked now and for every later event.
+ */
 async function messageCredentials(
   app: FastifyInstance,
   data: Record<string, unknown>,

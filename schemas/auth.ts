@@ -44,7 +44,10 @@ export const JwtResponse = Type.Object({
   token: Type.String()
 })
 
-/** Quire's answer, or JXP's under JXP_COMPAT (`status: "success"`, the admin's name and email; never the password JXP echoes). */
+/**
+ * Quire's answer, or JXP's under JXP_COMPAT (`status: "success"`, the admin's name and email; never the password JXP
+ * echoes).
+ */
 export const SetupResponse = Type.Union([
   Type.Object({
     status: Type.Literal('ok'),

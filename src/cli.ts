@@ -43,7 +43,8 @@ program
   .description('model files')
   .command('from-jxp <dir>')
   .description(
-    "convert a JXP app's Mongoose model files in <dir> into Quire model files (and model-code stubs), reporting what needs a human"
+    "convert a JXP app's Mongoose model files in <dir> into Quire model files (and model-code stubs), " +
+      'reporting what needs a human'
   )
   .option('--out <dir>', 'where to write them', 'models')
   .option('--force', 'overwrite existing files')
@@ -59,7 +60,8 @@ program
   .description('manage the service secret (see docs/auth.md)')
   .command('adopt')
   .description(
-    "make the configured secret (QUIRE_SECRET, or else the secret file in DATA_DIR, or else a new stored one) the database's secret; " +
+    'make the configured secret (QUIRE_SECRET, or else the secret file in DATA_DIR, or else a new stored ' +
+      "one) the database's secret; " +
       "API keys are reissued at each user's next login and login links die"
   )
   .action(async () => {

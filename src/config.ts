@@ -12,7 +12,10 @@ export { ConfigError } from './read-env.ts'
 export interface Config {
   port: number
   host: string
-  /** postgres://... -> a PostgreSQL server; mongodb://... -> MongoDB; when DATABASE_URL is unset, the embedded server's socket URL. */
+  /**
+   * postgres://... -> a PostgreSQL server; mongodb://... -> MongoDB; when DATABASE_URL is unset, the embedded server's
+   * socket URL.
+   */
   databaseUrl: string
   /** DATABASE_URL is unset: Quire runs the embedded PostgreSQL server of `dataDir` (src/embedded/). */
   embedded: boolean
@@ -31,7 +34,10 @@ export interface Config {
   pgPoolSize: number
   /** `quire serve` processes on one port (src/cluster/); each has its own pool and caches. */
   workers: number
-  /** PostgreSQL: the quick lane's time limit for reads that usually take little time (src/storage/postgres/quick-lane.ts); 0: no quick lane. */
+  /**
+   * PostgreSQL: the quick lane's time limit for reads that usually take little time
+   * (src/storage/postgres/quick-lane.ts); 0: no quick lane.
+   */
   quickStatementMs: number
   /** Expensive statements (lists, counts, aggregations, bulk writes) at once on PostgreSQL; 0: half the pool. */
   expensiveQuerySlots: number
@@ -43,7 +49,10 @@ export interface Config {
   jwtTtlSeconds: number
   /** QUIRE_SECRET: signs JWTs, seals API keys; when unset, one kept with the data (src/auth/service-secret.ts). */
   secret?: string
-  /** QUIRE_ADMIN_EMAIL and QUIRE_ADMIN_PASSWORD: the first admin, created at start while no user exists (plugins/first-admin.ts). */
+  /**
+   * QUIRE_ADMIN_EMAIL and QUIRE_ADMIN_PASSWORD: the first admin, created at start while no user exists
+   * (plugins/first-admin.ts).
+   */
   firstAdmin?: { email: string; password: string }
   bcryptRounds: number
   logLevel: string
@@ -97,7 +106,10 @@ export interface Config {
   /** MCP: appended to the server instructions; Markdown files appended to the guide resource. */
   mcpInstructionsAppend?: string
   mcpGuideFiles: string[]
-  /** PUBLIC_URL: the address clients reach Quire at (the OpenAPI document's server, sign-in providers' redirect URIs); undefined: relative. */
+  /**
+   * PUBLIC_URL: the address clients reach Quire at (the OpenAPI document's server, sign-in providers' redirect URIs);
+   * undefined: relative.
+   */
   publicUrl?: string
   /** Sign-in with OAuth 2 / OpenID Connect providers (src/oauth/). */
   oauth: OAuthSettings
@@ -152,12 +164,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const retired = Object.keys(env).find(name => name.startsWith('PGLITE_'))
   if (retired !== undefined) {
     throw new ConfigError(
-      `${retired} is no longer read: the embedded database is a PostgreSQL server now (DATABASE_URL unset), with none of PGlite's settings; remove it`
+      `${retired} is no longer read: the embedded database is a PostgreSQL server now (DATABASE_URL ` +
+        `unset), with none of PGlite's settings; remove it`
     )
   }
   if (env.DATABASE_URL?.startsWith('pglite://') === true) {
     throw new ConfigError(
-      "DATABASE_URL: pglite:// is no longer supported: unset DATABASE_URL to use the embedded PostgreSQL server in DATA_DIR (a PGlite directory's data moves with `quire export` of the previous version and `quire import`; see CHANGELOG.md)"
+      'DATABASE_URL: pglite:// is no longer supported: unset DATABASE_URL to use the embedded PostgreSQL ' +
+        "server in DATA_DIR (a PGlite directory's data moves with `quire export` of the previous version and " +
+        '`quire import`; see CHANGELOG.md)'
     )
   }
   const v = readEnv(env)

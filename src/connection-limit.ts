@@ -22,7 +22,10 @@ export function openFilesLimit(
   }
 }
 
-/** The bound for MAX_CONNECTIONS=0: the open-files limit less RESERVED_FILES; 0 (no bound) when the limit is unknown or unlimited. */
+/**
+ * The bound for MAX_CONNECTIONS=0: the open-files limit less RESERVED_FILES; 0 (no bound) when the limit is unknown or
+ * unlimited.
+ */
 export function automaticMaxConnections(limit: number | undefined): number {
   return limit === undefined ? 0 : Math.max(MIN_CONNECTIONS, limit - RESERVED_FILES)
 }

@@ -24,7 +24,10 @@ function oneTypoFrom(name: string): string | undefined {
   return distance(name, near) <= 1 ? near : undefined
 }
 
-/** The variables of `quire mcp` (src/commands/mcp-command.ts), a client: a server started where they are set ignores them. */
+/**
+ * The variables of `quire mcp` (src/commands/mcp-command.ts), a client: a server started where they are set ignores
+ * them.
+ */
 const CLIENT_VARIABLES = new Set(['QUIRE_URL', 'QUIRE_API_KEY', 'QUIRE_TOKEN'])
 
 /** Set by `quire serve`'s primary on its workers (src/cluster/cluster-role.ts), not by operators. */

@@ -1,8 +1,11 @@
 // Fitness checks of the rules with one home (DESIGN.md section 7): only src/permissions
 // marks input as authorized (engines accept nothing else), and the services and the
-// MongoDB engine never reach into the SQL compiler.
+// MongoDB engine never reach into the SQL compiler. Also: no tracked source line is over 120
+// columns (scripts/line-length.mjs, part of `npm run lint`).
 import t from 'tap'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 
 const ROOT = new URL('..', import.meta.url).pathname
@@ -41,4 +44,24 @@ t.test('services, validation, permissions and the MongoDB engine do not use the 
     offenders.map(f => relative('.', f)),
     []
   )
+})
+
+/** scripts/line-length.mjs on `files` (none: every tracked source file), from the repository's root. */
+const lineLength = (files: string[] = []) =>
+  spawnSync(process.execPath, ['scripts/line-length.mjs', ...files], { cwd: ROOT, encoding: 'utf8' })
+
+t.test('no tracked source line is over 120 columns', async t => {
+  const result = lineLength()
+  t.equal(result.stdout, '', 'no line listed')
+  t.equal(result.status, 0)
+})
+
+t.test('the line-length check lists a line of 121 columns and fails', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'quire-lines-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'long.ts')
+  writeFileSync(file, `${'x'.repeat(120)}\n// ${'y'.repeat(118)}\n`)
+  const result = lineLength([file])
+  t.equal(result.status, 1)
+  t.equal(result.stdout, `${file}:2: 121 columns (at most 120)\n1 line over 120 columns\n`)
 })

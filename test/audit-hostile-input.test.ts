@@ -178,7 +178,8 @@ for (const engine of ENGINES) {
 }
 
 // Found by a black-box probe: an anonymous $add of 3,000 terms ran the embedded database's stack
-// out inside PostgreSQL, and looping it slowed every other client's reads from 5 to 300 ms. A pipeline's expressions now hold at most
+// out inside PostgreSQL, and looping it slowed every other client's reads from 5 to 300 ms. A pipeline's expressions
+// now hold at most
 // LIMITS.expressionTerms terms, and the widest allowed one evaluates on every engine.
 for (const engine of ENGINES) {
   t.test(`an aggregation's expressions are bounded in width on ${engine}`, async t => {

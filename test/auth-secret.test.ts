@@ -23,7 +23,10 @@ const root = new URL('..', import.meta.url).pathname
 const SECRET_A = 'a'.repeat(64)
 const SECRET_B = 'b'.repeat(64)
 
-/** A store that outlives one app: a PostgreSQL database, and with the embedded server its DATA_DIR (where the secret's file is kept). */
+/**
+ * A store that outlives one app: a PostgreSQL database, and with the embedded server its DATA_DIR (where the secret's
+ * file is kept).
+ */
 interface Store {
   url: string
   dir?: string
@@ -65,7 +68,10 @@ async function refusal(t: Test, store: Store, secret?: string): Promise<unknown>
   )
 }
 
-/** The command line on the store's database, with QUIRE_SECRET set to `secret` (which decides, wherever the secret is kept otherwise). */
+/**
+ * The command line on the store's database, with QUIRE_SECRET set to `secret` (which decides, wherever the secret is
+ * kept otherwise).
+ */
 async function cli(
   { url }: Store,
   args: string[],

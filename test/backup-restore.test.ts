@@ -72,7 +72,9 @@ function documentsOf(path: string): Record<string, unknown[]> {
   return all
 }
 
-/** A deployment with something in every model: users with groups, a session and keys, a link, documents (one deleted). */
+/**
+ * A deployment with something in every model: users with groups, a session and keys, a link, documents (one deleted).
+ */
 async function fillSource(
   app: FastifyInstance,
   createUser: (e: string, p: string, f?: Record<string, unknown>) => Promise<{ auth: string; id: string }>,
@@ -185,7 +187,10 @@ async function restoreInto(t: Test, engine: EngineName): Promise<void> {
   t.equal(again.code, 1)
   t.match(
     again.stderr,
-    /^quire: restore needs an empty deployment, and this one holds documents: .*\. Restore into a new DATA_DIR or an empty database; nothing was restored\n$/
+    new RegExp(
+      String.raw`^quire: restore needs an empty deployment, and this one holds documents: .*\. ` +
+        String.raw`Restore into a new DATA_DIR or an empty database; nothing was restored\n$`
+    )
   )
   for (const held of ['user (3)', 'test (30)', 'link (1)', '_credential (2)', '_oauth_link (1)'])
     t.ok(again.stderr.includes(held), held)
@@ -227,7 +232,10 @@ t.test(
       [
         'cut.ndjson',
         text.slice(0, Math.floor(text.length / 2)),
-        /^quire: .*cut\.ndjson is incomplete: it has no end line \(was the backup cut short\?\); nothing was restored\n$/
+        new RegExp(
+          String.raw`^quire: .*cut\.ndjson is incomplete: it has no end line ` +
+            String.raw`\(was the backup cut short\?\); nothing was restored\n$`
+        )
       ],
       ['other.ndjson', '{"name":"x"}\n', /^quire: line 1: not a Quire backup \(no quire_backup header\)\n$/],
       [
@@ -238,7 +246,10 @@ t.test(
       [
         'unknown.ndjson',
         text.replace('"models":["user"', '"models":["invoice","user"'),
-        /^quire: the backup holds models this deployment does not define: invoice \(give MODELS_DIR the model files of the backed-up deployment\); nothing was restored\n$/
+        new RegExp(
+          '^quire: the backup holds models this deployment does not define: invoice ' +
+            String.raw`\(give MODELS_DIR the model files of the backed-up deployment\); nothing was restored\n$`
+        )
       ],
       ['missing.ndjson', '', /^quire: cannot read .*missing\.ndjson: no such file\n$/]
     ]
@@ -265,7 +276,11 @@ t.test('a restore that fails while writing says how far it got', async t => {
   t.equal(result.code, 1)
   t.match(
     result.stderr,
-    /^quire: restore stopped after \d+ documents: A document with this unique value already exists\. This deployment now holds part of the backup: empty it \(a new DATA_DIR or database\) before restoring again\n$/
+    new RegExp(
+      String.raw`^quire: restore stopped after \d+ documents: A document with this unique value already exists\. ` +
+        String.raw`This deployment now holds part of the backup: empty it \(a new DATA_DIR or database\) ` +
+        String.raw`before restoring again\n$`
+    )
   )
 })
 

@@ -128,8 +128,10 @@ t.test('authenticated reads against the anonymous one, per engine', async t => {
     { ...row('get-api-key', 'default', 950), status: 'errors' as const }
   ]
   t.same(describeAuthCost(rows), [
-    'authenticated reads on postgres against anonymous get-by-id (8000 req/s; target >= 0.9): Basic 0.88 (NOT met), API key 0.95 (met), bearer 0.90 (met)',
-    'authenticated reads on default against anonymous get-by-id (1000 req/s; target >= 0.9): API key 0.95 (not judged (errors))'
+    'authenticated reads on postgres against anonymous get-by-id (8000 req/s; target >= 0.9): Basic 0.88 ' +
+      '(NOT met), API key 0.95 (met), bearer 0.90 (met)',
+    'authenticated reads on default against anonymous get-by-id (1000 req/s; target >= 0.9): API key 0.95 ' +
+      '(not judged (errors))'
   ])
 })
 
@@ -141,7 +143,8 @@ t.test('authenticated reads against the anonymous reads measured just before the
     row('get-api-key', 'postgres', 7000)
   ]
   t.same(describeAuthCost(rows), [
-    'authenticated reads on postgres against anonymous get-anonymous (8000 req/s; target >= 0.9): Basic 0.93 (met), API key 0.88 (NOT met)'
+    'authenticated reads on postgres against anonymous get-anonymous (8000 req/s; target >= 0.9): Basic ' +
+      '0.93 (met), API key 0.88 (NOT met)'
   ])
 })
 
@@ -160,7 +163,8 @@ t.test('the embedded default against PostgreSQL: get-by-id and the lists, in the
   t.same(
     describeDefaultAgainstPostgres(rows),
     [
-      'default against postgres, req/s (target >= 0.9): get-by-id 0.95 (met), list 0.83 (NOT met), list-shmack 0.95 (not judged (errors))'
+      'default against postgres, req/s (target >= 0.9): get-by-id 0.95 (met), list 0.83 (NOT met), ' +
+        'list-shmack 0.95 (not judged (errors))'
     ],
     'search is not judged; a scenario PostgreSQL did not run is left out'
   )

@@ -123,8 +123,10 @@ t.test("a node:cluster worker that another supervisor forked (PM2's cluster mode
   const port = await freePort()
   // A stand-in for the other supervisor: a plain node:cluster primary forking `quire serve` once.
   const primary =
-    `const cluster = require('node:cluster'); cluster.setupPrimary({ exec: 'src/cli.ts', args: ['serve'], execArgv: ['--import', 'tsx'] }); ` +
-    "const w = cluster.fork(); process.on('SIGTERM', () => { w.process.kill('SIGTERM'); w.on('exit', () => process.exit(0)) })"
+    `const cluster = require('node:cluster'); cluster.setupPrimary({ exec: 'src/cli.ts', args: ['serve'], ` +
+    `execArgv: ['--import', 'tsx'] }); ` +
+    "const w = cluster.fork(); process.on('SIGTERM', () => { w.process.kill('SIGTERM'); w.on('exit', () " +
+    '=> process.exit(0)) })'
   const child = spawn(process.execPath, ['-e', primary], {
     cwd: REPO_ROOT,
     stdio: 'ignore',

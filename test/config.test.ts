@@ -81,7 +81,8 @@ const mistakes: Array<[string, Record<string, string>, string]> = [
   [
     'two at once',
     { PORT: '-1', PG_POOL_SIZE: 'many' },
-    'configuration: PORT must be a whole number, from 0 to 65535 (got "-1"); PG_POOL_SIZE must be a whole number, 1 or more (got "many")'
+    'configuration: PORT must be a whole number, from 0 to 65535 (got "-1"); PG_POOL_SIZE must be a whole ' +
+      'number, 1 or more (got "many")'
   ],
   [
     'not a level',
@@ -101,7 +102,9 @@ const mistakes: Array<[string, Record<string, string>, string]> = [
   [
     "the previous embedded engine's scheme",
     { DATABASE_URL: 'pglite://memory' },
-    "configuration: DATABASE_URL: pglite:// is no longer supported: unset DATABASE_URL to use the embedded PostgreSQL server in DATA_DIR (a PGlite directory's data moves with `quire export` of the previous version and `quire import`; see CHANGELOG.md)"
+    'configuration: DATABASE_URL: pglite:// is no longer supported: unset DATABASE_URL to use the ' +
+      "embedded PostgreSQL server in DATA_DIR (a PGlite directory's data moves with `quire export` of the " +
+      'previous version and `quire import`; see CHANGELOG.md)'
   ],
   [
     'a wrong mail scheme',

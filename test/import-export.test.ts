@@ -14,7 +14,8 @@ const options: ImportOptions = { skipInvalid: false, bcryptRounds: 4, onProgress
 
 const mongoexport = [
   '{"_id":{"$oid":"5f1d7a2b9c8e4a0012345678"},"name":"first","val":1,"createdAt":{"$date":"2020-07-26T12:00:00.123Z"}}',
-  '{"_id":{"$oid":"5f1d7a2b9c8e4a0012345679"},"name":"second","val":{"$numberInt":"2"},"updatedAt":{"$date":{"$numberLong":"1595764800000"}}}',
+  '{"_id":{"$oid":"5f1d7a2b9c8e4a0012345679"},"name":"second","val":{"$numberInt":"2"},' +
+    '"updatedAt":{"$date":{"$numberLong":"1595764800000"}}}',
   '',
   '{"_id":{"$oid":"5f1d7a2b9c8e4a001234567a"},"name":"gone","val":3,"_deleted":true}'
 ].join('\n')

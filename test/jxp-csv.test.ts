@@ -9,7 +9,10 @@ import { newSystemFields } from '../src/documents/prepare-document.ts'
 import { ANONYMOUS } from '../src/auth/caller.ts'
 
 const rowsOf = (body: string): string[][] => parse(body, { relax_column_count: false }) as string[][]
-/** The line breaks of `body` outside quoted cells that are not a CRLF record end: readers that split rows on any of them (spreadsheets do) would start a forged row there. */
+/**
+ * The line breaks of `body` outside quoted cells that are not a CRLF record end: readers that split rows on any of them
+ * (spreadsheets do) would start a forged row there.
+ */
 const strayBreaks = (body: string): string[] => body.replace(/"(?:[^"]|"")*"/g, '').match(/\r(?!\n)|(?<!\r)\n/g) ?? []
 
 for (const engine of ENGINES) {

@@ -130,7 +130,8 @@ for (const engine of wideEngines()) {
       const [header, row, end] = csv.split('\r\n')
       t.ok(
         header.startsWith(
-          '_id,foo,bar,shmack,yack.s,yack.n,fulltext,link_id,other_link_id,array_link_id,_deleted,_owner_id,createdAt,updatedAt,__v'
+          '_id,foo,bar,shmack,yack.s,yack.n,fulltext,link_id,other_link_id,array_link_id,' +
+            '_deleted,_owner_id,createdAt,updatedAt,__v'
         ),
         header
       )

@@ -170,7 +170,8 @@ t.test('a client too slow to send its request is cut off (REQUEST_TIMEOUT_MS)', 
     answer += String(chunk)
   })
   socket.write(
-    'POST /api/test HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"foo":'
+    'POST /api/test HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ' +
+      '1000\r\n\r\n{"foo":'
   )
   const trickle = setInterval(() => socket.write(' '), 200)
   const closed = await Promise.race([

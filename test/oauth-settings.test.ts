@@ -81,12 +81,14 @@ t.test('mistakes are one line naming the variable', async t => {
     [
       'neither issuer nor endpoints',
       { ...BASE, ...GOOGLE, ...WORK, OAUTH_GOOGLE_ISSUER: '' },
-      'OAUTH_GOOGLE_ISSUER must be set, or OAUTH_GOOGLE_AUTHORIZATION_URL, OAUTH_GOOGLE_TOKEN_URL and OAUTH_GOOGLE_USERINFO_URL'
+      'OAUTH_GOOGLE_ISSUER must be set, or OAUTH_GOOGLE_AUTHORIZATION_URL, OAUTH_GOOGLE_TOKEN_URL and ' +
+        'OAUTH_GOOGLE_USERINFO_URL'
     ],
     [
       'both issuer and endpoints',
       { ...BASE, ...GOOGLE, ...WORK, OAUTH_GOOGLE_TOKEN_URL: 'https://x.example/token' },
-      'OAUTH_GOOGLE_ISSUER and OAUTH_GOOGLE_TOKEN_URL: set the issuer (OpenID Connect discovery) or the three endpoints, not both'
+      'OAUTH_GOOGLE_ISSUER and OAUTH_GOOGLE_TOKEN_URL: set the issuer (OpenID Connect discovery) or the ' +
+        'three endpoints, not both'
     ],
     [
       'a plain http provider',
@@ -101,7 +103,8 @@ t.test('mistakes are one line naming the variable', async t => {
     [
       'no PUBLIC_URL',
       { ...BASE, ...GOOGLE, ...WORK, PUBLIC_URL: '' },
-      'PUBLIC_URL must be set when OAUTH_PROVIDERS is: the providers send the browser back to PUBLIC_URL/login/oauth/callback/<name>'
+      'PUBLIC_URL must be set when OAUTH_PROVIDERS is: the providers send the browser back to ' +
+        'PUBLIC_URL/login/oauth/callback/<name>'
     ],
     [
       'no success page',

@@ -65,7 +65,9 @@ for (const engine of wideEngines()) {
     await createUser('bob@example.com', 'bob-password')
     await createUser('mallory@example.com', 'mallory-password')
 
-    /** A browser's sign-in: start, the provider's pages, the callback; the callback's answer and the browser's cookie. */
+    /**
+     * A browser's sign-in: start, the provider's pages, the callback; the callback's answer and the browser's cookie.
+     */
     interface Started {
       authorizationUrl: URL
       cookie: string
@@ -113,7 +115,8 @@ for (const engine of wideEngines()) {
     }
 
     t.test(
-      'the authorization request: the provider, state, PKCE S256, nonce, the configured redirect URI, a sealed HttpOnly cookie',
+      'the authorization request: the provider, state, PKCE S256, nonce, the configured redirect URI, a ' +
+        'sealed HttpOnly cookie',
       async t => {
         const started = await start(app, 'idp')
         const params = started.authorizationUrl.searchParams
@@ -264,7 +267,8 @@ for (const engine of wideEngines()) {
       const started = await start(
         app,
         'idp',
-        `?redirect_uri=${encodeURIComponent('https://evil.example/cb')}&redirect=https://evil.example&success_uri=https://evil.example`
+        `?redirect_uri=${encodeURIComponent('https://evil.example/cb')}` +
+          '&redirect=https://evil.example&success_uri=https://evil.example'
       )
       t.equal(started.authorizationUrl.searchParams.get('redirect_uri'), `${PUBLIC_URL}/login/oauth/callback/idp`)
       const answer = await provider.authorize(started.authorizationUrl.href, 'alice-sub')

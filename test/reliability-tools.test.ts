@@ -52,7 +52,8 @@ t.test('secret scanner', async t => {
   const log = scanner.logSink('server')
   log('{"msg":"ok"}\n{"msg":"stored pw-abcdefghij, login admin-s3')
   log(
-    'cret"}\n{"url":"/x?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"}\n'
+    'cret"}\n{"url":"/x?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.' +
+      'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"}\n'
   )
   t.same(
     scanner.findings.map(f => f.what),

@@ -48,8 +48,8 @@ function activeStatements(t: Test, app: FastifyInstance): () => Promise<number> 
   const sql = postgres(app.config.databaseUrl, { max: 1, onnotice: () => {} })
   t.teardown(() => sql.end())
   return async () => {
-    const [row] =
-      await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`
+    const [row] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`
     return row.n as number
   }
 }
@@ -117,7 +117,8 @@ t.test('a client that leaves cancels its running statement on postgres', async t
 })
 
 t.test('simple reads keep flowing while expensive statements hold their slots on postgres', async t => {
-  // The slots alone: without the quick lane, whose first tries would add a connection's worth (test/storage/postgres/postgres-quick-lane.test.ts).
+  // The slots alone: without the quick lane, whose first tries would add a connection's worth
+  // (test/storage/postgres/postgres-quick-lane.test.ts).
   const { app, admin } = await createTestApp(t, 'postgres', {
     statementTimeoutMs: 600_000,
     pgPoolSize: 4,
@@ -144,7 +145,8 @@ t.test('simple reads keep flowing while expensive statements hold their slots on
   const admin2 = postgres(app.config.databaseUrl, { max: 1, onnotice: () => {} })
   t.teardown(() => admin2.end())
   while (finished < slow.length) {
-    await admin2`SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`
+    await admin2`SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`
     await sleep(100)
   }
   for (const res of await Promise.all(slow)) t.match(res.json(), { code: 'QUERY_TIMEOUT' }, 'cancelled')
@@ -164,7 +166,8 @@ t.test(
     })
     await insertSlowDocs(t, app, admin, 5) // minutes of work: far past the budget
     const active = activeStatements(t, app)
-    const another = { ...SLOW_QUERY, payload: { query: { fulltext: { $regex: '(?=a*y)' } } } } // not shared with the first
+    // not shared with the first
+    const another = { ...SLOW_QUERY, payload: { query: { fulltext: { $regex: '(?=a*y)' } } } }
     const first = app.inject(SLOW_QUERY)
     // The second is sent once the first holds the slot (not after a time a loaded machine may not keep).
     t.ok(await eventually(async () => (await active()) === 1, 1000), 'the first runs')
@@ -174,7 +177,8 @@ t.test(
     t.equal(
       second.statusCode,
       503,
-      `the second got its turn with under a quarter of its budget left, or none: not started (sent ${Math.round(performance.now() - sent)} ms before its answer)`
+      `the second got its turn with under a quarter of its budget left, or none: not started ` +
+        `(sent ${Math.round(performance.now() - sent)} ms before its answer)`
     )
     t.match(second.json(), { code: 'UNAVAILABLE' })
     t.equal(second.headers['retry-after'], '1', 'a client is told when to retry')

@@ -119,7 +119,8 @@ t.test('quire serve logs a banner: version, address, storage, models, /setup', a
     await new Promise(resolve => setTimeout(resolve, 50))
   t.equal(
     banner()?.msg,
-    `Quire ${packageVersion()} on http://127.0.0.1:${port} (PostgreSQL at 127.0.0.1:${new URL(url).port}/${database}); models: link, test (+ user); ` +
+    `Quire ${packageVersion()} on http://127.0.0.1:${port} (PostgreSQL at ` +
+      `127.0.0.1:${new URL(url).port}/${database}); models: link, test (+ user); ` +
       '/setup open: no user yet, create the first admin with POST /setup or `quire admin create`'
   )
   t.notMatch(JSON.stringify(server.lines), /postgres@/, 'no user name or password of the URL')

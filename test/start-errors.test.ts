@@ -2,9 +2,11 @@
 // database named here cannot be reached: a check that ran after it would say so instead): a
 // port in use, a model file with a JSON syntax error (file, line, column) or an unknown type
 // (the valid types and a suggestion), a missing MODELS_DIR (a warning); JXP's Mongoose type
-// names load; a JSON body sent as a form is answered with the content type to send.
+// names load; a DATA_DIR where no directory can be made (/proc) fails at once; the commands that
+// move a deployment's documents refuse a missing MODELS_DIR; a JSON body sent as a form is
+// answered with the content type to send.
 import t, { type Test } from 'tap'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -40,7 +42,8 @@ t.test('a port in use: one line naming PORT, before the database is tried', asyn
   })
   t.equal(result.code, 1)
   t.same(errorLines(result.stderr), [
-    `quire: port ${port} on 127.0.0.1 is in use (another quire serve, or another program): set PORT to a free port, or stop the other one`
+    `quire: port ${port} on 127.0.0.1 is in use (another quire serve, or another program): set PORT to a ` +
+      `free port, or stop the other one`
   ])
 })
 
@@ -59,7 +62,9 @@ t.test('model files: JSON syntax with line and column, an unknown type with the 
     [
       'typo.json',
       JSON.stringify({ name: 'typo', fields: { title: { type: 'Strng' } } }),
-      'typo.json: field title: type "Strng" is not a field type; the types are string, number, integer, boolean, date, object, array, password, id, mixed (or Mongoose\'s String, Number, Date, Boolean, ObjectId, Mixed, [String]): did you mean "string"?'
+      'typo.json: field title: type "Strng" is not a field type; the types are string, number, integer, ' +
+        "boolean, date, object, array, password, id, mixed (or Mongoose's String, Number, Date, Boolean, " +
+        'ObjectId, Mixed, [String]): did you mean "string"?'
     ],
     ['int.json', JSON.stringify({ name: 'int', fields: { n: { type: 'int' } } }), 'did you mean "integer"?']
   ]
@@ -95,7 +100,8 @@ t.test('a missing MODELS_DIR is a warning that names it', async t => {
     .find(entry => entry.level === 40)
   t.equal(
     warning?.msg,
-    "MODELS_DIR /nonexistent/models does not exist: serving only the built-in user model (set MODELS_DIR to your models' folder)"
+    'MODELS_DIR /nonexistent/models does not exist: serving only the built-in user model (set MODELS_DIR ' +
+      "to your models' folder)"
   )
   t.same(
     errorLines(result.stderr),
@@ -113,6 +119,42 @@ t.test('a DATA_DIR that cannot be a directory: one line', async t => {
   })
   t.equal(result.code, 1)
   t.same(errorLines(result.stderr), ['quire: cannot use /etc/hostname/data: a part of the path is not a directory'])
+})
+
+t.test(
+  'a DATA_DIR where no directory can be made (in /proc): one line, not a hang',
+  { skip: !existsSync('/proc') && 'no /proc' },
+  async t => {
+    const result = await runCli(
+      ['serve'],
+      { PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: '/proc/nope', MODELS_DIR: modelsDir(t, {}) },
+      60_000
+    )
+    t.equal(result.code, 1, 'it exits (killed after a minute otherwise)')
+    t.same(errorLines(result.stderr), [
+      'quire: cannot use /proc/nope: no directory can be made there (/proc takes none)'
+    ])
+  }
+)
+
+t.test('backup, restore, import and export refuse a MODELS_DIR that does not exist: one line', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'quire-no-models-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const commands = [
+    ['backup', join(dir, 'backup.ndjson')],
+    ['restore', join(dir, 'backup.ndjson')],
+    ['import', 'test', join(dir, 'docs.ndjson')],
+    ['export', 'test']
+  ]
+  for (const args of commands) {
+    const result = await runCli(args, { DATABASE_URL: UNREACHABLE, MODELS_DIR: '/nonexistent/models' })
+    t.equal(result.code, 1, `${args[0]} exits with 1`)
+    t.same(errorLines(result.stderr), [
+      `quire: ${args[0]}: MODELS_DIR /nonexistent/models does not exist: run it in the folder holding ` +
+        "the deployment's models/, or set MODELS_DIR to it (an empty folder if it has no models)"
+    ])
+  }
+  t.strictSame(readdirSync(dir), [], 'no backup file, not even a partial one')
 })
 
 t.test("JXP's Mongoose type names load as Quire's types", async t => {
@@ -185,7 +227,8 @@ t.test('a mixed field holds any value; a JSON body sent as a form is answered wi
     status: 'fail',
     code: 'INVALID_BODY',
     message:
-      "The body is JSON but was sent as a form (Content-Type: application/x-www-form-urlencoded, curl's default for -d): send it with Content-Type: application/json"
+      "The body is JSON but was sent as a form (Content-Type: application/x-www-form-urlencoded, curl's " +
+      'default for -d): send it with Content-Type: application/json'
   })
   const form = await app.inject({
     method: 'POST',

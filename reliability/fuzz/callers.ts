@@ -11,7 +11,8 @@ export interface Identities {
 
 export type CallerKind = 'anonymous' | 'user' | 'admin' | 'garbage'
 
-const basic = (email: string, password: string): string =>
+/** A Basic authorization header's value. */
+export const basic = (email: string, password: string): string =>
   `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`
 
 /** Header values must be printable Latin-1 (Node refuses to send anything else). */

@@ -90,7 +90,10 @@ function validValue(c: Choice, spec: FieldSpec, ids: KnownIds, onPassword: (p: s
   }
 }
 
-/** A value `spec` refuses (JSON bodies are not coerced). Not null: it clears a field that is neither required nor a password (as in JXP). */
+/**
+ * A value `spec` refuses (JSON bodies are not coerced). Not null: it clears a field that is neither required nor a
+ * password (as in JXP).
+ */
 function wrongValue(c: Choice, spec: FieldSpec): Json {
   const wrongType: Record<FieldSpec['type'], Json[]> = {
     string: [5, true, [], obj([])],

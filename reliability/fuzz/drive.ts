@@ -94,7 +94,8 @@ export async function drivePhase(server: QuireServer, o: DriveOptions): Promise<
   const progress = setInterval(() => {
     const rate = stats.sent / ((Date.now() - started) / 1000)
     log(
-      `${o.label}: ${stats.sent}/${o.count} (${rate.toFixed(0)}/s), 5xx ${stats.counts.serverErrors}, shed ${stats.counts.shed}, no reply ${stats.counts.noReply}`
+      `${o.label}: ${stats.sent}/${o.count} (${rate.toFixed(0)}/s), 5xx ${stats.counts.serverErrors}, ` +
+        `shed ${stats.counts.shed}, no reply ${stats.counts.noReply}`
     )
   }, 10_000)
   const worker = async (): Promise<void> => {

@@ -89,7 +89,8 @@ const INJECTIONS = [
   '../../../etc/passwd',
   '..\\..\\windows',
   'file:///etc/passwd',
-  '<script>alert(1)</script>', // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as plain text
+  '<script>alert(1)</script>',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as plain text
   '${7*7}',
   '{{7*7}}',
   '%00',

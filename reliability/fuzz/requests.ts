@@ -9,7 +9,7 @@ import type { Model } from '../../src/models/model-definition.ts'
 import type { HttpRequest } from '../http-client.ts'
 import type { Choice } from './random-choice.ts'
 import { obj, toJsonText, type Json } from './json-text.ts'
-import { credentials, extraHeaders, headerSafe, type CallerKind, type Identities } from './callers.ts'
+import { basic, credentials, extraHeaders, headerSafe, type CallerKind, type Identities } from './callers.ts'
 import { defectiveDocument, validDocument, type KnownIds } from './documents.ts'
 import { filter, update } from './mongo-filters.ts'
 import { pipeline } from './pipelines.ts'
@@ -35,6 +35,8 @@ export interface FuzzTarget {
 type Build = () => FuzzRequest
 
 const JSON_TYPE = { 'content-type': 'application/json' }
+/** Model names that are not a model: unknown, internal, a table's name, wrong case, escaped oddities. */
+const ODD_MODEL_NAMES = ['nosuchmodel', '_credential', 'q_test', 'User', 'test%20', 'test%00', 't%C3%A9st']
 const NOT_HEX_IDS = [
   '0',
   'x',
@@ -211,7 +213,7 @@ function refusedWriteFamilies(k: Kit): Array<readonly [number, Build]> {
                 'create-no-model',
                 true,
                 'POST',
-                `/api/${segment(c, ['nosuchmodel', '_credential', 'q_test', 'User', 'test%20', 'test%00', 't%C3%A9st'])}`,
+                `/api/${segment(c, ODD_MODEL_NAMES)}`,
                 'admin',
                 json(validDocument(c, m, ids, () => {}))
               )
@@ -334,7 +336,7 @@ function refusedWriteFamilies(k: Kit): Array<readonly [number, Build]> {
             1,
             () =>
               req('login-basic-wrong', true, 'POST', '/login', 'anonymous', undefined, {
-                authorization: `Basic ${Buffer.from(`${identities.user.email}:${headerSafe(c.string())}`).toString('base64')}`
+                authorization: basic(identities.user.email, headerSafe(c.string()))
               })
           ],
           [2, () => req('refresh-garbage', true, 'POST', '/refresh', 'garbage')],
@@ -529,7 +531,10 @@ type Req = (
 ) => FuzzRequest
 
 /** Requests that are wrong before any route runs: unknown routes and methods, bodies that are not what they claim. */
-/** Whether a request with `method` would change something if it were accepted (OPTIONS only describes a route: 204 with Allow). */
+/**
+ * Whether a request with `method` would change something if it were accepted (OPTIONS only describes a route: 204 with
+ * Allow).
+ */
 const changes = (method: string): boolean => !['GET', 'HEAD', 'OPTIONS'].includes(method)
 
 function junk(c: Choice, req: Req): FuzzRequest {

@@ -14,7 +14,9 @@ import type { Suite } from '../stack.ts'
 const EXPENSIVE_CLIENTS = 10
 const SIMPLE_CLIENTS = 4
 const MARGIN_MS = 1000
-/** Reads by id keep "their normal latency" when their p99 stays within this factor of the p99 alone (or 50 ms above it). */
+/**
+ * Reads by id keep "their normal latency" when their p99 stays within this factor of the p99 alone (or 50 ms above it).
+ */
 const LATENCY_FACTOR = 3
 const LATENCY_SLACK_MS = 50
 
@@ -101,7 +103,8 @@ export async function runExpensive(suite: Suite, engine: EngineName): Promise<Sc
   const alone = await simpleFor((suite.options.quick ? 3 : 8) * 1000)
   const requests = expensiveRequests()
   log(
-    `expensive ${engine}: ${EXPENSIVE_CLIENTS} clients sending ${requests.length} kinds of expensive request for ${seconds} s`
+    `expensive ${engine}: ${EXPENSIVE_CLIENTS} clients sending ${requests.length} kinds of expensive ` +
+      `request for ${seconds} s`
   )
   const expensive = startSteadyLoad(
     suite.clientFor(server, EXPENSIVE_CLIENTS),
@@ -153,9 +156,11 @@ function judge(engine: EngineName, started: number, timeoutMs: number, m: Measur
   const simpleFailed = [...m.during, ...m.after].filter(s => s.status !== 200)
   const byLabel = new Map<string, Sample[]>()
   for (const s of m.hard) byLabel.set(s.label, [...(byLabel.get(s.label) ?? []), s])
+  const outcomeOf = (s: Sample): string => (s.status ? `${s.status}${s.code ? ` ${s.code}` : ''}` : 'no reply')
   const perKind = [...byLabel].map(
     ([label, samples]) =>
-      `${label}: ${samples.length}x, max ${Math.round(Math.max(...samples.map(s => s.ms)))} ms, ${[...new Set(samples.map(s => (s.status ? `${s.status}${s.code ? ` ${s.code}` : ''}` : 'no reply')))].join('/')}`
+      `${label}: ${samples.length}x, max ${Math.round(Math.max(...samples.map(s => s.ms)))} ` +
+      `ms, ${[...new Set(samples.map(outcomeOf))].join('/')}`
   )
   const checks = [
     check('expensive requests', m.hard.length > 0, m.hard.length),

@@ -70,7 +70,8 @@ export async function runFuzz(suite: Suite, engine: EngineName): Promise<Scenari
   const hostile = await phase(suite, engine, store, target, 'hostile', hostileCount, suite.options.seed)
   const after = await digestStore(store)
   log(
-    `fuzz ${engine}: digest of ${Object.values(before.counts).reduce((a, b) => a + b, 0)} rows ${before.digest === after.digest ? 'unchanged' : 'CHANGED'} by the hostile phase`
+    `fuzz ${engine}: digest of ${Object.values(before.counts).reduce((a, b) => a + b, 0)} ` +
+      `rows ${before.digest === after.digest ? 'unchanged' : 'CHANGED'} by the hostile phase`
   )
   const valid = await phase(
     suite,
@@ -106,7 +107,8 @@ function slowestFamilies(phases: PhaseStats[]): string {
     .slice(0, 5)
     .map(
       ([name, f]) =>
-        `${name} ${Math.round((f.totalMs * 100) / total)}% (avg ${Math.round(f.totalMs / f.n)} ms, max ${Math.round(f.maxMs)} ms)`
+        `${name} ${Math.round((f.totalMs * 100) / total)}% (avg ${Math.round(f.totalMs / f.n)} ms, ` +
+        `max ${Math.round(f.maxMs)} ms)`
     )
     .join(', ')
 }

@@ -32,7 +32,9 @@ const contentOf = (writer: number, version: number): Content => ({
 const same = (doc: any, c: Content | undefined): boolean =>
   !!c && doc?.bar === c.bar && doc?.yack?.s === c.yack.s && doc?.yack?.n === c.yack.n
 
-/** One writer: creates a document, then updates it again and again until stopped; what was acknowledged is in `docs`. */
+/**
+ * One writer: creates a document, then updates it again and again until stopped; what was acknowledged is in `docs`.
+ */
 async function write(
   client: HttpClient,
   apikey: string,
@@ -86,7 +88,10 @@ async function readBack(client: HttpClient, apikey: string, ids: string[]): Prom
   return found
 }
 
-/** The embedded server through a round (the default only): alive after the kill, the same one after the restart, gone after the graceful stop. */
+/**
+ * The embedded server through a round (the default only): alive after the kill, the same one after the restart, gone
+ * after the graceful stop.
+ */
 interface EmbeddedFate {
   pid?: number
   survivedKill: boolean
@@ -148,10 +153,15 @@ async function runRound(
   const fate =
     embedded === undefined
       ? ''
-      : `; embedded server pid ${embedded.pid ?? 'none'} ${embedded.survivedKill ? 'kept running through the kill' : 'DID NOT survive the kill'}, ` +
-        `${embedded.reused ? 'used by the restarted Quire' : 'NOT the one the restarted Quire used'}, ${embedded.stoppedAtEnd ? 'stopped with it' : 'STILL RUNNING after its graceful stop'}`
+      : `; embedded server ` +
+        `pid ${embedded.pid ?? 'none'} ` +
+        `${embedded.survivedKill ? 'kept running through the kill' : 'DID NOT survive the kill'}, ` +
+        `${embedded.reused ? 'used by the restarted Quire' : 'NOT the one the restarted Quire used'}, ` +
+        `${embedded.stoppedAtEnd ? 'stopped with it' : 'STILL RUNNING after its graceful stop'}`
   log(
-    `kill ${engine} round ${round}: killed after ${killAfterMs} ms, ${acked} acknowledged writes on ${docs.length} documents, ${lost.length} lost, ${wrong.length} wrong; restart took ${restartMs} ms${fate}`
+    `kill ${engine} round ${round}: killed after ${killAfterMs} ms, ${acked} acknowledged writes ` +
+      `on ${docs.length} documents, ${lost.length} lost, ${wrong.length} wrong; restart took ${restartMs} ` +
+      `ms${fate}`
   )
   return { acked, lost, wrong, killAfterMs, restartMs, embedded }
 }

@@ -25,7 +25,10 @@ const FD_SLACK = 10
 /** Load shedding (503 with Retry-After while the database is busy) is not a failure, but it must stay rare. */
 const MAX_SHED_SHARE = 0.01
 
-/** rssMb: the median of the window's per-second samples; rssFloorMb: the lowest (memory just after a garbage collection). */
+/**
+ * rssMb: the median of the window's per-second samples; rssFloorMb: the lowest (memory just after a garbage
+ * collection).
+ */
 interface Window {
   requests: number
   reqPerSec: number
@@ -126,7 +129,10 @@ function databaseConnections(store: Store): { count: () => Promise<number | unde
   }
 }
 
-/** Runs one window of load; memory and descriptors are sampled every second and their medians kept (GC makes single samples noisy). */
+/**
+ * Runs one window of load; memory and descriptors are sampled every second and their medians kept (GC makes single
+ * samples noisy).
+ */
 async function runWindow(
   server: QuireServer,
   requests: autocannon.Request[],
@@ -176,7 +182,10 @@ export async function runSoak(suite: Suite, engine: EngineName): Promise<Scenari
       windows.push(await runWindow(server, requests, windowSeconds, connections.count, failures))
       const w = windows[i]
       log(
-        `soak ${engine} ${i + 1}/${count}${i < warmup ? ' (warm-up)' : ''}: ${w.reqPerSec} req/s, p99 ${w.p99Ms} ms, RSS ${w.rssMb} MB, ${w.fds} fds${w.connections !== undefined ? `, ${w.connections} db connections` : ''}, non-2xx ${w.non2xx}, errors ${w.errors}`
+        `soak ${engine} ${i + 1}/${count}${i < warmup ? ' (warm-up)' : ''}: ${w.reqPerSec} req/s, ` +
+          `p99 ${w.p99Ms} ms, RSS ${w.rssMb} MB, ${w.fds} ` +
+          `fds${w.connections !== undefined ? `, ${w.connections} db connections` : ''}, ` +
+          `non-2xx ${w.non2xx}, errors ${w.errors}`
       )
     }
   } finally {

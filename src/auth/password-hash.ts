@@ -23,7 +23,8 @@ export function checkPasswordLength(value: string, field: string): void {
   if (bytes <= MAX_PASSWORD_BYTES) return
   throw new QuireError(
     'VALIDATION_FAILED',
-    `${field.slice(0, 64)} is ${bytes} bytes long in UTF-8: a password is at most ${MAX_PASSWORD_BYTES} bytes (bcrypt ignores the rest)`,
+    `${field.slice(0, 64)} is ${bytes} bytes long in UTF-8: a password is at most ${MAX_PASSWORD_BYTES} ` +
+      `bytes (bcrypt ignores the rest)`,
     [{ field: field.slice(0, 64), message: `must be at most ${MAX_PASSWORD_BYTES} bytes (UTF-8)` }]
   )
 }

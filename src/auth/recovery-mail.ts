@@ -17,7 +17,9 @@ export interface MailSettings {
 }
 
 export interface RecoveryMailer {
-  /** Throws RECOVERY_DISABLED when no SMTP server is configured (before anything else, so that it reveals no account). */
+  /**
+   * Throws RECOVERY_DISABLED when no SMTP server is configured (before anything else, so that it reveals no account).
+   */
   checkEnabled: () => void
   send: (to: string, jwt: string) => Promise<void>
   close: () => void
@@ -58,7 +60,8 @@ export function createRecoveryMailer(settings: MailSettings, warn: (msg: string)
   const transport = settings.smtpUrl ? nodemailer.createTransport(settings.smtpUrl) : undefined
   if (!transport)
     warn(
-      'SMTP_URL is not set: password recovery by email is off (POST /login/recover answers 503 RECOVERY_DISABLED); an admin sets a forgotten password with PUT /api/user/<id>'
+      'SMTP_URL is not set: password recovery by email is off (POST /login/recover answers 503 ' +
+        'RECOVERY_DISABLED); an admin sets a forgotten password with PUT /api/user/<id>'
     )
   const checkEnabled = (): void => {
     if (!transport) throw new QuireError('RECOVERY_DISABLED')

@@ -13,7 +13,10 @@ export function newCredential(kind: CredentialKind): string {
   return PREFIX[kind] + randomBytes(32).toString('base64url')
 }
 
-/** The digest a credential is stored and looked up under (one-shot: a third of createHash's cost, on every authenticated request). */
+/**
+ * The digest a credential is stored and looked up under (one-shot: a third of createHash's cost, on every authenticated
+ * request).
+ */
 export function digestOf(credential: string): string {
   return hash('sha256', credential, 'hex')
 }

@@ -27,7 +27,8 @@ const SERVICE_MODEL: Model = {
 const FINGERPRINT = 'secret-fingerprint'
 const STORED_SECRET = 'secret'
 const ADOPT_HINT =
-  "or run `quire secret adopt` to make this secret the one (API keys are then reissued at each user's next login, and login links die)"
+  "or run `quire secret adopt` to make this secret the one (API keys are then reissued at each user's " +
+  'next login, and login links die)'
 
 /** Where the secret's file is kept: DATA_DIR with the embedded server; none with a database server of one's own. */
 export function secretDataDir(config: Pick<Config, 'embedded' | 'dataDir'>): string | undefined {
@@ -69,7 +70,8 @@ function fileSecret(dataDir: string, expected: boolean, log: (msg: string) => vo
   if (!existsSync(file)) {
     if (expected)
       throw new StartupError(
-        `QUIRE_SECRET is not set and ${file} is missing, but this database was set up with a secret: set QUIRE_SECRET to it, restore the file from a backup, ${ADOPT_HINT}`
+        `QUIRE_SECRET is not set and ${file} is missing, but this database was set up with a secret: set ` +
+          `QUIRE_SECRET to it, restore the file from a backup, ${ADOPT_HINT}`
       )
     try {
       writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
@@ -94,12 +96,14 @@ async function storedSecret(
   const stored = adopt ? undefined : await readSetting(store, STORED_SECRET)
   if (stored === undefined && fingerprinted && !adopt) {
     throw new StartupError(
-      `QUIRE_SECRET is not set, but this database was set up with one: set the same QUIRE_SECRET on every process, ${ADOPT_HINT}`
+      `QUIRE_SECRET is not set, but this database was set up with one: set the same QUIRE_SECRET on every ` +
+        `process, ${ADOPT_HINT}`
     )
   }
   log(
     'QUIRE_SECRET is not set: using the secret stored in the database, shared by every process using it. ' +
-      'Whoever can read the database (or a backup) can then open API keys and sign login links: set QUIRE_SECRET in production'
+      'Whoever can read the database (or a backup) can then open API keys and sign login links: set ' +
+      'QUIRE_SECRET in production'
   )
   return stored ?? (await writeSetting(store, STORED_SECRET, randomBytes(32).toString('hex'), adopt))
 }
@@ -117,7 +121,10 @@ async function recordFingerprint(
   return (await writeSetting(store, FINGERPRINT, fingerprint, adopt)) === fingerprint
 }
 
-/** The secret this process uses; StartupError when it differs from the one the database was set up with (unless adopting). */
+/**
+ * The secret this process uses; StartupError when it differs from the one the database was set up with (unless
+ * adopting).
+ */
 export async function resolveServiceSecret(engine: Engine, options: SecretOptions): Promise<string> {
   const { explicit, dataDir, adopt = false, log } = options
   await engine.syncModels([SERVICE_MODEL])
@@ -134,7 +141,8 @@ export async function resolveServiceSecret(engine: Engine, options: SecretOption
         ? `the secret in ${join(dataDir, SECRET_FILE)}`
         : 'the secret stored in the database'
     throw new StartupError(
-      `${what} differs from the secret this database was set up with: use the same secret on every process (set QUIRE_SECRET), ${ADOPT_HINT}`
+      `${what} differs from the secret this database was set up with: use the same secret on every ` +
+        `process (set QUIRE_SECRET), ${ADOPT_HINT}`
     )
   }
   // Once QUIRE_SECRET is in use, the database need not (and should not) keep a copy of a secret.

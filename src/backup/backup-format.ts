@@ -48,7 +48,8 @@ export function parseHeader(text: string): BackupHeader {
   if (value.quire_backup !== BACKUP_FORMAT)
     throw new BackupFileError(
       1,
-      `a backup of format ${String(value.quire_backup)}, which this Quire cannot read (it reads format ${BACKUP_FORMAT})`
+      `a backup of format ${String(value.quire_backup)}, which this Quire cannot read (it reads ` +
+        `format ${BACKUP_FORMAT})`
     )
   if (!Array.isArray(value.models) || !value.models.every(name => typeof name === 'string'))
     throw new BackupFileError(1, 'the header names no models')

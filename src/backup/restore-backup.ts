@@ -40,7 +40,8 @@ function sizeOf(path: string): number {
     return statSync(path).size
   } catch (err) {
     throw new StartupError(
-      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`
+      `cannot read ${path}: ` +
+        ((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message)
     )
   }
 }
@@ -72,7 +73,8 @@ async function checkTarget(engine: Engine, header: BackupHeader, models: Map<str
   const unknown = header.models.filter(name => !models.has(name))
   if (unknown.length > 0)
     throw new StartupError(
-      `the backup holds models this deployment does not define: ${unknown.join(', ')} (give MODELS_DIR the model files of the backed-up deployment); nothing was restored`
+      `the backup holds models this deployment does not define: ${unknown.join(', ')} (give MODELS_DIR ` +
+        `the model files of the backed-up deployment); nothing was restored`
     )
   const store = systemStore(engine)
   const held: string[] = []
@@ -82,7 +84,8 @@ async function checkTarget(engine: Engine, header: BackupHeader, models: Map<str
   }
   if (held.length > 0)
     throw new StartupError(
-      `restore needs an empty deployment, and this one holds documents: ${held.join(', ')}. Restore into a new DATA_DIR or an empty database; nothing was restored`
+      `restore needs an empty deployment, and this one holds documents: ${held.join(', ')}. Restore into ` +
+        `a new DATA_DIR or an empty database; nothing was restored`
     )
 }
 
@@ -145,13 +148,15 @@ export async function restoreBackup(
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err)
     throw new StartupError(
-      `restore stopped after ${restored.documents} documents: ${reason}. This deployment now holds part of the backup: empty it (a new DATA_DIR or database) before restoring again`
+      `restore stopped after ${restored.documents} documents: ${reason}. This deployment now holds part ` +
+        `of the backup: empty it (a new DATA_DIR or database) before restoring again`
     )
   }
   for (const name of Object.keys(restored.models)) await engine.refreshStatistics(models.get(name)!)
   if (restored.documents !== end.documents)
     throw new StartupError(
-      `restored ${restored.documents} documents where the backup's end line counts ${end.documents}: the file was changed after it was written`
+      `restored ${restored.documents} documents where the backup's end line counts ${end.documents}: the ` +
+        `file was changed after it was written`
     )
   return restored
 }

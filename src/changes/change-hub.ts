@@ -30,7 +30,10 @@ export interface ChangeHubOptions {
 export interface ChangeHub {
   /** Starts a subscription; throws (4xx, 503) before anything was sent when it cannot. */
   subscribe: (request: SubscribeRequest) => Promise<void>
-  /** Open subscriptions, and what waits for them in memory: queues and buffers (bytes, about), in all and for the one holding most. */
+  /**
+   * Open subscriptions, and what waits for them in memory: queues and buffers (bytes, about), in all and for the one
+   * holding most.
+   */
   stats: () => { streams: number; queuedBytes: number; largestQueuedBytes: number }
   /** Ends every subscription (SHUTDOWN) and stops following. */
   close: () => Promise<void>
@@ -73,7 +76,9 @@ export function createChangeHub(options: ChangeHubOptions): ChangeHub {
     sub.request.sink.send({
       type: 'reset',
       pos: sub.cursor,
-      reason: `Changes after ${after.slice(0, 40)} are no longer kept (or it is not a position of this feed): read the current state again`
+      reason:
+        `Changes after ${after.slice(0, 40)} are no longer kept (or it is not a position of this feed): ` +
+        `read the current state again`
     })
   }
 
@@ -148,7 +153,8 @@ export function createChangeHub(options: ChangeHubOptions): ChangeHub {
     if (subs.size >= options.maxStreams || mine >= options.maxStreamsPerClient) {
       throw new QuireError(
         'TOO_MANY_STREAMS',
-        `At most ${options.maxStreams} change streams (${options.maxStreamsPerClient} per client address) are open at once`
+        `At most ${options.maxStreams} change streams (${options.maxStreamsPerClient} per client address) ` +
+          `are open at once`
       )
     }
   }

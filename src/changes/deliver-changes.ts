@@ -69,12 +69,17 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     for (const event of events) sub.request.sink.send({ type: 'change', event })
   }
 
-  /** Ends the stream of a subscriber whose filter could not be evaluated against a change: its own filter's timeout, or the database. */
+  /**
+   * Ends the stream of a subscriber whose filter could not be evaluated against a change: its own filter's timeout, or
+   * the database.
+   */
   function closeUnmatched(sub: Subscription, model: string, err: Error): void {
     if (err instanceof QuireError && err.code === 'QUERY_TIMEOUT') {
       sub.request.sink.close({
         code: 'QUERY_TIMEOUT',
-        message: `Your filter took longer than the statement timeout against a ${model} change: subscribe with a simpler filter`
+        message:
+          `Your filter took longer than the statement timeout against a ${model} change: subscribe with a ` +
+          `simpler filter`
       })
       return
     }

@@ -29,7 +29,10 @@ function keepFields(docs: Doc[], fields: Set<string>): Doc[] {
   return docs.map(doc => Object.fromEntries(kept.filter(field => field in doc).map(field => [field, doc[field]])))
 }
 
-/** Each filter's flags per document: all in one statement, else one statement per filter (an Error where a filter failed). */
+/**
+ * Each filter's flags per document: all in one statement, else one statement per filter (an Error where a filter
+ * failed).
+ */
 async function matchEach(
   engine: Engine,
   model: Model,

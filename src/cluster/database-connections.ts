@@ -26,7 +26,8 @@ export function checkConnections(workers: number, poolSize: number, limits: Serv
   if (needed <= allowed) return
   const fitting = Math.floor(allowed / (poolSize + CONNECTIONS_BESIDES_POOL))
   throw new StartupError(
-    `WORKERS ${workers} × (PG_POOL_SIZE ${poolSize} + ${CONNECTIONS_BESIDES_POOL}) = ${needed} PostgreSQL connections, ` +
+    `WORKERS ${workers} × (PG_POOL_SIZE ${poolSize} + ${CONNECTIONS_BESIDES_POOL}) = ${needed} PostgreSQL ` +
+      `connections, ` +
       `but the server allows ${allowed} (max_connections ${limits.maxConnections}, ${limits.reserved} reserved): ` +
       `set WORKERS to at most ${fitting}, lower PG_POOL_SIZE, or raise max_connections`
   )
@@ -44,7 +45,8 @@ export async function readServerLimits(url: string): Promise<ServerLimits> {
   try {
     const [row] = await sql<Array<{ max: number; reserved: number }>>`
       SELECT current_setting('max_connections')::int AS max,
-             current_setting('superuser_reserved_connections')::int + coalesce(current_setting('reserved_connections', true), '0')::int AS reserved`
+             current_setting('superuser_reserved_connections')::int
+               + coalesce(current_setting('reserved_connections', true), '0')::int AS reserved`
     return { maxConnections: row.max, reserved: row.reserved }
   } finally {
     await sql.end({ timeout: 5 })

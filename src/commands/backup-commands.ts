@@ -7,7 +7,7 @@ import { createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import { finished } from 'node:stream/promises'
 import type { Writable } from 'node:stream'
-import { loadConfig } from '../config.ts'
+import { deploymentConfig } from './deployment-config.ts'
 import { withDatabase } from '../embedded/attach-database.ts'
 import { StartupError } from '../startup-error.ts'
 
@@ -22,7 +22,8 @@ function backupTarget(file: string | undefined): {
   if (file === undefined) {
     process.stdout.on('error', (err: NodeJS.ErrnoException) => {
       process.stderr.write(
-        `\nquire: backup: the output closed before the end (${err.code ?? err.message}): what it received is incomplete\n`
+        `\nquire: backup: the output closed before the end (${err.code ?? err.message}): what it received ` +
+          `is incomplete\n`
       )
       process.exit(1)
     })
@@ -48,10 +49,11 @@ export function addBackupCommands(program: Command): void {
   program
     .command('backup [file]')
     .description(
-      'write everything (users, groups, credentials, every model) as of one moment to a file (or stdout), for quire restore'
+      'write everything (users, groups, credentials, every model) as of one moment to a file (or stdout), ' +
+        'for quire restore'
     )
     .action(async (file: string | undefined) => {
-      const config = loadConfig()
+      const config = deploymentConfig('backup')
       const [{ default: cliProgress }, { openStorage }, { writeBackup }, { backupModels }] = await Promise.all([
         import('cli-progress'),
         import('../storage/open-storage.ts'),
@@ -84,11 +86,13 @@ export function addBackupCommands(program: Command): void {
           await target.done()
           const seconds = (Date.now() - started) / 1000
           process.stderr.write(
-            `backed up ${summary.documents} documents of ${Object.keys(summary.models).length} models${file ? ` to ${file}` : ''} in ${seconds.toFixed(1)} s\n`
+            `backed up ${summary.documents} documents of ${Object.keys(summary.models).length} ` +
+              `models${file ? ` to ${file}` : ''} in ${seconds.toFixed(1)} s\n`
           )
           if (!summary.consistent)
             process.stderr.write(
-              `warning: ${engine.kind} here cannot read one moment of the whole database (MongoDB needs a replica set): documents written meanwhile may be in the backup or not\n`
+              `warning: ${engine.kind} here cannot read one moment of the whole database (MongoDB needs a ` +
+                `replica set): documents written meanwhile may be in the backup or not\n`
             )
         } catch (err) {
           await target.failed()
@@ -104,7 +108,7 @@ export function addBackupCommands(program: Command): void {
     .command('restore <file>')
     .description('load a backup of quire backup into this deployment, which must be empty (any engine)')
     .action(async (file: string) => {
-      const config = loadConfig()
+      const config = deploymentConfig('restore')
       const [{ default: cliProgress }, { openStorage }, { restoreBackup }, { backupModels }] = await Promise.all([
         import('cli-progress'),
         import('../storage/open-storage.ts'),
@@ -131,7 +135,8 @@ export function addBackupCommands(program: Command): void {
           })
           bar.stop()
           process.stderr.write(
-            `restored ${restored.documents} documents of ${Object.keys(restored.models).length} models from ${file} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`
+            `restored ${restored.documents} documents of ${Object.keys(restored.models).length} models ` +
+              `from ${file} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`
           )
         } finally {
           bar.stop()

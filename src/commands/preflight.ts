@@ -22,7 +22,8 @@ export async function preflight(config: Config, log: Logger): Promise<void> {
   if (config.port !== 0) await tryListen(config.host, config.port)
   if (!existsSync(config.modelsDir))
     log.warn(
-      `MODELS_DIR ${config.modelsDir} does not exist: serving only the built-in user model (set MODELS_DIR to your models' folder)`
+      `MODELS_DIR ${config.modelsDir} does not exist: serving only the built-in user model (set ` +
+        `MODELS_DIR to your models' folder)`
     )
   loadModels(config.modelsDir, [USER_MODEL])
 }

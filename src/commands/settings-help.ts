@@ -14,5 +14,8 @@ export function settingsHelp(): string {
     const fallback = setting.default === undefined ? '' : ` (default: ${String(setting.default)})`
     return `  ${name}${fallback}\n      ${(setting.description ?? '').replaceAll('`', '')}`
   })
-  return `\nSettings (environment variables; an unknown QUIRE_* name or a near miss stops the start):\n${lines.join('\n')}\n`
+  return (
+    `\nSettings (environment variables; an unknown QUIRE_* name or a near miss stops the ` +
+    `start):\n${lines.join('\n')}\n`
+  )
 }

@@ -26,7 +26,10 @@ function describeStorage(config: Config): string {
   return `PostgreSQL at ${where}/${decodeURIComponent(database)}`
 }
 
-/** `Quire 0.2.0 on http://127.0.0.1:3000 (embedded PostgreSQL in /srv/data); models: link, test (+ user); /setup open: ...`. */
+/**
+ * `Quire 0.2.0 on http://127.0.0.1:3000 (embedded PostgreSQL in /srv/data); models: link, test (+ user); /setup open:
+ * ...`.
+ */
 export async function startBanner(app: FastifyInstance, config: Config): Promise<string> {
   const own = app.models
     .all()
@@ -40,5 +43,9 @@ export async function startBanner(app: FastifyInstance, config: Config): Promise
       : '/setup closed (users exist)'
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : config.port
-  return `Quire ${packageVersion()} on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port} (${describeStorage(config)}); ${models}; ${setup}`
+  return (
+    `Quire ${packageVersion()} on ` +
+    `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port} ` +
+    `(${describeStorage(config)}); ${models}; ${setup}`
+  )
 }

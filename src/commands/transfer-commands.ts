@@ -3,7 +3,7 @@
 // command runs, so that `quire serve` does not wait for them. With DATABASE_URL unset they use
 // the embedded server of DATA_DIR, running or not (src/embedded/attach-database.ts).
 import type { Command } from 'commander'
-import { loadConfig } from '../config.ts'
+import { deploymentConfig } from './deployment-config.ts'
 import { withDatabase } from '../embedded/attach-database.ts'
 
 const quiet = (): void => {}
@@ -14,7 +14,7 @@ export function addTransferCommands(program: Command): void {
     .description('import a JSON array, NDJSON or mongoexport file (extended JSON) into a model, keeping ids and dates')
     .option('--skip-invalid', 'skip documents that do not match the schema (listed on stderr) instead of stopping')
     .action(async (modelName: string, file: string, options: { skipInvalid?: boolean }) => {
-      const config = loadConfig()
+      const config = deploymentConfig('import')
       const [{ default: cliProgress }, { openStorage }, { importDocuments }] = await Promise.all([
         import('cli-progress'),
         import('../storage/open-storage.ts'),
@@ -49,7 +49,8 @@ export function addTransferCommands(program: Command): void {
           bar.stop()
           const seconds = (Date.now() - started) / 1000
           process.stderr.write(
-            `imported ${result.imported} documents into ${modelName} in ${seconds.toFixed(1)} s (${Math.round(result.imported / seconds)} docs/s)` +
+            `imported ${result.imported} documents into ${modelName} in ${seconds.toFixed(1)} s ` +
+              `(${Math.round(result.imported / seconds)} docs/s)` +
               `${result.skipped ? `, skipped ${result.skipped}` : ''}\n`
           )
         } finally {
@@ -67,7 +68,7 @@ export function addTransferCommands(program: Command): void {
         import('../storage/open-storage.ts'),
         import('../transfer/export-documents.ts')
       ])
-      const config = loadConfig()
+      const config = deploymentConfig('export')
       await withDatabase(config, quiet, async () => {
         const { engine, models } = await openStorage(config, { log: quiet })
         process.stdout.on('error', (err: NodeJS.ErrnoException) => {

@@ -59,7 +59,8 @@ export async function deleteDocument(
     case 'blocked':
       throw new QuireError(
         'FORBIDDEN',
-        `Cannot cascade into ${outcome.model}/${outcome.field}: some ${outcome.model} documents linking to ${model.name}/${id} are not yours to delete`,
+        `Cannot cascade into ${outcome.model}/${outcome.field}: some ${outcome.model} documents linking ` +
+          `to ${model.name}/${id} are not yours to delete`,
         { model: outcome.model, field: outcome.field }
       )
   }

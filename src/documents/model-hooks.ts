@@ -17,7 +17,10 @@ const CREATE_SYSTEM_KEYS: ReadonlySet<string> = new Set(SYSTEM_FIELDS)
 /** Fields of an update that are the service's (restore, owner, timestamps), kept out of a hook's reach. */
 const UPDATE_SYSTEM_KEYS: ReadonlySet<string> = new Set([...SYSTEM_FIELDS, 'updatedAt'])
 
-/** What model code gets besides its document, with `extra`; the caller's copy and the scoped documents are made when first used. */
+/**
+ * What model code gets besides its document, with `extra`; the caller's copy and the scoped documents are made when
+ * first used.
+ */
 export function codeContext<T extends object = object>(
   ctx: DocumentContext,
   model: Model,

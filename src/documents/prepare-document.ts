@@ -51,7 +51,10 @@ function splitSystemFields(body: unknown): { fields: Doc; owner?: unknown; delet
   return { fields: rest, owner, deleted }
 }
 
-/** Hashes, in place, the password fields each document sets; at most LIMITS.passwordsPerRequest of them, each at most 72 bytes. */
+/**
+ * Hashes, in place, the password fields each document sets; at most LIMITS.passwordsPerRequest of them, each at most 72
+ * bytes.
+ */
 export async function hashPasswordFields(model: Model, docs: Doc[], rounds: number): Promise<void> {
   const fields = hiddenFields(model)
   if (fields.length === 0) return
@@ -73,7 +76,9 @@ export async function hashPasswordFields(model: Model, docs: Doc[], rounds: numb
   )
 }
 
-/** An empty link (JXP's forms send `link_id=` for "none") as the value that clears it: null, or [] for a list of links. */
+/**
+ * An empty link (JXP's forms send `link_id=` for "none") as the value that clears it: null, or [] for a list of links.
+ */
 function clearedLinks(model: Model, fields: Doc): Doc {
   const blank = model.links.filter(link => fields[link.field] === '')
   if (blank.length === 0) return fields
@@ -164,7 +169,10 @@ function deletedFlag(deleted: unknown, form: boolean): unknown {
   return form && (deleted === 'true' || deleted === 'false') ? deleted === 'true' : deleted
 }
 
-/** The fields to merge for PUT, passwords in plain text; `_deleted` (restore/delete) and `_owner_id` (admins) included when sent. */
+/**
+ * The fields to merge for PUT, passwords in plain text; `_deleted` (restore/delete) and `_owner_id` (admins) included
+ * when sent.
+ */
 export function shapeUpdate(input: Omit<WriteInput, 'bcryptRounds'>): Doc {
   const { model, caller } = input
   const { fields, owner, deleted: sent } = splitSystemFields(input.body)

@@ -2,7 +2,8 @@
 // (read-edit-write) carries `_owner_id`, `_deleted: false`, populated links under their
 // own names and a search `score`; JXP's `_silence` flag rides along in bodies. These
 // are left out instead of refused (and in a bulk update without operators, which
-// jxp-helper's bulk_put sends whole documents as, the read-only system fields too). A non-admin's `_owner_id` stays as a condition: the
+// jxp-helper's bulk_put sends whole documents as, the read-only system fields too). A non-admin's `_owner_id` stays as
+// a condition: the
 // update applies only while the document's owner is the one sent (changing it is an admin's).
 import type { Caller } from '../auth/caller.ts'
 import type { Doc } from '../storage/engine.ts'

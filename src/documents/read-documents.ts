@@ -100,7 +100,10 @@ export async function listDocuments(
   })
 }
 
-/** GET /count/{model} (and MCP's count, with a MongoDB filter): the exact number of matching documents (search is not supported there). */
+/**
+ * GET /count/{model} (and MCP's count, with a MongoDB filter): the exact number of matching documents (search is not
+ * supported there).
+ */
 export async function countDocuments(
   ctx: DocumentContext,
   model: Model,

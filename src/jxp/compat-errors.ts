@@ -20,7 +20,9 @@ const RESTIFY_NAMES: Record<number, string> = {
   503: 'ServiceUnavailable'
 }
 
-/** Quire's codes JXP answers with 403: credentials missing, wrong or expired; a method a model does not let callers run. */
+/**
+ * Quire's codes JXP answers with 403: credentials missing, wrong or expired; a method a model does not let callers run.
+ */
 const FORBIDDEN_IN_JXP = new Set(['AUTH_FAILED', 'AUTH_REQUIRED', 'UNKNOWN_METHOD'])
 
 /** The HTTP status JXP answers for `err`. */

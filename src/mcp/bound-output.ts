@@ -45,7 +45,8 @@ export function boundRows(head: Record<string, unknown>, rows: unknown[], note?:
   const reasons = [
     note,
     omitted > 0
-      ? `${omitted} of ${rows.length} rows omitted (at most ${MCP_LIMITS.rows} rows and ${MCP_LIMITS.bytes} bytes per result)`
+      ? `${omitted} of ${rows.length} rows omitted (at most ${MCP_LIMITS.rows} rows and ${MCP_LIMITS.bytes} ` +
+        `bytes per result)`
       : undefined,
     cuts.strings > 0
       ? `${cuts.strings} strings shortened to ${MCP_LIMITS.stringChars} characters (ending ${STRING_MARK})`

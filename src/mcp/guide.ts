@@ -20,7 +20,8 @@ function guideFile(path: string): string {
 export function mcpInstructions(config: Config, name: ToolNamer): string {
   const text =
     `Quire serves JSON documents of several models. Call ${name('list_models')} first to see the models you may use, ` +
-    `${name('describe_model')} for a model's fields and links, ${name('count')} before ${name('find')} on large collections, ` +
+    `${name('describe_model')} for a model's fields and links, ${name('count')} before ${name('find')} on ` +
+    `large collections, ` +
     `${name('export_csv')} for small CSV exports. Read the resource ${GUIDE_NAME} (${GUIDE_URI}) for the query syntax.`
   return config.mcpInstructionsAppend === undefined ? text : `${text}\n\n${config.mcpInstructionsAppend}`
 }

@@ -91,7 +91,9 @@ function describePath(model: Model, path: string, spec: FieldSpec, required: boo
   }
 }
 
-/** Paths of a field: objects with declared properties become their dotted leaf paths, as Mongoose lists nested paths. */
+/**
+ * Paths of a field: objects with declared properties become their dotted leaf paths, as Mongoose lists nested paths.
+ */
 function fieldPaths(model: Model, path: string, spec: FieldSpec, required: boolean): PathDescription[] {
   if (spec.type !== 'object' || !spec.properties) return [describePath(model, path, spec, required)]
   return Object.entries(spec.properties).flatMap(([name, inner]) =>

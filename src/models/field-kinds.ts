@@ -15,7 +15,10 @@ const SYSTEM_KINDS: Record<string, FieldKind> = {
   _updated_by_id: 'string'
 }
 
-/** Kinds whose values have one scalar SQL form: the ones a covering index can hold (src/compiler/ddl/covering-columns.ts). */
+/**
+ * Kinds whose values have one scalar SQL form: the ones a covering index can hold
+ * (src/compiler/ddl/covering-columns.ts).
+ */
 export const COVERABLE_KINDS: ReadonlySet<FieldKind> = new Set(['string', 'date', 'number', 'integer', 'boolean'])
 
 /**
@@ -33,7 +36,10 @@ export function uncoverableReason(model: Model, path: string): string | undefine
     : 'is not a declared string, date, number, integer or boolean field'
 }
 
-/** The characters an included path may hold, when it is a string field of the model's own (system fields have a fixed size). */
+/**
+ * The characters an included path may hold, when it is a string field of the model's own (system fields have a fixed
+ * size).
+ */
 export function includedTextLength(model: Model, path: string): number | undefined {
   const spec = fieldSpecAt(model, path)
   return spec?.type === 'string' ? (spec.maxLength ?? Infinity) : undefined

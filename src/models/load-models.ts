@@ -86,7 +86,8 @@ export function resolveModel(file: ModelFile): Model {
       .filter(([, n]) => n !== undefined)
     if (text.reduce((sum, [, n]) => sum + (n ?? 0), 0) > MAX_INCLUDED_TEXT) {
       problems.push(
-        `the string fields a covering index includes (${text.map(([f]) => f).join(', ')}) need a maxLength, ${MAX_INCLUDED_TEXT} characters at most together (an index entry holds about 2.7 KB)`
+        `the string fields a covering index includes (${text.map(([f]) => f).join(', ')}) need a ` +
+          `maxLength, ${MAX_INCLUDED_TEXT} characters at most together (an index entry holds about 2.7 KB)`
       )
     }
   }
@@ -123,6 +124,9 @@ function syntaxPosition(text: string, message: string): number {
   return text.length
 }
 
+/** What follows the reason in JSON.parse's messages (the text quoted, or the position): left out. */
+const JSON_ERROR_TAIL = /, (\.\.\.)?"[\s\S]*is not valid JSON$| in JSON at position \d+[\s\S]*$/
+
 /** A JSON syntax error's place: `line L, column C`. */
 function syntaxPlace(text: string, message: string): string {
   const before = text.slice(0, syntaxPosition(text, message)).split('\n')
@@ -137,7 +141,7 @@ export function parseModelFile(text: string, source: string): Model {
   } catch (err) {
     const message = (err as Error).message
     throw new StartupError(
-      `${source}: not valid JSON at ${syntaxPlace(text, message)}: ${message.replace(/, (\.\.\.)?"[\s\S]*is not valid JSON$| in JSON at position \d+[\s\S]*$/, '')}`
+      `${source}: not valid JSON at ${syntaxPlace(text, message)}: ${message.replace(JSON_ERROR_TAIL, '')}`
     )
   }
   let json: unknown

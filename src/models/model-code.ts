@@ -137,7 +137,8 @@ function checkMethod(source: string, name: string, method: unknown): ModelMethod
     !['c', 'r', 'u', 'd'].includes(method.letter as string)
   ) {
     throw new Error(
-      `${source}: method ${name} must be { letter: 'c' | 'r' | 'u' | 'd', run (ctx) { ... } } (the letter a caller needs)`
+      `${source}: method ${name} must be { letter: 'c' | 'r' | 'u' | 'd', run (ctx) { ... } } (the letter ` +
+        `a caller needs)`
     )
   }
   return method as unknown as ModelMethod

@@ -65,7 +65,9 @@ export const ModelFileSchema = Type.Object(
           {
             fields: Type.Array(Type.String(), { minItems: 1, maxItems: 8 }),
             unique: Type.Optional(Type.Boolean()),
-            /** Fields an aggregation over this index's matches reads: kept with it in a covering index (SQL engines). */
+            /**
+             * Fields an aggregation over this index's matches reads: kept with it in a covering index (SQL engines).
+             */
             include: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 16 }))
           },
           { additionalProperties: false }

@@ -87,11 +87,13 @@ function readProvider(name: string, values: Partial<Record<Key, string>>): OAuth
   const issuer = v('ISSUER')
   if (issuer !== undefined && endpoints.length > 0)
     throw new ConfigError(
-      `${label('ISSUER')} and ${label(endpoints[0])}: set the issuer (OpenID Connect discovery) or the three endpoints, not both`
+      `${label('ISSUER')} and ${label(endpoints[0])}: set the issuer (OpenID Connect discovery) or the ` +
+        `three endpoints, not both`
     )
   if (issuer === undefined && endpoints.length < 3)
     throw new ConfigError(
-      `${label('ISSUER')} must be set, or ${label('AUTHORIZATION_URL')}, ${label('TOKEN_URL')} and ${label('USERINFO_URL')}`
+      `${label('ISSUER')} must be set, or ${label('AUTHORIZATION_URL')}, ${label('TOKEN_URL')} ` +
+        `and ${label('USERINFO_URL')}`
     )
   const create = v('CREATE_USERS') ?? 'false'
   if (create !== 'true' && create !== 'false')
@@ -138,7 +140,8 @@ export function readOAuthSettings(
   }
   if (names.size > 0 && shared.publicUrl === undefined)
     throw new ConfigError(
-      'PUBLIC_URL must be set when OAUTH_PROVIDERS is: the providers send the browser back to PUBLIC_URL/login/oauth/callback/<name>'
+      'PUBLIC_URL must be set when OAUTH_PROVIDERS is: the providers send the browser back to ' +
+        'PUBLIC_URL/login/oauth/callback/<name>'
     )
   if (names.size > 0 && shared.successUrl === undefined)
     throw new ConfigError(

@@ -19,7 +19,10 @@ export interface PendingSignIn {
 /** How long a sign-in may take at the provider. */
 const PENDING_MS = 10 * 60_000
 
-/** The cookie's name and attributes: `__Host-` over https; over plain http (a developer's machine) only the callbacks get it. */
+/**
+ * The cookie's name and attributes: `__Host-` over https; over plain http (a developer's machine) only the callbacks
+ * get it.
+ */
 function cookieOf(secure: boolean): { name: string; attributes: string } {
   return secure
     ? { name: '__Host-quire_oauth', attributes: 'Path=/; HttpOnly; SameSite=Lax; Secure' }

@@ -66,7 +66,8 @@ const SPECIFICS: Record<string, (model: Model) => Partial<Operation>> = {
       queryFlag('_permaDelete', 'remove the document for good instead of a soft delete'),
       queryFlag(
         '_cascade',
-        'also delete (soft, or for good with _permaDelete) the documents that link to it; without it, a linked document is a 409'
+        'also delete (soft, or for good with _permaDelete) the documents that link to it; without it, a ' +
+          'linked document is a 409'
       )
     ],
     responses: {
@@ -87,7 +88,8 @@ const SPECIFICS: Record<string, (model: Model) => Partial<Operation>> = {
     responses: {
       200: {
         description:
-          'a stream of change events (create, update, soft_delete, restore, delete) with ids for Last-Event-ID; see docs/changes.md',
+          'a stream of change events (create, update, soft_delete, restore, delete) with ids for ' +
+          'Last-Event-ID; see docs/changes.md',
         content: { 'text/event-stream': { schema: { type: 'string' } } }
       }
     }

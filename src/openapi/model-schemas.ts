@@ -87,7 +87,9 @@ export function listParameters(model: Model): JsonSchema[] {
           properties: Object.fromEntries(fields.map(f => [f, { type: 'string' }])),
           additionalProperties: { type: 'string' }
         },
-        'filter[field]=value (exact, coerced by the schema), or an operator: $gt:, $gte:, $lt:, $lte:, $ne:, $in:[a,b], $nin:, $exists:, $regex:/re/flags; dotted paths reach nested fields; search[field]=text is a case-insensitive substring'
+        'filter[field]=value (exact, coerced by the schema), or an operator: $gt:, $gte:, $lt:, $lte:, ' +
+          '$ne:, $in:[a,b], $nin:, $exists:, $regex:/re/flags; dotted paths reach nested fields; ' +
+          'search[field]=text is a case-insensitive substring'
       ),
       style: 'deepObject',
       explode: true,
@@ -112,8 +114,10 @@ export function listParameters(model: Model): JsonSchema[] {
     queryParameter(
       'count',
       { type: 'string', enum: [...COUNT_MODES] },
-      'how `count` is made. Left out: exact up to EXACT_COUNT_LIMIT documents in the collection, -1 above. `exact`: counted whatever the size (O(matching rows), ' +
-        "within STATEMENT_TIMEOUT_MS); `planned`: the query planner's estimate from its statistics (no scan, may be far off; `count_estimated: true`); " +
+      'how `count` is made. Left out: exact up to EXACT_COUNT_LIMIT documents in the collection, -1 ' +
+        'above. `exact`: counted whatever the size (O(matching rows), ' +
+        "within STATEMENT_TIMEOUT_MS); `planned`: the query planner's estimate from its statistics (no " +
+        'scan, may be far off; `count_estimated: true`); ' +
         '`estimated`: exact up to the limit, planned above'
     )
   ]

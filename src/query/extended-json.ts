@@ -27,7 +27,9 @@ function reviveObjectId(inner: unknown): string {
   return inner.toLowerCase()
 }
 
-/** mongoexport's canonical mode wraps numbers: {"$numberInt": "2"}, {"$numberLong": "..."}, {"$numberDouble": "1.5"}. */
+/**
+ * mongoexport's canonical mode wraps numbers: {"$numberInt": "2"}, {"$numberLong": "..."}, {"$numberDouble": "1.5"}.
+ */
 const NUMBER_WRAPPERS = new Set(['$numberInt', '$numberLong', '$numberDouble', '$numberDecimal'])
 
 function reviveNumber(key: string, inner: unknown): number {

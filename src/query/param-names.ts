@@ -23,7 +23,9 @@ export function checkUnknownParam(name: string, known: readonly string[]): void 
   if (near) throw new QuireError('BAD_REQUEST', `Unknown query parameter ${shown}: did you mean ${near}?`)
 }
 
-/** A flag: true for `true`, `1` or an empty value (`?showDeleted`), false for `false` or `0`; JXP's clients send `1`. */
+/**
+ * A flag: true for `true`, `1` or an empty value (`?showDeleted`), false for `false` or `0`; JXP's clients send `1`.
+ */
 export function parseFlag(name: string, text: string | undefined): boolean {
   if (text === undefined || text === 'false' || text === '0') return false
   if (text === 'true' || text === '1' || text === '') return true

@@ -31,7 +31,9 @@ export interface ListParams {
   count?: CountMode
 }
 
-/** Every parameter a list read knows (credentials are read by the auth plugin; `count` chooses how the count is made). */
+/**
+ * Every parameter a list read knows (credentials are read by the auth plugin; `count` chooses how the count is made).
+ */
 const KNOWN_PARAMS = [
   'limit',
   'page',
@@ -156,7 +158,10 @@ function collectBracket(
   }
 }
 
-/** One filter of the URL's conditions: merged when every field appears once (as own keys, so `__proto__` stays visible to the check), else under $and. */
+/**
+ * One filter of the URL's conditions: merged when every field appears once (as own keys, so `__proto__` stays visible
+ * to the check), else under $and.
+ */
 function combine(conditions: Filter[]): Filter {
   if (conditions.length > LIMITS.urlFilterTerms)
     throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.urlFilterTerms} filter terms`)

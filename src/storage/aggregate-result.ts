@@ -8,7 +8,8 @@ export const MAX_RESULT_BYTES = LIMITS.aggregateResultBytes
 function resultTooLarge(): QuireError {
   return new QuireError(
     'QUERY_TOO_COMPLEX',
-    `The aggregation's result is larger than ${MAX_RESULT_BYTES / 1024 / 1024} MB: narrow it with $match, $project or $limit`
+    `The aggregation's result is larger than ${MAX_RESULT_BYTES / 1024 / 1024} MB: narrow it with $match, ` +
+      `$project or $limit`
   )
 }
 

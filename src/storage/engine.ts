@@ -109,7 +109,9 @@ export interface DeleteReferrer {
   blocked: Filter
 }
 
-/** A checked delete of one document (DELETE /api/{model}/{id}), built by src/permissions/authorize/authorize-delete.ts. */
+/**
+ * A checked delete of one document (DELETE /api/{model}/{id}), built by src/permissions/authorize/authorize-delete.ts.
+ */
 export interface DeletePlan {
   /** The document to delete, narrowed to what the caller may delete (deleted ones too when permanent). */
   target: Filter
@@ -155,7 +157,10 @@ export interface Engine {
   /** The first document of the query's page as JSON text (password fields removed), or null. */
   findOne: (model: Model, query: Authorized<FindQuery>) => Promise<string | null>
 
-  /** The first document matching `filter` as a parsed object with password fields kept: for the service's own use (login). */
+  /**
+   * The first document matching `filter` as a parsed object with password fields kept: for the service's own use
+   * (login).
+   */
   findRaw: (model: Model, filter: Authorized<Filter>) => Promise<Doc | null>
 
   /** A page of documents matching the query. */

@@ -35,7 +35,8 @@ export async function openEngine(url: string, options: EngineOptions): Promise<E
     }
     default:
       throw new Error(
-        `DATABASE_URL must start with postgres://, postgresql://, mongodb:// or mongodb+srv://; got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//***@'))}`
+        `DATABASE_URL must start with postgres://, postgresql://, mongodb:// or mongodb+srv://; ` +
+          `got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//***@'))}`
       )
   }
 }

@@ -64,7 +64,8 @@ async function prepareImported(model: Model, source: unknown, bcryptRounds: numb
 
 function describe(err: unknown): string {
   if (err instanceof QuireError && Array.isArray(err.details)) {
-    return `${err.message}: ${(err.details as Array<{ field: string; message: string }>).map(d => `${d.field} ${d.message}`).join(', ')}`
+    const details = err.details as Array<{ field: string; message: string }>
+    return `${err.message}: ${details.map(d => `${d.field} ${d.message}`).join(', ')}`
   }
   return err instanceof Error ? err.message : String(err)
 }
@@ -100,7 +101,8 @@ export async function importDocuments(
     } catch (err) {
       if (!options.skipInvalid)
         throw new Error(
-          `document ${position}: ${describe(err)} (imported ${progress.imported} before it; --skip-invalid goes on past such documents)`
+          `document ${position}: ${describe(err)} (imported ${progress.imported} before it; ` +
+            `--skip-invalid goes on past such documents)`
         )
       progress.skipped++
       options.onSkip(position, describe(err))

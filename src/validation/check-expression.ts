@@ -56,7 +56,8 @@ function spend(scope: ExpressionScope, terms: number): void {
   if (scope.counter.terms > LIMITS.expressionTerms) {
     throw new QuireError(
       'QUERY_TOO_COMPLEX',
-      `A pipeline's expressions may have at most ${LIMITS.expressionTerms} terms (operators, operands, fields and $dateToString format characters together)`
+      `A pipeline's expressions may have at most ${LIMITS.expressionTerms} terms (operators, operands, ` +
+        `fields and $dateToString format characters together)`
     )
   }
 }

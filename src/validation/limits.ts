@@ -43,15 +43,23 @@ export const LIMITS = {
   urlValueLength: 1000,
   /** Request bodies one client may have on their way in at once, by what they announce (plugins/body-budget.ts). */
   bodyBytesPerClient: 32 * 1024 * 1024,
-  /** Requests one connection may have in flight (pipelined, unanswered); more close it (plugins/pipelining-limit.ts). */
+  /**
+   * Requests one connection may have in flight (pipelined, unanswered); more close it (plugins/pipelining-limit.ts).
+   */
   requestsInFlightPerConnection: 32,
-  /** WebSocket messages one client (address, IPv6 by /64) may send a second, over all its connections; beyond that its socket is closed (1008). */
+  /**
+   * WebSocket messages one client (address, IPv6 by /64) may send a second, over all its connections; beyond that its
+   * socket is closed (1008).
+   */
   socketMessagesPerSecond: 20,
   /** ... and at once, after a quiet spell (a page subscribing to its models as it opens). */
   socketMessageBurst: 100,
   /** CSV exports running at once per process (each holds a database cursor while its client reads). */
   csvExports: 2,
-  /** Of those, how many one client address may run: two paused downloads from one address held every export off for everyone. */
+  /**
+   * Of those, how many one client address may run: two paused downloads from one address held every export off for
+   * everyone.
+   */
   csvExportsPerClient: 1,
   /** Documents read from the database at a time by a CSV export. */
   csvBatchRows: 500,

@@ -67,7 +67,8 @@ t.test('a change committed after later ones were numbered still gets its positio
   const positionOf = async (id: string): Promise<unknown> =>
     (
       await numberer.query(
-        'SELECT p.pos::int AS pos FROM quire_changes c JOIN quire_change_positions p ON p.id = c.id WHERE c.doc_id = $1',
+        'SELECT p.pos::int AS pos FROM quire_changes c JOIN quire_change_positions p ON p.id = c.id WHERE ' +
+          'c.doc_id = $1',
         [id]
       )
     )[0]?.pos
@@ -137,23 +138,28 @@ t.test(
     const client = openPostgres(cluster.url, 5000)
     await client.exec(`
     CREATE TABLE quire_changes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, pos bigint UNIQUE,
-      at timestamptz NOT NULL DEFAULT now(), model text NOT NULL, op text NOT NULL, doc_id text NOT NULL, actor text, doc jsonb);
+      at timestamptz NOT NULL DEFAULT now(), model text NOT NULL, op text NOT NULL, doc_id text NOT NULL,
+      actor text, doc jsonb);
     CREATE INDEX quire_changes_unsequenced ON quire_changes (id) WHERE pos IS NULL;
     CREATE TABLE quire_change_state (one boolean PRIMARY KEY DEFAULT true CHECK (one),
       head bigint NOT NULL DEFAULT 0, pruned_through bigint NOT NULL DEFAULT 0);
     INSERT INTO quire_change_state (head) VALUES (2);
-    INSERT INTO quire_changes (pos, model, op, doc_id) VALUES (2, 'numbered', 'create', 'b'), (1, 'numbered', 'create', 'a'), (NULL, 'numbered', 'create', 'c')`)
+    INSERT INTO quire_changes (pos, model, op, doc_id)
+      VALUES (2, 'numbered', 'create', 'b'), (1, 'numbered', 'create', 'a'), (NULL, 'numbered', 'create', 'c')`)
     const engine = createSqlEngine(client)
     t.teardown(() => engine.close())
     await engine.syncModels([MODEL])
     const columns = await client.query(
-      "SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'quire_changes' AND column_name = 'pos'"
+      "SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'quire_changes' AND " +
+        "column_name = 'pos'"
     )
-    t.strictSame([...columns], [], 'the old column is gone') // a plain array: postgres.js adds properties to its result arrays
+    // a plain array: postgres.js adds properties to its result arrays
+    t.strictSame([...columns], [], 'the old column is gone')
     await engine.insert(MODEL, { _id: 'd'.repeat(24), n: 1 })
     t.equal(await settled(client, 5000), 0)
     const positions = await client.query(
-      'SELECT c.doc_id, p.pos::int AS pos FROM quire_changes c JOIN quire_change_positions p ON p.id = c.id ORDER BY p.pos'
+      'SELECT c.doc_id, p.pos::int AS pos FROM quire_changes c JOIN quire_change_positions p ON p.id = ' +
+        'c.id ORDER BY p.pos'
     )
     t.strictSame(
       positions.map(row => [row.doc_id, row.pos]),

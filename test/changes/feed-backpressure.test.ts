@@ -44,7 +44,8 @@ for (const engine of ENGINES) {
     t.equal(app.changes.stats().streams, 1, 'the slow stream was closed')
     t.ok(
       peak > 0 && peak <= 2 * QUEUE_BYTES,
-      `what waited in memory stayed within its queue and buffer bounds (the largest per stream peaked at ${peak} bytes; bound ${QUEUE_BYTES} each)`
+      `what waited in memory stayed within its queue and buffer bounds (the largest per stream peaked ` +
+        `at ${peak} bytes; bound ${QUEUE_BYTES} each)`
     )
 
     slow.resume()

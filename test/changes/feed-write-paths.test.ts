@@ -71,7 +71,8 @@ for (const engine of ENGINES) {
         ['delete', 'permanent_delete', 'a'],
         ['create', 'create', 'i1']
       ],
-      'each write once, in order, cascades included; an imported soft-deleted document is not shown to readers without showDeleted'
+      'each write once, in order, cascades included; an imported soft-deleted document is not shown to ' +
+        'readers without showDeleted'
     )
     t.strictSame(events.map(e => e.json.data.bar ?? null).slice(1, 3), ['b', 'u'], 'PUT and POST /update')
     t.strictSame(

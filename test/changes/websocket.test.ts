@@ -113,7 +113,8 @@ for (const engine of ENGINES) {
       )
       const id = (await send(app, admin, 'POST', '/api/test', { foo: 'x', password: 'hunter22' })).data._id
       await send(app, admin, 'POST', '/api/test', { foo: 'not-x' })
-      await ws.events(2) // the create reached the first subscription (on PostgreSQL it travels through NOTIFY) before the second starts
+      // the create reached the first subscription (on PostgreSQL it travels through NOTIFY) before the second starts
+      await ws.events(2)
       t.match(
         await ws.call('subscribe', { model: 'test', id }),
         { status: 'okay', result: `Subscribed to test/${id}` },

@@ -10,7 +10,10 @@ import { listen } from '../helpers/feed-app.ts'
 
 const MB = 1024 * 1024
 
-/** A POST announcing `length` bytes of body, of which it sends only a few; resolves with the status line, if any arrives within `waitMs`. */
+/**
+ * A POST announcing `length` bytes of body, of which it sends only a few; resolves with the status line, if any arrives
+ * within `waitMs`.
+ */
 async function unfinished(
   base: string,
   length: number,

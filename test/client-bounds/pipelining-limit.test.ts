@@ -8,7 +8,10 @@ import { LIMITS } from '../../src/validation/limits.ts'
 import { ENGINES, createTestApp } from '../helpers/test-app.ts'
 import { listen } from '../helpers/feed-app.ts'
 
-/** Writes `count` pipelined copies of `request` at once; resolves with what came back and whether the server closed the connection, reading only when `read`. */
+/**
+ * Writes `count` pipelined copies of `request` at once; resolves with what came back and whether the server closed the
+ * connection, reading only when `read`.
+ */
 async function pipeline(
   base: string,
   request: string,
@@ -39,7 +42,9 @@ for (const engine of ENGINES) {
     const { app, admin } = await createTestApp(t, engine, { maxEventLoopDelayMs: 0 })
     const base = await listen(app)
     const body = '{"name":"piped"}'
-    const create = `POST /api/link HTTP/1.1\r\nhost: x\r\nauthorization: ${admin}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`
+    const create =
+      `POST /api/link HTTP/1.1\r\nhost: x\r\nauthorization: ${admin}\r\ncontent-type: ` +
+      `application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`
     const few = await pipeline(base, 'GET /health HTTP/1.1\r\nhost: x\r\n\r\n', 8, true)
     t.equal(few.answers, 8, `a few pipelined requests are all answered: ${JSON.stringify(few)}`)
     t.notOk(few.closedByServer, 'and the connection stays open')

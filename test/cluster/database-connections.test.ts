@@ -13,7 +13,10 @@ t.test('the arithmetic, and the line', async t => {
   t.throws(
     () => checkConnections(8, 10, limits),
     new StartupError(
-      `WORKERS 8 × (PG_POOL_SIZE 10 + ${CONNECTIONS_BESIDES_POOL}) = ${8 * (10 + CONNECTIONS_BESIDES_POOL)} PostgreSQL connections, but the server allows 97 (max_connections 100, 3 reserved): set WORKERS to at most 7, lower PG_POOL_SIZE, or raise max_connections`
+      `WORKERS 8 × (PG_POOL_SIZE 10 + ${CONNECTIONS_BESIDES_POOL}) ` +
+        `= ${8 * (10 + CONNECTIONS_BESIDES_POOL)} PostgreSQL connections, but the server allows 97 ` +
+        `(max_connections 100, 3 reserved): set WORKERS to at most 7, lower PG_POOL_SIZE, or raise ` +
+        `max_connections`
     )
   )
 })
@@ -34,7 +37,8 @@ t.test('on a PostgreSQL server', async t => {
   t.match(
     run.stderr,
     new RegExp(
-      `^quire: WORKERS ${tooMany} × \\(PG_POOL_SIZE 10 \\+ ${CONNECTIONS_BESIDES_POOL}\\) = \\d+ PostgreSQL connections, but the server allows ${limits.maxConnections - limits.reserved} `
+      `^quire: WORKERS ${tooMany} × \\(PG_POOL_SIZE 10 \\+ ${CONNECTIONS_BESIDES_POOL}\\) = \\d+ ` +
+        `PostgreSQL connections, but the server allows ${limits.maxConnections - limits.reserved} `
     ),
     run.stderr
   )

@@ -33,8 +33,8 @@ t.test('a new DATA_DIR: a cluster, a server on a Unix socket only, fsync on; rel
   t.match(messages.join('\n'), /created a PostgreSQL 18 database/)
   t.match(messages.join('\n'), /started the embedded PostgreSQL server/)
   const sql = connect(server.url)
-  const [row] =
-    await sql`SELECT current_setting('listen_addresses') AS listen, current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sync`
+  const [row] = await sql`SELECT current_setting('listen_addresses') AS listen, current_setting('fsync') AS fsync,
+      current_setting('synchronous_commit') AS sync`
   await sql.end()
   t.same(row, { listen: '', fsync: 'on', sync: 'on' }, 'no TCP listener; acknowledged writes are durable')
   t.ok(embeddedServerRunning(dataDir))
@@ -104,7 +104,8 @@ t.test('data survives a stop and a restart', async t => {
 })
 
 t.test(
-  'a pid file left by a server that died with its machine, naming a live process of another program, is not taken for a server',
+  'a pid file left by a server that died with its machine, naming a live process of another program, is ' +
+    'not taken for a server',
   { skip: process.platform !== 'linux' && 'only Linux says what a process runs (/proc)' },
   async t => {
     const dataDir = join(newParent(), 'data')

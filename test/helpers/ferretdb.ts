@@ -43,7 +43,8 @@ export function ferretdbBinary(): { bin: string } | { missing: string } {
   return existsSync(bin)
     ? { bin }
     : {
-        missing: `FerretDB is not built: no ${bin} (bash .ci/install-ferretdb builds it, about 5 minutes the first time)`
+        missing:
+          `FerretDB is not built: no ${bin} (bash .ci/install-ferretdb builds it, about 5 minutes the first ` + 'time)'
       }
 }
 

@@ -13,7 +13,10 @@ export interface QuireProcess {
   stop: () => Promise<void>
 }
 
-/** Spawns `quire serve` with `env` (DATABASE_URL, MODELS_DIR, ...); its base URL once /health answers within `timeoutMs`. */
+/**
+ * Spawns `quire serve` with `env` (DATABASE_URL, MODELS_DIR, ...); its base URL once /health answers within
+ * `timeoutMs`.
+ */
 export async function spawnQuire(env: Record<string, string>, timeoutMs = 60_000): Promise<QuireProcess> {
   const port = await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {

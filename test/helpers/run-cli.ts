@@ -20,9 +20,14 @@ function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
   })
 }
 
-/** `quire ...args` with `env` added to this process's environment; resolves when it exits. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/**
+ * `quire ...args` with `env` added to this process's environment; resolves when it exits, or when
+ * it is killed after `killAfterMs` (a command that must not hang: code null then).
+ */
+export function runCli(args: string[], env: Record<string, string>, killAfterMs?: number): Promise<CliResult> {
   const child = spawnCli(args, env)
+  const killer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+  child.once('exit', () => clearTimeout(killer))
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', chunk => {

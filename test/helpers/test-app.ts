@@ -107,7 +107,10 @@ export function engineLacks(engine: EngineName, ...features: FerretLimit[]): str
   return why
 }
 
-/** Test apps do not shed load: a busy test machine must not turn answers into 503s (test/lifecycle.test.ts tests shedding). */
+/**
+ * Test apps do not shed load: a busy test machine must not turn answers into 503s (test/lifecycle.test.ts tests
+ * shedding).
+ */
 export const QUIET_SETTINGS: Partial<Config> = { maxEventLoopDelayMs: 0 }
 
 export interface TestApp {

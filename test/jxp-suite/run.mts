@@ -47,7 +47,8 @@ function installSuiteDependencies (): void {
 async function runFiles (url: string, specs: typeof FILES): Promise<FileResult[]> {
   const mocha = join(here, 'node_modules/mocha/bin/mocha.js')
   const reportFile = join(here, 'results', 'mocha-report.json')
-  const mochaArgs = [mocha, '--require', join(here, 'shim/register.js'), '--reporter', 'json', '--reporter-option', `output=${reportFile}`, '--timeout', '15000', '--exit',
+  const mochaArgs = [mocha, '--require', join(here, 'shim/register.js'),
+    '--reporter', 'json', '--reporter-option', `output=${reportFile}`, '--timeout', '15000', '--exit',
     '--grep', UNIT_ONLY, '--invert', ...specs.map(spec => join(here, 'jxp/test', spec.file))]
   const { port } = new URL(url)
   const child = spawn(process.execPath, mochaArgs, {
@@ -117,5 +118,6 @@ for (const engine of engines) {
     console.log(`  ${r.file}: ${r.passed}/${r.tests}${r.notRun > 0 ? ` (${r.notRun} not run)` : ''}`)
     for (const f of r.failed) console.log(`    x ${f}`)
   }
-  writeFileSync(join(here, 'results', `${engine}.json`), JSON.stringify({ engine, compat, passed, total, results }, null, 2) + '\n')
+  const report = JSON.stringify({ engine, compat, passed, total, results }, null, 2)
+  writeFileSync(join(here, 'results', `${engine}.json`), report + '\n')
 }

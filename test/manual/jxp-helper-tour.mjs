@@ -1,7 +1,9 @@
 // Drives a running Quire (`npm start`) with jxp-helper, JXP's npm client, calling every one of
 // its methods as a JXP script would, and prints what each returned. Exits 1 if any result is not
-// what JXP gives (Quire's code in `quire_code` under JXP_COMPAT, where `code` is restify's). Usage (the first admin is created through /setup when no user exists yet):
-//   SERVER=http://localhost:3000 ADMIN_EMAIL=admin@example.com ADMIN_PASSWORD=change-me node test/manual/jxp-helper-tour.mjs
+// what JXP gives (Quire's code in `quire_code` under JXP_COMPAT, where `code` is restify's). Usage (the first admin is
+// created through /setup when no user exists yet):
+// SERVER=http://localhost:3000 ADMIN_EMAIL=admin@example.com ADMIN_PASSWORD=change-me node
+// test/manual/jxp-helper-tour.mjs
 import JXPHelper from 'jxp-helper'
 
 const server = process.env.SERVER ?? 'http://localhost:3000'

@@ -44,7 +44,8 @@ try {
     }
     times.sort((a, b) => a - b)
     console.log(
-      `${name}: median ${times[15].toFixed(1)} ms, p90 ${times[27].toFixed(1)} ms (page of 100 of 1000 documents, 30 runs)`
+      `${name}: median ${times[15].toFixed(1)} ms, p90 ${times[27].toFixed(1)} ms (page of 100 of 1000 ` +
+        `documents, 30 runs)`
     )
   }
 } finally {

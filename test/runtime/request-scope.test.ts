@@ -1,5 +1,6 @@
 // The request scope plugin: handlers (and what they call) see the scope, after a body was read
-// too; its signal (made when first asked for) stays quiet for a request that completes (Fastify's own request.signal aborts
+// too; its signal (made when first asked for) stays quiet for a request that completes (Fastify's own request.signal
+// aborts
 // once a body has been read) and aborts when the client closes its connection first.
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'

@@ -413,7 +413,8 @@ const checkBulkWrite: Check = async (t, { engine }) => {
   t.strictSame(
     foxtrot,
     { ...fresh, n: 11, labels: ['new'], __v: 1, updatedAt: NOW, _updated_by_id: null },
-    'an update sees the insert before it; __v and updatedAt bumped, _updated_by_id set (null: no request, no acting user)'
+    'an update sees the insert before it; __v and updatedAt bumped, _updated_by_id set (null: no request, ' +
+      'no acting user)'
   )
   const im1 = await engine.findRaw(ITEM, { name: 'im1' })
   t.strictSame(

@@ -11,9 +11,14 @@ import { CREDENTIAL_MODEL, NO_SESSION } from './credential-model.ts'
 import { deriveKey, digestOf, newCredential, seal, unseal } from '../secrets.ts'
 
 export interface ApiKeys {
-  /** Merges `set` into the user's credential document, creating it (with a new API key) when missing; returns the document. */
+  /**
+   * Merges `set` into the user's credential document, creating it (with a new API key) when missing; returns the
+   * document.
+   */
   write: (userId: string, set: Doc) => Promise<Doc>
-  /** The key a password login returns: the user's current one, or a new one when it was revoked or cannot be unsealed. */
+  /**
+   * The key a password login returns: the user's current one, or a new one when it was revoked or cannot be unsealed.
+   */
   forLogin: (userId: string, doc: Doc) => Promise<string>
   /** A new key for the user, returned once; the previous one stops working at once. */
   rotate: (userId: string) => Promise<string>

@@ -1,6 +1,7 @@
 // Remembers, for a short while, which caller an API key or bearer token stands for, so that a
 // request with a known credential costs no database read. Keyed by the credential's digest, which
-// the caller computes once for its own lookup too (no secret is kept); bounded in size and age; emptied at once by `clear` (any write to users or
+// the caller computes once for its own lookup too (no secret is kept); bounded in size and age; emptied at once by
+// `clear` (any write to users or
 // credentials, in this process or, through notices, in another: src/storage/postgres/credential-notices.ts).
 // Concurrent requests with a credential not yet remembered share one lookup: fifty connections
 // opening with the same Basic credential cost one bcrypt comparison, not fifty.

@@ -23,7 +23,10 @@ type LinkPurpose = 'login' | 'reset'
 export interface LoginLinks {
   /** A JWT standing for the user (a record with its password hash), good for `purpose` only. */
   mint: (user: Doc, purpose: LinkPurpose) => string
-  /** The live user a JWT minted for `purpose` stands for, password hash included; AUTH_FAILED when invalid, expired, used up or minted for the other purpose. */
+  /**
+   * The live user a JWT minted for `purpose` stands for, password hash included; AUTH_FAILED when invalid, expired,
+   * used up or minted for the other purpose.
+   */
   resolve: (jwt: string, purpose: LinkPurpose) => Promise<Doc>
 }
 

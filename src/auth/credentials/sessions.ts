@@ -39,7 +39,10 @@ export interface SessionStore {
   refresh: (refreshToken: string) => Promise<SessionTokens>
   callerForToken: (token: string) => Promise<Caller>
   callerForApiKey: (apikey: string) => Promise<Caller>
-  /** The caller of a bearer token (`token`) or API key when the credential cache remembers it, without waiting; undefined otherwise. */
+  /**
+   * The caller of a bearer token (`token`) or API key when the credential cache remembers it, without waiting;
+   * undefined otherwise.
+   */
   remembered: (field: 'token' | 'apikey', credential: string) => Caller | undefined
   /** Ends the user's session (logout): the token and refresh token die; the API key stays. */
   end: (userId: string) => Promise<void>

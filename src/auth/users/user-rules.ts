@@ -38,7 +38,9 @@ function isUserModel(model: Model): boolean {
 /** Names of JavaScript's object machinery: never a group, whatever the perms of a model say. */
 const OBJECT_NAMES = ['__proto__', 'constructor', 'prototype']
 
-/** A group name must not be a role name (a group "admin" would grant the admin letters) nor an object-machinery name. */
+/**
+ * A group name must not be a role name (a group "admin" would grant the admin letters) nor an object-machinery name.
+ */
 export function checkGroupNames(groups: unknown): void {
   if (!Array.isArray(groups)) return
   const reserved = groups.filter(g => ROLE_NAMES.includes(g as string) || OBJECT_NAMES.includes(g as string))
@@ -51,14 +53,17 @@ export function checkGroupNames(groups: unknown): void {
   }
 }
 
-/** The client's fields for a create or update, checked; user emails lower-cased. Other models' fields pass unchanged. */
+/**
+ * The client's fields for a create or update, checked; user emails lower-cased. Other models' fields pass unchanged.
+ */
 export function applyUserRules(model: Model, caller: Caller, fields: Doc): Doc {
   if (!isUserModel(model)) return fields
   const refused = caller.admin ? [] : Object.keys(fields).filter(f => !SELF_EDITABLE.includes(f))
   if (refused.length)
     throw new QuireError(
       'FORBIDDEN',
-      `Only an admin can change ${refused.slice(0, 5).join(', ').slice(0, 200)} (you may change ${SELF_EDITABLE.join(' and ')})`
+      `Only an admin can change ${refused.slice(0, 5).join(', ').slice(0, 200)} (you may ` +
+        `change ${SELF_EDITABLE.join(' and ')})`
     )
   if ('password' in fields) refuseLoginLinks(caller, 'set a password')
   const beyondLink = Object.keys(fields).filter(f => !LINK_EDITABLE.includes(f))
@@ -114,7 +119,10 @@ export function ownUserRecord(model: Model, doc: Doc, ownerGiven: boolean): Doc 
   return isUserModel(model) && !ownerGiven ? { ...doc, _owner_id: doc._id } : doc
 }
 
-/** A login link deletes, permanently deletes, restores or gives away no user record (`action` names which: 'delete a user'). */
+/**
+ * A login link deletes, permanently deletes, restores or gives away no user record (`action` names which: 'delete a
+ * user').
+ */
 export function refuseLinkUserChange(model: Model, caller: Caller, action: string): void {
   if (isUserModel(model)) refuseLoginLinks(caller, action)
 }

@@ -17,7 +17,10 @@ export interface SseWriter {
 /** One SSE frame as bytes; `data` is JSON text (one line: JSON has no raw line breaks). */
 function encodeFrame(id: string | undefined, event: string | undefined, data: string | undefined): Buffer {
   return Buffer.from(
-    `${id === undefined ? '' : `id: ${id}\n`}${event === undefined ? '' : `event: ${event}\n`}${data === undefined ? '' : `data: ${data}\n`}\n`
+    (id === undefined ? '' : `id: ${id}\n`) +
+      (event === undefined ? '' : `event: ${event}\n`) +
+      (data === undefined ? '' : `data: ${data}\n`) +
+      '\n'
   )
 }
 
@@ -83,7 +86,9 @@ export function createSseSink(writer: SseWriter, maxBytes: number): FeedSink {
     onOverflow: () =>
       finish({
         code: 'SLOW_CONSUMER',
-        message: `The client read too slowly: more than ${maxBytes} bytes were waiting. Reconnect with Last-Event-ID to resume.`
+        message:
+          `The client read too slowly: more than ${maxBytes} bytes were waiting. Reconnect with ` +
+          `Last-Event-ID to resume.`
       }),
     onError: () => finish(undefined)
   })

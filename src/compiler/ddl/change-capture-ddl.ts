@@ -14,6 +14,15 @@ export const CHANGE_POSITIONS = 'quire_change_positions'
 /** The setting a write statement sets (locally) to the acting user's id; the trigger reads it. */
 export const ACTOR_SETTING = 'quire.actor'
 
+// Parts of CHANGE_LOG_DDL, named to keep its lines short (its text, and so its digest, unchanged).
+const POS_COLUMN_EXISTS =
+  `SELECT 1 FROM pg_attribute WHERE attrelid = '${CHANGE_TABLE}'::regclass ` +
+  "AND attname = 'pos' AND NOT attisdropped"
+const HAS_POSITION = `SELECT 1 FROM ${CHANGE_POSITIONS} p WHERE p.id = c.id`
+const KEPT_FIELDS_OF_DOC =
+  "(SELECT coalesce(jsonb_object_agg(k, change_doc->k), '{}'::jsonb) FROM unnest(TG_ARGV[1:]) k " +
+  'WHERE change_doc ? k)'
+
 /**
  * The log, the positions given to its changes, its state row (the last position given, the last
  * one pruned, the id below which every change has a position) and the capture function. A log
@@ -46,13 +55,13 @@ CREATE TABLE IF NOT EXISTS ${CHANGE_STATE} (
 ALTER TABLE ${CHANGE_STATE} ADD COLUMN IF NOT EXISTS floor bigint NOT NULL DEFAULT 0;
 INSERT INTO ${CHANGE_STATE} DEFAULT VALUES ON CONFLICT DO NOTHING;
 DO $move$ BEGIN
-  IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${CHANGE_TABLE}'::regclass AND attname = 'pos' AND NOT attisdropped) THEN
+  IF EXISTS (${POS_COLUMN_EXISTS}) THEN
     INSERT INTO ${CHANGE_POSITIONS} (pos, id) SELECT pos, id FROM ${CHANGE_TABLE} WHERE pos IS NOT NULL;
     ALTER TABLE ${CHANGE_TABLE} DROP COLUMN pos;
   END IF;
 END $move$;
 UPDATE ${CHANGE_STATE} SET floor = skipped.id - 1 FROM (SELECT min(c.id) AS id FROM ${CHANGE_TABLE} c
-  WHERE c.id <= (SELECT floor FROM ${CHANGE_STATE}) AND NOT EXISTS (SELECT 1 FROM ${CHANGE_POSITIONS} p WHERE p.id = c.id)) skipped
+  WHERE c.id <= (SELECT floor FROM ${CHANGE_STATE}) AND NOT EXISTS (${HAS_POSITION})) skipped
 WHERE skipped.id IS NOT NULL;
 CREATE OR REPLACE FUNCTION quire_capture_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -74,7 +83,7 @@ BEGIN
       ELSE 'update' END;
   END IF;
   IF TG_NARGS > 1 THEN
-    change_doc := (SELECT coalesce(jsonb_object_agg(k, change_doc->k), '{}'::jsonb) FROM unnest(TG_ARGV[1:]) k WHERE change_doc ? k);
+    change_doc := ${KEPT_FIELDS_OF_DOC};
   END IF;
   INSERT INTO ${CHANGE_TABLE} (model, op, doc_id, actor, doc)
     VALUES (TG_ARGV[0], change_op, change_id, nullif(current_setting('${ACTOR_SETTING}', true), ''), change_doc);

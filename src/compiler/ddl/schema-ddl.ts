@@ -27,7 +27,8 @@ export interface IndexDefinition {
 
 /**
  * The indexes a model wants, each with a name unique to its definition: the declared ones, a
- * covering index for each declared one with `include` (src/compiler/ddl/covering-columns.ts), the full-text index, and one GIN index (jsonb_path_ops) over the whole document, which serves
+ * covering index for each declared one with `include` (src/compiler/ddl/covering-columns.ts), the full-text index, and
+ * one GIN index (jsonb_path_ops) over the whole document, which serves
  * equality on every field without an index of its own (src/compiler/filter/containment.ts). A non-unique index ends
  * with `_id`, the tiebreaker of every sort: with its fields fixed by equality, the index then
  * yields rows in page order, so a filtered list stops after `limit` rows instead of sorting every
@@ -90,5 +91,8 @@ export function fulltextColumn(model: Model): { name: string; language: string; 
 export const TABLE_STORAGE = 'toast_tuple_target=8160'
 
 export function createTableSql(model: Model): string {
-  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(tableName(model))} (_id text PRIMARY KEY, doc jsonb NOT NULL) WITH (${TABLE_STORAGE})`
+  return (
+    `CREATE TABLE IF NOT EXISTS ${quoteIdent(tableName(model))} (_id text PRIMARY KEY, doc jsonb NOT NULL) ` +
+    `WITH (${TABLE_STORAGE})`
+  )
 }

@@ -17,14 +17,19 @@ import { shortHash } from '../short-hash.ts'
 
 export const RANKS_PREFIX = 'qr_'
 
-/** The query of one lexeme (the lexeme quoted in tsquery syntax): its ts_rank is the rank a one-word search sorts by. */
+/**
+ * The query of one lexeme (the lexeme quoted in tsquery syntax): its ts_rank is the rank a one-word search sorts by.
+ */
 const lexemeQuery = (lexeme: string): string =>
   `('''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || '''')::tsquery`
 
 /** ts_rank of a lexeme that occurs once, unweighted: the lowest rank a match can have. */
 export const SINGLE_OCCURRENCE_RANK = "ts_rank('x:1'::tsvector, 'x'::tsquery)"
 
-/** The lexemes `l` of the documents in `rows` (alias n) that occur more than once or with a weight: ranked above SINGLE_OCCURRENCE_RANK. */
+/**
+ * The lexemes `l` of the documents in `rows` (alias n) that occur more than once or with a weight: ranked above
+ * SINGLE_OCCURRENCE_RANK.
+ */
 const rankedLexemes = (rows: string, fts: string): string =>
   `${rows} n, unnest(n.${fts}) l WHERE (cardinality(l.positions) > 1 OR l.weights <> '{D}')`
 
@@ -104,7 +109,10 @@ export function searchRanks(model: Model): SearchRanks | undefined {
   return { name, create: define(name) }
 }
 
-/** The one lexeme of a one-word search query `query` (a tsquery expression with numnode 1): its text read back as a tsvector. */
+/**
+ * The one lexeme of a one-word search query `query` (a tsquery expression with numnode 1): its text read back as a
+ * tsvector.
+ */
 export function lexemeOf(query: string): string {
   return `(tsvector_to_array((${query})::text::tsvector))[1]`
 }

@@ -74,7 +74,10 @@ function compileDocumentEquality(field: FieldRef, values: JsonValue[]): string {
   const candidates =
     `SELECT jsonb_path_query(${field.doc}, ${jsonpathLiteral(path)}) AS v ` +
     `UNION ALL SELECT jsonb_path_query(${field.doc}, ${jsonpathLiteral(`${path}[*]`)})`
-  return `EXISTS (SELECT 1 FROM (${candidates}) AS x WHERE x.v IN (SELECT jsonb_array_elements(${field.params.addJson(values)})))`
+  return (
+    `EXISTS (SELECT 1 FROM (${candidates}) AS x WHERE x.v IN (SELECT ` +
+    `jsonb_array_elements(${field.params.addJson(values)})))`
+  )
 }
 
 /** $gt, $gte, $lt, $lte: type-bracketed, so `$gt: 5` matches numbers only. */

@@ -28,7 +28,10 @@ export function compileExists(field: FieldRef, wanted: unknown): string {
   return wanted ? exists : negate(exists)
 }
 
-/** $type (names checked by the validation step): the value or one of its elements has the type; "array": the value is an array. */
+/**
+ * $type (names checked by the validation step): the value or one of its elements has the type; "array": the value is an
+ * array.
+ */
 export function compileType(field: FieldRef, spec: TypeName | TypeName[]): string {
   return joinOr((Array.isArray(spec) ? spec : [spec]).map(name => compileOneType(field, name)))
 }
@@ -39,7 +42,9 @@ function compileOneType(field: FieldRef, name: TypeName): string {
   return pathExists(field, `${path} ? (${ELEMENT_TYPES[name]})`)
 }
 
-/** $size (a non-negative integer, checked by the validation step): the value is an array of exactly that many elements. */
+/**
+ * $size (a non-negative integer, checked by the validation step): the value is an array of exactly that many elements.
+ */
 export function compileSize(field: FieldRef, size: number): string {
   const path = leafFilterPath(field.segs, leaf => `${leaf}.type() == "array" && ${leaf}.size() == $n`)
   return pathExistsWithVars(field, path, { n: size })

@@ -173,5 +173,8 @@ function compileElemMatch(field: FieldRef, criteria: Filter, state: CompileState
         inner
       )
     : `jsonb_typeof(${alias}.v) = 'object' AND ${compileDocument(criteria, inner)}`
-  return `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(${field.doc}, ${elements}) AS v) AS ${alias} WHERE ${condition})`
+  return (
+    `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(${field.doc}, ${elements}) AS v) AS ${alias} ` +
+    `WHERE ${condition})`
+  )
 }

@@ -21,7 +21,10 @@ export interface CompiledSql {
   text: string
   values: SqlValue[]
   planForValues?: boolean
-  /** A cheaper statement to run first (src/compiler/find/prefix-walk.ts): when it returns `limit` rows, they are the page. */
+  /**
+   * A cheaper statement to run first (src/compiler/find/prefix-walk.ts): when it returns `limit` rows, they are the
+   * page.
+   */
   firstTry?: { text: string; values: SqlValue[] }
 }
 
@@ -58,12 +61,16 @@ function populateExpr(spec: PopulateSpec, params: SqlParams, depth: number): str
   const proj = compileProjection(spec.fields, { params, doc: `${alias}.doc` }, { exclude: hiddenFields(spec.target) })
   const where = compileWhere(spec.target, spec.filter, params, alias)
   if (!spec.many) {
-    return `(SELECT ${proj} FROM ${table} ${alias} WHERE ${alias}._id = (t.doc->>${quoteLiteral(spec.field)}) AND ${where})`
+    return (
+      `(SELECT ${proj} FROM ${table} ${alias} WHERE ${alias}._id = (t.doc->>${quoteLiteral(spec.field)}) ` +
+      `AND ${where})`
+    )
   }
   const link = jsonPathExpr('t.doc', spec.field)
   const ids = `CASE WHEN jsonb_typeof(${link}) = 'array' THEN ${link} ELSE '[]'::jsonb END`
   return (
-    `(SELECT coalesce(jsonb_agg(${proj} ORDER BY a.ord), '[]'::jsonb) FROM jsonb_array_elements_text(${ids}) WITH ORDINALITY a(id, ord) ` +
+    `(SELECT coalesce(jsonb_agg(${proj} ORDER BY a.ord), '[]'::jsonb) FROM ` +
+    `jsonb_array_elements_text(${ids}) WITH ORDINALITY a(id, ord) ` +
     `JOIN ${table} ${alias} ON ${alias}._id = a.id WHERE ${where})`
   )
 }
@@ -135,10 +142,16 @@ function rankedMatchesPage(
 ): string {
   const matches = `${table} t WHERE ${where}`
   const source = rankAll ? matches : `(SELECT ${search.columns} FROM ${matches} LIMIT ${SEARCH_CANDIDATES}) t`
-  return `SELECT ${search.columns}, ${search.score} AS quire_rank FROM ${source} ${pageClause(query, `${search.score} DESC, ${sortOrder}`)}`
+  return (
+    `SELECT ${search.columns}, ${search.score} AS quire_rank ` +
+    `FROM ${source} ${pageClause(query, `${search.score} DESC, ${sortOrder}`)}`
+  )
 }
 
-/** How much further than a filter's (src/compiler/find/prefix-walk.ts) a one-word search walks for the documents holding the word once. */
+/**
+ * How much further than a filter's (src/compiler/find/prefix-walk.ts) a one-word search walks for the documents holding
+ * the word once.
+ */
 const ONCE_WALK_SCALE = 5
 
 /**
@@ -173,7 +186,8 @@ function oneWordRows(
     ? prefixWalkSource(table, search.columns, onceWhere, sortOrder, query, ONCE_WALK_SCALE)
     : `(SELECT ${search.columns} FROM ${table} t WHERE ${onceWhere} OFFSET 0) t`
   if (source === undefined) return undefined
-  const once = `SELECT ${search.columns}, ${SINGLE_OCCURRENCE_RANK} AS quire_rank FROM ${source} ORDER BY ${sortOrder} ${end}`
+  const once =
+    `SELECT ${search.columns}, ${SINGLE_OCCURRENCE_RANK} AS quire_rank FROM ${source} ` + `ORDER BY ${sortOrder} ${end}`
   return `SELECT t.* FROM ((${repeated}) UNION ALL (${once})) t ${page}`
 }
 
@@ -218,7 +232,9 @@ function compileFindWith(params: SqlParams, model: Model, query: FindQuery, opti
         query,
         false
       )
-      page = `(${pageFrom(oneWordRows(table, ranks, where, search, sortOrder, query, false)!, order)}) UNION ALL (${pageFrom(others, order)})`
+      page =
+        `(${pageFrom(oneWordRows(table, ranks, where, search, sortOrder, query, false)!, order)}) UNION ALL ` +
+        `(${pageFrom(others, order)})`
       const walked = oneWordRows(table, ranks, where, search, sortOrder, query, true)
       firstTry = walked === undefined ? undefined : pageFrom(walked, order)
     }

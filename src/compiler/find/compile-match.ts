@@ -11,7 +11,9 @@ import { SqlParams } from '../sql-params.ts'
 /** One row per document, in order, with a boolean column m<i> per filter. */
 export function compileMatch(model: Model, docs: Doc[], filters: Filter[]): CompiledSql {
   const params = new SqlParams()
-  const source = `SELECT e.value AS doc, e.value->>'_id' AS _id, e.ordinality AS n FROM jsonb_array_elements(${params.addJson(docs)}) WITH ORDINALITY e`
+  const source =
+    `SELECT e.value AS doc, e.value->>'_id' AS _id, e.ordinality AS n FROM ` +
+    `jsonb_array_elements(${params.addJson(docs)}) WITH ORDINALITY e`
   const columns = filters.map((filter, i) => `coalesce((${compileWhere(model, filter, params)}), false) AS m${i}`)
   return { text: `SELECT ${['t.n', ...columns].join(', ')} FROM (${source}) t ORDER BY t.n`, values: params.values }
 }

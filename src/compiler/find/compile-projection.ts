@@ -68,7 +68,8 @@ function projectObject(object: string, tree: FieldTree, depth: number): string {
     if (sub === true)
       return `CASE WHEN ${object} ? ${key} THEN jsonb_build_object(${key}, ${value}) ELSE '{}'::jsonb END`
     return (
-      `CASE jsonb_typeof(${value}) WHEN 'object' THEN jsonb_build_object(${key}, ${projectObject(value, sub, depth + 1)}) ` +
+      `CASE jsonb_typeof(${value}) WHEN 'object' THEN ` +
+      `jsonb_build_object(${key}, ${projectObject(value, sub, depth + 1)}) ` +
       `WHEN 'array' THEN jsonb_build_object(${key}, ${projectArray(value, sub, depth + 1)}) ELSE '{}'::jsonb END`
     )
   })

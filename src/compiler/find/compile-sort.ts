@@ -37,15 +37,25 @@ function compileSortTerm(path: string, direction: unknown, ctx: SortContext): st
   const scalar = scalarField(ctx.doc, segs, ctx.kindOf?.(path))
   if (scalar) return `${scalar.expr} ${dir} NULLS ${direction === 1 ? 'FIRST' : 'LAST'}`
   const emptyOrMissing = `CASE WHEN ${ctx.doc} @? ${jsonpathLiteral(fieldPath(segs))} THEN 0 ELSE 1 END`
-  return `(SELECT ${typeOrderKey('k.v', emptyOrMissing)} FROM (SELECT ${sortValue(ctx.doc, segs, dir)} AS v) AS k) ${dir}`
+  return (
+    `(SELECT ${typeOrderKey('k.v', emptyOrMissing)} FROM (SELECT ${sortValue(ctx.doc, segs, dir)} AS v) AS ` +
+    `k) ${dir}`
+  )
 }
 
-/** The value a document sorts by: the field's value, or its smallest/largest element or value reached through arrays. */
+/**
+ * The value a document sorts by: the field's value, or its smallest/largest element or value reached through arrays.
+ */
 function sortValue(doc: string, segs: string[], dir: string): string {
   const value = valueExpr(doc, segs)
   const candidates = jsonpathLiteral(`${fieldPath(segs)}[*]`)
-  const pick = `(SELECT s.v FROM (SELECT jsonb_path_query(${doc}, ${candidates}) AS v) AS s ORDER BY ${typeOrderKey('s.v', '1')} ${dir} LIMIT 1)`
-  return `CASE WHEN jsonb_typeof(${value}) IN ('null', 'number', 'string', 'object', 'boolean') THEN ${value} ELSE ${pick} END`
+  const pick =
+    `(SELECT s.v FROM (SELECT jsonb_path_query(${doc}, ${candidates}) AS v) AS s ORDER ` +
+    `BY ${typeOrderKey('s.v', '1')} ${dir} LIMIT 1)`
+  return (
+    `CASE WHEN jsonb_typeof(${value}) IN ('null', 'number', 'string', 'object', 'boolean') THEN ${value} ` +
+    `ELSE ${pick} END`
+  )
 }
 
 /**

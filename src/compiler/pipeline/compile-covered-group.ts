@@ -60,7 +60,9 @@ export function planCoveredGroup(spec: unknown, fields: ReadonlyMap<string, Cove
   return { key, outputs }
 }
 
-/** The statement of a planned covered $group over `table` AS `alias`, rows filtered by `where` (SQL over its columns). */
+/**
+ * The statement of a planned covered $group over `table` AS `alias`, rows filtered by `where` (SQL over its columns).
+ */
 export function compileCoveredGroup(
   plan: CoveredGroup,
   source: { table: string; alias: string; where: string },

@@ -72,7 +72,9 @@ export function compileGroup(spec: unknown, rel: Rel, st: CompileState): Rel {
   }
   if (rel.ordered) columns.push(`${s}.ord`)
   return {
-    sql: `SELECT ${jsonObject(outputs)} AS doc FROM (SELECT ${columns.join(', ')} FROM (${rel.sql}) ${s} OFFSET 0) ${g} GROUP BY ${g}.k`,
+    sql:
+      `SELECT ${jsonObject(outputs)} AS doc FROM (SELECT ${columns.join(', ')} FROM (${rel.sql}) ${s} ` +
+      `OFFSET 0) ${g} GROUP BY ${g}.k`,
     ordered: false
   }
 }

@@ -24,7 +24,10 @@ interface LookupSpec {
 /** The jsonb array of a relation's documents, in its order. */
 function collectArray(rel: Rel, st: CompileState): string {
   const x = freshName(st, 'x')
-  return `(SELECT COALESCE(jsonb_agg(${x}.doc${rel.ordered ? ` ORDER BY ${x}.ord` : ''}), '[]'::jsonb) FROM (${rel.sql}) ${x})`
+  return (
+    `(SELECT COALESCE(jsonb_agg(${x}.doc${rel.ordered ? ` ORDER BY ${x}.ord` : ''}), '[]'::jsonb) FROM ` +
+    `(${rel.sql}) ${x})`
+  )
 }
 
 function parseLookup(spec: unknown): LookupSpec {
@@ -66,7 +69,8 @@ function localValues(scope: Scope, localField: string): string {
 function localKeys(values: string, foreignField: string, st: CompileState): string {
   const x = freshName(st, 'x')
   return foreignField === '_id'
-    ? `ARRAY(SELECT ${x}.v #>> '{}' FROM jsonb_array_elements(${values}) AS ${x}(v) WHERE jsonb_typeof(${x}.v) = 'string')`
+    ? `ARRAY(SELECT ${x}.v #>> '{}' FROM jsonb_array_elements(${values}) AS ${x}(v) WHERE ` +
+        `jsonb_typeof(${x}.v) = 'string')`
     : `ARRAY(SELECT ${matchKey(`${x}.v`)} FROM jsonb_array_elements(${values}) AS ${x}(v))`
 }
 
@@ -113,7 +117,9 @@ export function compileLookup(spec: unknown, rel: Rel, st: CompileState): Rel {
         ordered: false
       }
     } else {
-      foreign = `WITH ${fk} AS MATERIALIZED (SELECT ${f}.doc, ${foreignKeys(`${f}.doc`, foreignField, st)} AS keys FROM ${table} ${f} WHERE ${where}) `
+      foreign =
+        `WITH ${fk} AS MATERIALIZED (SELECT ${f}.doc, ${foreignKeys(`${f}.doc`, foreignField, st)} AS keys ` +
+        `FROM ${table} ${f} WHERE ${where}) `
       matches = { sql: `SELECT ${fk}.doc FROM ${fk} WHERE ${fk}.keys && ${lv}.keys`, ordered: false }
     }
   }
@@ -128,7 +134,10 @@ export function compileLookup(spec: unknown, rel: Rel, st: CompileState): Rel {
   }
 }
 
-/** $facet (checked: named sub-pipelines, none holding a $facet): one document with an array per sub-pipeline, all reading one materialized input. */
+/**
+ * $facet (checked: named sub-pipelines, none holding a $facet): one document with an array per sub-pipeline, all
+ * reading one materialized input.
+ */
 export function compileFacet(spec: unknown, rel: Rel, st: CompileState): Rel {
   const entries = Object.entries(spec as Record<string, unknown[]>)
   const c = freshName(st, 'c')

@@ -163,9 +163,11 @@ export function compileBoundedPipeline(
   const { rel, st } = compileRelation(stages, ctx)
   const [r, s, b] = [freshName(st, 'r'), freshName(st, 's'), freshName(st, 'b')]
   const ord = (alias: string): string => (rel.ordered ? `, ${alias}.ord` : '')
-  const sizes = `sum(octet_length(${s}.d)) OVER (${rel.ordered ? `ORDER BY ${s}.ord ` : ''}ROWS UNBOUNDED PRECEDING) AS upto`
+  const sizes =
+    `sum(octet_length(${s}.d)) OVER (${rel.ordered ? `ORDER BY ${s}.ord ` : ''}` + 'ROWS UNBOUNDED PRECEDING) AS upto'
   const text =
-    `SELECT ${b}.d FROM (SELECT ${s}.d${ord(s)}, ${sizes} FROM (SELECT ${r}.doc::text AS d${ord(r)} FROM (${rel.sql}) ${r}) ${s}) ${b} ` +
+    `SELECT ${b}.d FROM (SELECT ${s}.d${ord(s)}, ${sizes} FROM (SELECT ${r}.doc::text AS d${ord(r)} FROM ` +
+    `(${rel.sql}) ${r}) ${s}) ${b} ` +
     `WHERE ${b}.upto - octet_length(${b}.d) <= ${Math.floor(maxBytes)}${rel.ordered ? ` ORDER BY ${b}.ord` : ''}`
   return { text, values: st.params.values }
 }

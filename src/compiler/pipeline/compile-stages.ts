@@ -68,7 +68,10 @@ function sortValue(doc: string, segments: string[], desc: boolean): string {
     `COALESCE((SELECT x.v FROM jsonb_path_query(${doc}, ${quoteLiteral(`${path}[*]`)}) AS x(v) ` +
     `ORDER BY ${orderKeys('x.v', desc).join(', ')} LIMIT 1), ` +
     `CASE WHEN jsonb_path_exists(${doc}, ${quoteLiteral(path)}) THEN '[]'::jsonb ELSE ${JSON_NULL} END)`
-  return `CASE WHEN ${prefixes[0]} IS NULL THEN ${JSON_NULL} WHEN ${direct.join(' AND ')} THEN COALESCE(${value}, ${JSON_NULL}) ELSE ${general} END`
+  return (
+    `CASE WHEN ${prefixes[0]} IS NULL THEN ${JSON_NULL} WHEN ${direct.join(' AND ')} THEN ` +
+    `COALESCE(${value}, ${JSON_NULL}) ELSE ${general} END`
+  )
 }
 
 export function compileSort(spec: unknown, rel: Rel, st: CompileState): Rel {
@@ -129,7 +132,8 @@ export function compileReplaceRoot(newRoot: unknown, rel: Rel, st: CompileState)
   const root = compileExpression(newRoot, { st, doc: `${s}.doc` })
   return {
     sql:
-      `SELECT ${r}.doc${ordColumn(rel, r)} FROM (SELECT ${root} AS doc${ordColumn(rel, s)} FROM (${rel.sql}) ${s} OFFSET 0) ${r} ` +
+      `SELECT ${r}.doc${ordColumn(rel, r)} FROM (SELECT ${root} AS doc${ordColumn(rel, s)} FROM ` +
+      `(${rel.sql}) ${s} OFFSET 0) ${r} ` +
       `WHERE jsonb_typeof(${r}.doc) = 'object'`,
     ordered: rel.ordered
   }
@@ -169,7 +173,8 @@ export function compileUnwind(spec: unknown, rel: Rel, st: CompileState): Rel {
   const value = segments.reduce((expr, seg) => `${expr}->${quoteLiteral(seg)}`, `${s}.doc`)
   const isArray = `jsonb_typeof(${value}) = 'array'`
   const elements =
-    `SELECT ${e}.v, ${e}.o FROM jsonb_array_elements(CASE WHEN ${isArray} THEN ${value} ELSE jsonb_build_array(${value}) END) ` +
+    `SELECT ${e}.v, ${e}.o FROM jsonb_array_elements(CASE WHEN ${isArray} THEN ${value} ELSE ` +
+    `jsonb_build_array(${value}) END) ` +
     `WITH ORDINALITY ${e}(v, o) WHERE jsonb_typeof(${value}) <> 'null'`
   const index = (sql: string): Array<[string, string]> =>
     includeArrayIndex === undefined ? [] : [[includeArrayIndex, sql]]
@@ -179,7 +184,9 @@ export function compileUnwind(spec: unknown, rel: Rel, st: CompileState): Rel {
   ])
   let doc = unwound
   if (preserveNullAndEmptyArrays === true) {
-    const kept = `CASE WHEN ${isArray} THEN ${s}.doc #- ARRAY[${segments.map(quoteLiteral).join(', ')}]::text[] ELSE ${s}.doc END`
+    const kept =
+      `CASE WHEN ${isArray} THEN ${s}.doc #- ARRAY[${segments.map(quoteLiteral).join(', ')}]::text[] ` +
+      `ELSE ${s}.doc END`
     const preserved = includeArrayIndex === undefined ? kept : setFields(scope, kept, index(JSON_NULL))
     doc = `CASE WHEN ${u}.o IS NULL THEN ${preserved} ELSE ${unwound} END`
   }

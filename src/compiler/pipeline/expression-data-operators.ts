@@ -91,7 +91,8 @@ const inArray: OperatorCompiler = (args, c) =>
     c.scope,
     argumentList('$in', args, 2).map(c.value),
     ([v, a]) =>
-      `EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${a}) = 'array' THEN ${a} ELSE '[]'::jsonb END) ` +
+      `EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${a}) = 'array' THEN ${a} ELSE ` +
+      `'[]'::jsonb END) ` +
       `AS el(x) WHERE el.x = ${v})`
   )
 
@@ -120,7 +121,10 @@ function datePartText(v: string, part: string): string {
 
 /** Wraps `body` so that it only runs on ISO date strings; other values give `otherwise`. */
 function whenDate(v: string, body: string, otherwise: string): string {
-  return `CASE WHEN jsonb_typeof(${v}) = 'string' AND (${v} #>> '{}') ~ '${ISO_DATE}' THEN ${body} ELSE ${otherwise} END`
+  return (
+    `CASE WHEN jsonb_typeof(${v}) = 'string' AND (${v} #>> '{}') ~ '${ISO_DATE}' THEN ${body} ` +
+    `ELSE ${otherwise} END`
+  )
 }
 
 function datePart(name: string, part: string): OperatorCompiler {

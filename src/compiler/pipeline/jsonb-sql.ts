@@ -71,7 +71,8 @@ export function compareValues(scope: Scope, a: string, b: string): string {
     const both = (type: string): string => `jsonb_typeof(${x}) = '${type}' AND jsonb_typeof(${y}) = '${type}'`
     return (
       `CASE WHEN ${both('number')} THEN sign((${x})::numeric - (${y})::numeric)::int ` +
-      `WHEN ${both('string')} THEN CASE WHEN ${x} = ${y} THEN 0 WHEN (${x} #>> '{}') COLLATE "C" < (${y} #>> '{}') THEN -1 ELSE 1 END ` +
+      `WHEN ${both('string')} THEN CASE WHEN ${x} = ${y} THEN 0 WHEN (${x} #>> '{}') COLLATE "C" < (${y} ` +
+      `#>> '{}') THEN -1 ELSE 1 END ` +
       `WHEN ${rx} <> ${ry} THEN sign(${rx} - ${ry})::int ` +
       `WHEN ${x} IS NULL OR ${x} = ${y} THEN 0 WHEN ${x} < ${y} THEN -1 ELSE 1 END`
     )
@@ -83,7 +84,8 @@ export function compareToLiteral(scope: Scope, a: string, literal: number | stri
   const param = scope.st.params.add(literal)
   return bindValues(scope, [a], ([x]) =>
     typeof literal === 'number'
-      ? `CASE WHEN jsonb_typeof(${x}) = 'number' THEN sign((${x})::numeric - ${param}::numeric)::int ELSE sign(${typeRank(x)} - 2)::int END`
+      ? `CASE WHEN jsonb_typeof(${x}) = 'number' THEN sign((${x})::numeric - ${param}::numeric)::int ELSE ` +
+        `sign(${typeRank(x)} - 2)::int END`
       : `CASE WHEN jsonb_typeof(${x}) = 'string' THEN CASE WHEN (${x} #>> '{}') = ${param}::text THEN 0 ` +
         `WHEN (${x} #>> '{}') COLLATE "C" < ${param}::text THEN -1 ELSE 1 END ELSE sign(${typeRank(x)} - 3)::int END`
   )
@@ -98,8 +100,10 @@ export function mapArrayAware(scope: Scope, v: string, element: (e: string) => s
   return (
     `(SELECT CASE WHEN bool_or(NOT ${val}.arr) THEN (array_agg(${res}.x))[1] ` +
     `ELSE COALESCE(jsonb_agg(${res}.x ORDER BY ${elem}.o) FILTER (WHERE ${res}.x IS NOT NULL), '[]'::jsonb) END ` +
-    `FROM (SELECT ${src}.v, (jsonb_typeof(${src}.v) = 'array') IS TRUE AS arr FROM (SELECT ${v} AS v OFFSET 0) ${src}) ${val} ` +
-    `CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN ${val}.arr THEN ${val}.v ELSE jsonb_build_array(${val}.v) END) ` +
+    `FROM (SELECT ${src}.v, (jsonb_typeof(${src}.v) = 'array') IS TRUE AS arr FROM (SELECT ${v} AS v ` +
+    `OFFSET 0) ${src}) ${val} ` +
+    `CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN ${val}.arr THEN ${val}.v ELSE ` +
+    `jsonb_build_array(${val}.v) END) ` +
     `WITH ORDINALITY ${elem}(v, o) CROSS JOIN LATERAL (SELECT ${element(`${elem}.v`)} AS x) ${res})`
   )
 }
@@ -137,7 +141,10 @@ export function buildObject(scope: Scope, pairs: Array<[key: string, value: stri
     pairs.map(([, v]) => v),
     refs => {
       const missing = pairs.map(([k], i) => `CASE WHEN ${refs[i]} IS NULL THEN ${quoteLiteral(k)} END`)
-      return `(${jsonObject(pairs.map(([k], i) => [k, refs[i]]))} - array_remove(ARRAY[${missing.join(', ')}]::text[], NULL))`
+      return (
+        `(${jsonObject(pairs.map(([k], i) => [k, refs[i]]))} - ` +
+        `array_remove(ARRAY[${missing.join(', ')}]::text[], NULL))`
+      )
     }
   )
 }

@@ -27,7 +27,10 @@ function setValue(doc: string, path: string[], valueSql: string): string {
 
 function arrayAt(doc: string, path: string[]): string {
   const current = `${doc} #> ${pathLiteral(path)}`
-  return `(CASE WHEN ${current} IS NULL OR ${current} = 'null'::jsonb THEN '[]'::jsonb WHEN jsonb_typeof(${current}) = 'array' THEN ${current} END)`
+  return (
+    `(CASE WHEN ${current} IS NULL OR ${current} = 'null'::jsonb THEN '[]'::jsonb WHEN ` +
+    `jsonb_typeof(${current}) = 'array' THEN ${current} END)`
+  )
 }
 
 /** The values a checked $push/$addToSet operand adds. */
@@ -42,14 +45,18 @@ const APPLY: Record<Operator, Apply> = {
   $unset: (doc, path) => `(${doc} #- ${pathLiteral(path)})`,
   $inc: (doc, path, value, params) => {
     const current = `${doc} #> ${pathLiteral(path)}`
-    const sum = `to_jsonb(CASE WHEN ${current} IS NULL THEN 0 WHEN jsonb_typeof(${current}) = 'number' THEN (${current})::numeric END + ${params.add(value as number)}::numeric)`
+    const sum =
+      `to_jsonb(CASE WHEN ${current} IS NULL THEN 0 WHEN jsonb_typeof(${current}) = 'number' THEN ` +
+      `(${current})::numeric END + ${params.add(value as number)}::numeric)`
     return setValue(doc, path, sum)
   },
   $push: (doc, path, value, params) =>
     setValue(doc, path, `${arrayAt(doc, path)} || ${params.addJson(eachValues(value))}`),
   $addToSet: (doc, path, value, params) => {
     const additions = params.addJson(eachValues(value))
-    const merged = `(SELECT coalesce(jsonb_agg(e ORDER BY o), '[]'::jsonb) FROM (SELECT DISTINCT ON (e) e, o FROM jsonb_array_elements(${arrayAt(doc, path)} || ${additions}) WITH ORDINALITY x(e, o) ORDER BY e, o) d)`
+    const merged =
+      `(SELECT coalesce(jsonb_agg(e ORDER BY o), '[]'::jsonb) FROM (SELECT DISTINCT ON (e) e, o FROM ` +
+      `jsonb_array_elements(${arrayAt(doc, path)} || ${additions}) WITH ORDINALITY x(e, o) ORDER BY e, o) d)`
     return setValue(doc, path, merged)
   },
   $pull: (doc, path, value, params) => {
@@ -57,7 +64,10 @@ const APPLY: Record<Operator, Apply> = {
       value && typeof value === 'object' && !Array.isArray(value) && '$in' in value
         ? params.addJson((value as { $in: unknown }).$in)
         : params.addJson([value])
-    const kept = `(SELECT coalesce(jsonb_agg(e ORDER BY o), '[]'::jsonb) FROM jsonb_array_elements(${arrayAt(doc, path)}) WITH ORDINALITY x(e, o) WHERE NOT (${removed} @> jsonb_build_array(e)))`
+    const kept =
+      `(SELECT coalesce(jsonb_agg(e ORDER BY o), '[]'::jsonb) FROM ` +
+      `jsonb_array_elements(${arrayAt(doc, path)}) WITH ORDINALITY x(e, o) WHERE NOT (${removed} @> ` +
+      `jsonb_build_array(e)))`
     return setValue(doc, path, kept)
   }
 }

@@ -41,7 +41,10 @@ function modelColumns(model: Model, wanted: string[] | undefined, prefix: string
   return [column([...prefix, '_id']), ...fields]
 }
 
-/** The export's columns: the model's (or `fields`), populated links, `score` when searching, `_other` when undeclared fields may exist. */
+/**
+ * The export's columns: the model's (or `fields`), populated links, `score` when searching, `_other` when undeclared
+ * fields may exist.
+ */
 export function csvColumns(
   model: Model,
   fields: string[] | undefined,

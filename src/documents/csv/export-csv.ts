@@ -24,7 +24,8 @@ export interface CsvExport {
 function tooLarge(rows: number, cap: number): QuireError {
   return new QuireError(
     'QUERY_TOO_COMPLEX',
-    `This export has ${rows} rows; callers who are not admins may export at most ${cap} at once: narrow it with filters, or export it in pages with limit and page`
+    `This export has ${rows} rows; callers who are not admins may export at most ${cap} at once: narrow ` +
+      `it with filters, or export it in pages with limit and page`
   )
 }
 
@@ -52,7 +53,10 @@ export async function planCsvExport(ctx: DocumentContext, model: Model, query: Q
 
 const clientLeft = (reason: string): QuireError => new QuireError('CLIENT_CLOSED', reason)
 
-/** Resolves when `stream` can take more; rejects with CLIENT_CLOSED when it closed (the client left) or stalled for LIMITS.csvStallMs. */
+/**
+ * Resolves when `stream` can take more; rejects with CLIENT_CLOSED when it closed (the client left) or stalled for
+ * LIMITS.csvStallMs.
+ */
 function drained(stream: Readable & { write: (row: unknown) => boolean }): Promise<void> {
   if (stream.destroyed) return Promise.reject(clientLeft('the CSV stream was closed'))
   return new Promise((resolve, reject) => {

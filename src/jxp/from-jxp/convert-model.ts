@@ -166,7 +166,11 @@ export function convertSchema(source: SchemaSource, fallbackName: string): Conve
   const extra = Object.keys(fields).filter(key => !['email', 'password', 'name', 'admin', 'groups'].includes(key))
   if (name === 'user')
     report.push(
-      `user: Quire's user model is built in (email, password, name, admin, groups): no user.json written${extra.length > 0 ? `; its other fields (${extra.join(', ')}) have no place there: keep them in a model of your own linking to the user` : ''}`
+      "user: Quire's user model is built in (email, password, name, admin, groups): no user.json written" +
+        (extra.length > 0
+          ? `; its other fields (${extra.join(', ')}) have no place there: ` +
+            'keep them in a model of your own linking to the user'
+          : '')
     )
 
   const model: ModelFile = {
@@ -195,12 +199,15 @@ function modelCode(source: SchemaSource, options: Record<string, unknown>): stri
       .join('\n')
   const hooks = source.hooks.map(
     h =>
-      `  // JXP ${h.when}("${h.event}"): port to ${h.when === 'pre' ? 'beforeCreate/beforeUpdate' : 'afterCreate/afterUpdate'}\n${comment(h.source)}`
+      `  // JXP ${h.when}("${h.event}"): port ` +
+      `to ${h.when === 'pre' ? 'beforeCreate/beforeUpdate' : 'afterCreate/afterUpdate'}\n${comment(h.source)}`
   )
   const callable = Array.isArray(options.callable_statics) ? (options.callable_statics as string[]) : []
   const methods = source.statics.map(
     s =>
-      `  ${s.name}: {\n    letter: 'r',\n    description: 'JXP static ${s.name}${callable.includes(s.name) ? ' (callable)' : ''}: port its code',\n    run: () => { throw new Error('${s.name}: not ported yet') }\n  }\n${comment(s.source)}`
+      `  ${s.name}: {\n    letter: 'r',\n    description: 'JXP ` +
+      `static ${s.name}${callable.includes(s.name) ? ' (callable)' : ''}: port its code',\n    run: () => ` +
+      `{ throw new Error('${s.name}: not ported yet') }\n  }\n${comment(s.source)}`
   )
   return `// Model code converted by quire models from-jxp: port each JXP hook and static below (see the
 // README's "Model code"); until then the hooks do nothing and the methods refuse.

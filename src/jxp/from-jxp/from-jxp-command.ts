@@ -2,8 +2,9 @@
 // Quire model files (and model-code stubs for hooks and statics) to --out, then prints what needs
 // a human. JXP's own internal models (apikey, token, refreshtoken, usergroups, indexquerylog) are
 // Quire's built-in credentials and groups: skipped.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import { makeDirectory } from '../../make-directory.ts'
 import { convertSchema } from './convert-model.ts'
 import { findSchemaSource } from './schema-source.ts'
 
@@ -20,7 +21,7 @@ export function modelsFromJxp(dir: string, out: string, overwrite = false): From
     .sort()
   const written: string[] = []
   const report: string[] = []
-  mkdirSync(out, { recursive: true })
+  makeDirectory(out)
   for (const file of files) {
     const fallback = basename(file)
       .replace(/\.\w+$/, '')

@@ -34,7 +34,10 @@ function balanced(text: string, start: number): string {
   throw new Error('unbalanced brackets')
 }
 
-/** The source of the statement starting at `start`: a call with its arguments, or an assignment with its function's body. */
+/**
+ * The source of the statement starting at `start`: a call with its arguments, or an assignment with its function's
+ * body.
+ */
 function statement(text: string, start: number): string {
   const paren = text.indexOf('(', start)
   const eq = text.indexOf('=', start)

@@ -58,7 +58,8 @@ function authorizePopulate(ctx: ReadContext, model: Model, request: ReadRequest)
     if (!link)
       throw new QuireError(
         'BAD_REQUEST',
-        `Cannot populate ${name.slice(0, 64)}: ${model.name} has no such link (links: ${model.links.map(l => l.as).join(', ') || 'none'})`
+        `Cannot populate ${name.slice(0, 64)}: ${model.name} has no such link ` +
+          `(links: ${model.links.map(l => l.as).join(', ') || 'none'})`
       )
     const target = ctx.registry.get(link.target)
     return {

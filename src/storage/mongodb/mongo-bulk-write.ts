@@ -55,7 +55,10 @@ class UndoLog {
   }
 }
 
-/** Server errors of an update that cannot apply to a document: BadValue, TypeMismatch, PathNotViable, ConflictingUpdateOperators. */
+/**
+ * Server errors of an update that cannot apply to a document: BadValue, TypeMismatch, PathNotViable,
+ * ConflictingUpdateOperators.
+ */
 const INAPPLICABLE_UPDATE = [2, 14, 28, 40]
 /** IllegalOperation: the server is a standalone, which has no transactions. */
 const NO_TRANSACTIONS = 20

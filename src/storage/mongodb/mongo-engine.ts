@@ -137,7 +137,9 @@ export async function openMongoEngine(
     return text.returned > 0 || text.count ? text : await findWidened(model, as('objectId'))
   }
 
-  /** `attempt` with the filter widened to both stored forms, or on FerretDB one id form after the other (as findById). */
+  /**
+   * `attempt` with the filter widened to both stored forms, or on FerretDB one id form after the other (as findById).
+   */
   async function eitherIdForm<T>(
     model: Model,
     filter: Document,

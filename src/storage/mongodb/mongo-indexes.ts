@@ -39,7 +39,9 @@ function nameIndex(model: Model, definition: object): string {
   return `${INDEX_PREFIX}${model.name.slice(0, 30)}_${hash}`
 }
 
-/** The indexes a model wants, each named after its definition; its text index only where the server has text indexes. */
+/**
+ * The indexes a model wants, each named after its definition; its text index only where the server has text indexes.
+ */
 function describeIndexes(model: Model, text: boolean): IndexDescription[] {
   const wanted: IndexDescription[] = model.indexes.map(index => {
     // A non-unique index ends with _id, every sort's tiebreaker, as on SQL (schema-ddl.ts).

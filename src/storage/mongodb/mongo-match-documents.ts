@@ -29,7 +29,8 @@ export function mongoMatchDocuments(
 ): Engine['matchDocuments'] {
   return async (_model, docs, filters) => {
     if (caps.stages && !(caps.stages.has('$documents') && caps.stages.has('$facet'))) {
-      // Only the change feed matches documents, and a server without these stages (FerretDB v1) has no change streams either.
+      // Only the change feed matches documents, and a server without these stages (FerretDB v1) has no change streams
+      // either.
       throw new QuireError(
         'NOT_SUPPORTED_BY_STORAGE',
         `Matching documents needs the $documents and $facet aggregation stages, which ${caps.server} does not have`

@@ -12,7 +12,9 @@ export function matchOf(query: Pick<FindQuery, 'filter' | 'search'>): Filter {
   return query.search === undefined ? query.filter : { ...query.filter, $text: { $search: query.search } }
 }
 
-/** The $sort spec: `first` descending (the search score) if given, then `sort`, then _id in the last key's direction. */
+/**
+ * The $sort spec: `first` descending (the search score) if given, then `sort`, then _id in the last key's direction.
+ */
 function sortSpec(sort: Sort, first?: string): Record<string, 1 | -1> {
   const spec: Record<string, 1 | -1> = first === undefined ? {} : { [first]: -1 }
   for (const [path, direction] of sort) if (!Object.hasOwn(spec, path)) spec[path] = direction

@@ -109,7 +109,10 @@ export function oneIdForm(model: Model, filter: Document, form: 'text' | 'object
   return '_id' in widened ? { $and: [widened, { _id }] } : { ...widened, _id }
 }
 
-/** `filter` (a checked MongoDB filter on `model`) matching ids and dates in either stored form; an `_id` equal to `pinned` is left out (oneIdForm). */
+/**
+ * `filter` (a checked MongoDB filter on `model`) matching ids and dates in either stored form; an `_id` equal to
+ * `pinned` is left out (oneIdForm).
+ */
 export function bothForms(model: Model, filter: Document, pinned?: string): Document {
   const known = kinds(model)
   const parts: Document[] = []

@@ -16,7 +16,10 @@ export interface GateOptions {
 }
 
 export interface ExpensiveGate {
-  /** Runs `work` once a slot is free for the current request's client (or the service itself), waiting at most maxWaitMs (and `waitMs` when given). */
+  /**
+   * Runs `work` once a slot is free for the current request's client (or the service itself), waiting at most maxWaitMs
+   * (and `waitMs` when given).
+   */
   run: <T>(work: () => Promise<T>, waitMs?: number) => Promise<T>
 }
 
@@ -92,7 +95,9 @@ class Slots implements ExpensiveGate {
     this.admitNext()
   }
 
-  /** The next waiter: the oldest of the client let in least recently of those that may run (ties: the oldest waiter). */
+  /**
+   * The next waiter: the oldest of the client let in least recently of those that may run (ties: the oldest waiter).
+   */
   private admitNext(): void {
     const turn = (client: string): number => this.lastAdmitted.get(client) ?? 0
     let best: string | undefined

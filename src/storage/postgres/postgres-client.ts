@@ -96,7 +96,9 @@ function statementOptions(options: StatementOptions | undefined): postgres.Unsaf
   return { prepare: false, describeFirst: false } as postgres.UnsafeQueryOptions
 }
 
-/** The pool's expensive-statement gate, the statement budget, how to take a connection of its own, and the quick lane. */
+/**
+ * The pool's expensive-statement gate, the statement budget, how to take a connection of its own, and the quick lane.
+ */
 interface Pool {
   gate: ExpensiveGate
   budgetMs: number

@@ -39,7 +39,10 @@ export interface QuickLaneOptions {
   /** The longest a statement waits for a place on the lane, and how many may wait (503 beyond either). */
   maxWaitMs: number
   maxWaiting: number
-  /** The lane's limit is the statement timeout itself: a cut is the statement's QUERY_TIMEOUT, not a reason to run it again. */
+  /**
+   * The lane's limit is the statement timeout itself: a cut is the statement's QUERY_TIMEOUT, not a reason to run it
+   * again.
+   */
   finalCut: boolean
 }
 

@@ -9,7 +9,8 @@ const SLACK_MS = 50
 
 /**
  * Runs `work` on `connection` with a statement_timeout of what is left of `budgetMs` since
- * `askedAt` (performance.now()); answers 503 busy when less than MIN_BUDGET_SHARE of it is left. `budgetMs` 0: no limit.
+ * `askedAt` (performance.now()); answers 503 busy when less than MIN_BUDGET_SHARE of it is left. `budgetMs` 0: no
+ * limit.
  */
 export async function withinBudget<T>(
   connection: postgres.ReservedSql,

@@ -29,7 +29,9 @@ function emptyResult(): BulkResult {
 export async function insertDocs(tx: SqlClient, model: Model, docs: Doc[]): Promise<number> {
   if (docs.length === 0) return 0
   const params = new SqlParams()
-  const text = `INSERT INTO ${quoteIdent(tableName(model))} (_id, doc) SELECT e->>'_id', e FROM jsonb_array_elements(${params.addJson(docs)}) e`
+  const text =
+    `INSERT INTO ${quoteIdent(tableName(model))} (_id, doc) SELECT e->>'_id', e FROM ` +
+    `jsonb_array_elements(${params.addJson(docs)}) e`
   await tx.query(text, params.values)
   return docs.length
 }
@@ -63,11 +65,15 @@ function cannotApply(id: string): QuireError {
 async function writeBack(tx: SqlClient, model: Model, docs: Doc[]): Promise<void> {
   if (docs.length === 0) return
   const params = new SqlParams()
-  const text = `UPDATE ${quoteIdent(tableName(model))} t SET doc = e FROM jsonb_array_elements(${params.addJson(docs)}) e WHERE t._id = e->>'_id'`
+  const text =
+    `UPDATE ${quoteIdent(tableName(model))} t SET doc = e FROM ` +
+    `jsonb_array_elements(${params.addJson(docs)}) e WHERE t._id = e->>'_id'`
   await tx.query(text, params.values)
 }
 
-/** The new version of a changed document: __v bumped, updatedAt and _updated_by_id set; undefined when nothing changed. */
+/**
+ * The new version of a changed document: __v bumped, updatedAt and _updated_by_id set; undefined when nothing changed.
+ */
 function nextVersion(row: { old: string; next: Doc }, now: string): Doc | undefined {
   const old = JSON.parse(row.old) as Doc
   if (isDeepStrictEqual(row.next, old)) return undefined
@@ -109,7 +115,9 @@ async function runUpdate(tx: SqlClient, model: Model, op: Op<'update'>, result: 
 
 async function runReplace(tx: SqlClient, model: Model, op: Op<'replace'>, result: BulkResult): Promise<void> {
   const params = new SqlParams()
-  const text = `SELECT t._id AS id, t.doc::text AS old FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, op.filter, params)} ORDER BY t._id LIMIT 1 FOR UPDATE`
+  const text =
+    `SELECT t._id AS id, t.doc::text AS old FROM ${quoteIdent(tableName(model))} t ` +
+    `WHERE ${compileWhere(model, op.filter, params)} ORDER BY t._id LIMIT 1 FOR UPDATE`
   const [row] = (await tx.query(text, params.values)) as unknown as Stored[]
   if (!row) {
     if (!op.upsert) return
@@ -131,9 +139,13 @@ async function runReplace(tx: SqlClient, model: Model, op: Op<'replace'>, result
 async function runDelete(tx: SqlClient, model: Model, op: Op<'delete'>, result: BulkResult): Promise<void> {
   const params = new SqlParams()
   const table = quoteIdent(tableName(model))
-  const target = `SELECT t._id FROM ${table} t WHERE ${compileWhere(model, { $and: [op.filter, { _deleted: false }] }, params)}${op.many ? '' : ' ORDER BY t._id LIMIT 1'}`
+  const target =
+    `SELECT t._id FROM ${table} t WHERE ${compileWhere(model, { $and: [op.filter, { _deleted: false }] }, params)}` +
+    (op.many ? '' : ' ORDER BY t._id LIMIT 1')
   const text =
-    `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(op.now)}::text, '_updated_by_id', ${params.add(actingUserId() ?? null)}::text, ` +
+    `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, ` +
+    `'updatedAt', ${params.add(op.now)}::text, ` +
+    `'_updated_by_id', ${params.add(actingUserId() ?? null)}::text, ` +
     `'__v', coalesce((t.doc->>'__v')::int, 0) + 1) WHERE t._id IN (${target}) RETURNING 1`
   result.nDeleted += (await tx.query(text, params.values)).length
 }

@@ -26,7 +26,9 @@ async function lockTarget(tx: SqlClient, model: Model, filter: Filter): Promise<
 
 async function anyMatches(tx: SqlClient, model: Model, filter: Filter): Promise<boolean> {
   const params = new SqlParams()
-  const text = `SELECT EXISTS (SELECT 1 FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)}) AS e`
+  const text =
+    `SELECT EXISTS (SELECT 1 FROM ${quoteIdent(tableName(model))} t ` +
+    `WHERE ${compileWhere(model, filter, params)}) AS e`
   const [row] = await tx.query(text, params.values)
   return row.e === true
 }
@@ -38,7 +40,9 @@ async function deleteMatching(tx: SqlClient, model: Model, filter: Filter, plan:
   const where = compileWhere(model, filter, params)
   const change = plan.permanent
     ? `DELETE FROM ${table} t WHERE ${where} RETURNING 1`
-    : `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, 'updatedAt', ${params.add(plan.now)}::text, '_updated_by_id', ${params.add(actingUserId() ?? null)}::text, ` +
+    : `UPDATE ${table} t SET doc = t.doc || jsonb_build_object('_deleted', true, ` +
+      `'updatedAt', ${params.add(plan.now)}::text, ` +
+      `'_updated_by_id', ${params.add(actingUserId() ?? null)}::text, ` +
       `'__v', coalesce((t.doc->>'__v')::int, 0) + 1) WHERE ${where} RETURNING 1`
   const [row] = await tx.query(`WITH changed AS (${change}) SELECT count(*) AS n FROM changed`, params.values)
   return Number(row.n)

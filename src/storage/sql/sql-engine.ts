@@ -92,7 +92,9 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
   /** Every document of a model through `source` (the pool, or a snapshot's transaction), in keyset pages by _id. */
   function exportFrom(source: SqlClient): Engine['exportAll'] {
     return async function* (model, batchSize) {
-      const text = `SELECT _id, doc::text AS d FROM ${quoteIdent(tableName(model))} WHERE _id > $1 ORDER BY _id LIMIT ${Math.max(1, Math.floor(batchSize))}`
+      const text =
+        `SELECT _id, doc::text AS d FROM ${quoteIdent(tableName(model))} WHERE _id > $1 ORDER BY _id ` +
+        `LIMIT ${Math.max(1, Math.floor(batchSize))}`
       let last = ''
       for (;;) {
         const rows = await source.query(text, [last])
@@ -107,7 +109,8 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
     one: async (model, doc) => {
       const params = new SqlParams()
       const text =
-        `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) VALUES (${params.add(doc._id as string)}, ${params.addJson(doc)}) ` +
+        `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) VALUES ` +
+        `(${params.add(doc._id as string)}, ${params.addJson(doc)}) ` +
         `RETURNING (${projectionOf(model, params)})::text AS d`
       const rows = await run(() => client.query(text, params.values, SIMPLE))
       return rows[0].d as string
@@ -115,7 +118,8 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
     many: async (model, docs) => {
       const params = new SqlParams()
       const text =
-        `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) SELECT e->>'_id', e FROM jsonb_array_elements(${params.add(docs)}::text::jsonb) e ` +
+        `INSERT INTO ${quoteIdent(tableName(model))} AS t (_id, doc) SELECT e->>'_id', e FROM ` +
+        `jsonb_array_elements(${params.add(docs)}::text::jsonb) e ` +
         `RETURNING t._id AS i, (${projectionOf(model, params)})::text AS d`
       const rows = await client.query(text, params.values, SIMPLE)
       return new Map(rows.map(row => [row.i as string, row.d as string]))
@@ -140,7 +144,9 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
 
     findRaw: async (model, filter) => {
       const params = new SqlParams()
-      const text = `SELECT t.doc::text AS d FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)} LIMIT 1`
+      const text =
+        `SELECT t.doc::text AS d FROM ${quoteIdent(tableName(model))} t ` +
+        `WHERE ${compileWhere(model, filter, params)} LIMIT 1`
       const rows = await run(() => client.query(text, params.values, SIMPLE))
       return rows.length ? (JSON.parse(rows[0].d as string) as Doc) : null
     },
@@ -149,14 +155,17 @@ export function createSqlEngine(raw: SqlClient, log: (msg: string) => void = () 
 
     count: async (model, filter) => {
       const params = new SqlParams()
-      const text = `SELECT count(*) AS n FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)}`
+      const text =
+        `SELECT count(*) AS n FROM ${quoteIdent(tableName(model))} t ` + `WHERE ${compileWhere(model, filter, params)}`
       const rows = await run(() => client.query(text, params.values, { cost: costOfFilter(filter), quickFirst: true }))
       return Number(rows[0].n)
     },
 
     planCount: async (model, filter) => {
       const params = new SqlParams()
-      const text = `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${quoteIdent(tableName(model))} t WHERE ${compileWhere(model, filter, params)}`
+      const text =
+        `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${quoteIdent(tableName(model))} t ` +
+        `WHERE ${compileWhere(model, filter, params)}`
       const rows = await run(() => client.query(text, params.values, SIMPLE))
       return Math.round((rows[0]['QUERY PLAN'] as Array<{ Plan: { 'Plan Rows': number } }>)[0].Plan['Plan Rows'])
     },

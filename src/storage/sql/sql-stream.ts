@@ -56,7 +56,10 @@ async function streamById(
   return handed
 }
 
-/** Hands the `d` column of every row of `text` to `onBatch` through a cursor, `size` rows at a time; returns the row count. */
+/**
+ * Hands the `d` column of every row of `text` to `onBatch` through a cursor, `size` rows at a time; returns the row
+ * count.
+ */
 async function streamRows(
   client: SqlClient,
   text: string,

@@ -48,7 +48,8 @@ export function checkRegexCost(pattern: string, flags = ''): RegexCost {
   const cost = total(walk.frames[0])
   if (cost.size > MAX_REGEX_SIZE) {
     throw refuse(
-      `The regular expression is too large once its repetitions are expanded (more than ${MAX_REGEX_SIZE} elements): nest fewer or smaller {n,m} repetitions`
+      `The regular expression is too large once its repetitions are expanded (more than ${MAX_REGEX_SIZE} ` +
+        `elements): nest fewer or smaller {n,m} repetitions`
     )
   }
   if (cost.lookarounds > MAX_REGEX_LOOKAROUNDS) {
@@ -149,7 +150,8 @@ function openGroup(walk: Walk): void {
   const opener = LOOKAROUND.exec(walk.src.slice(walk.pos))?.[0]
   if (opener && walk.frames.some(frame => frame.lookaround)) {
     throw refuse(
-      "Lookarounds inside lookarounds are not supported: their matching time grows with a high power of the text's length"
+      'Lookarounds inside lookarounds are not supported: their matching time grows with a high power of ' +
+        "the text's length"
     )
   }
   walk.pos += opener?.length ?? (walk.src.startsWith('(?:', walk.pos) ? 3 : 1)

@@ -54,14 +54,20 @@ async function openClient(engine: EngineName): Promise<SqlClient> {
   return openPostgres(await databaseUrl(engine), 60_000)
 }
 
-/** Rows of the rank table that a recomputation from the documents (every lexeme ranked above one occurrence) lacks, and the other way round. */
+/**
+ * Rows of the rank table that a recomputation from the documents (every lexeme ranked above one occurrence) lacks, and
+ * the other way round.
+ */
 async function rankDrift(client: SqlClient, model: Model): Promise<number> {
   const ranks = searchRanks(model)!.name
   const fts = fulltextColumn(model)!.name
   const rank = `ts_rank(t.${fts}, array_to_tsvector(ARRAY[l.lexeme])::text::tsquery)`
-  const recomputed = `SELECT l.lexeme, ${rank}, t._id FROM q_ranked t, unnest(t.${fts}) l WHERE ${rank} > ts_rank('x:1'::tsvector, 'x')`
+  const recomputed =
+    `SELECT l.lexeme, ${rank}, t._id FROM q_ranked t, unnest(t.${fts}) l WHERE ${rank} > ` +
+    `ts_rank('x:1'::tsvector, 'x')`
   const [row] = await client.query(
-    `SELECT (SELECT count(*) FROM ((SELECT * FROM ${ranks} EXCEPT ALL ${recomputed}) UNION ALL (${recomputed} EXCEPT ALL SELECT * FROM ${ranks})) d)::int AS n`
+    `SELECT (SELECT count(*) FROM ((SELECT * FROM ${ranks} EXCEPT ALL ${recomputed}) UNION ALL ` +
+      `(${recomputed} EXCEPT ALL SELECT * FROM ${ranks})) d)::int AS n`
   )
   return row.n as number
 }
@@ -79,7 +85,9 @@ function searchQuery(word: string, extra: Partial<FindQuery> = {}): Authorized<F
   })
 }
 
-/** The page a search should give: every match (with `condition`) ranked by ts_rank, then `order`, computed here in SQL. */
+/**
+ * The page a search should give: every match (with `condition`) ranked by ts_rank, then `order`, computed here in SQL.
+ */
 async function expectedPage(
   client: SqlClient,
   model: Model,
@@ -110,7 +118,8 @@ for (const engine of ENGINES) {
     await sql.insertMany(model, documents(300))
     t.equal(await rankDrift(client, model), 0, 'the rank table holds every lexeme ranked above a single occurrence')
     const [{ held, all }] = await client.query(
-      `SELECT (SELECT count(*) FROM ${searchRanks(model)!.name})::int AS held, (SELECT count(*) FROM q_ranked, unnest(${fulltextColumn(model)!.name}))::int AS all`
+      `SELECT (SELECT count(*) FROM ${searchRanks(model)!.name})::int AS held, (SELECT count(*) FROM ` +
+        `q_ranked, unnest(${fulltextColumn(model)!.name}))::int AS all`
     )
     t.ok(Number(held) > 300 && Number(held) < Number(all), `and only those: ${String(held)} of ${String(all)} lexemes`)
 
@@ -136,7 +145,8 @@ for (const engine of ENGINES) {
     }
     const [first] = JSON.parse((await sql.find(model, searchQuery('cherry'))).data) as Array<{ score: number }>
     const [{ r }] = await client.query(
-      `SELECT jsonb_build_object('r', max(ts_rank(${fulltextColumn(model)!.name}, to_tsquery('english', 'cherry'))))->>'r' AS r FROM q_ranked WHERE (doc->'_deleted') = 'false'`
+      `SELECT jsonb_build_object('r', max(ts_rank(${fulltextColumn(model)!.name}, to_tsquery('english', ` +
+        `'cherry'))))->>'r' AS r FROM q_ranked WHERE (doc->'_deleted') = 'false'`
     )
     t.equal(first.score, Number(r), 'the score is ts_rank')
     t.equal(
@@ -146,10 +156,12 @@ for (const engine of ENGINES) {
     )
 
     await client.exec(
-      "UPDATE q_ranked SET doc = jsonb_set(doc, '{body}', to_jsonb('grape grape grape grape'::text)) WHERE _id IN (SELECT _id FROM q_ranked ORDER BY _id LIMIT 40)"
+      "UPDATE q_ranked SET doc = jsonb_set(doc, '{body}', to_jsonb('grape grape grape grape'::text)) " +
+        'WHERE _id IN (SELECT _id FROM q_ranked ORDER BY _id LIMIT 40)'
     )
     await client.exec(
-      "UPDATE q_ranked SET doc = jsonb_set(doc, '{n}', '9') WHERE _id IN (SELECT _id FROM q_ranked ORDER BY _id DESC LIMIT 40)"
+      "UPDATE q_ranked SET doc = jsonb_set(doc, '{n}', '9') WHERE _id IN (SELECT _id FROM q_ranked ORDER " +
+        'BY _id DESC LIMIT 40)'
     )
     await client.exec('DELETE FROM q_ranked WHERE _id IN (SELECT _id FROM q_ranked ORDER BY _id LIMIT 20 OFFSET 100)')
     await sql.insertMany(model, documents(30, 1))

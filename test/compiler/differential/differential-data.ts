@@ -230,7 +230,10 @@ export function kindOf(path: string): FieldKind | undefined {
 /** Arrays whose elements are always scalars (a schema's array of strings or numbers). */
 const SCALAR_ARRAYS = ['tags', 'nums', 'meta.t']
 
-/** The containment hints a model would give (src/compiler/filter/containment.ts): declared scalars without an index, arrays of scalars. */
+/**
+ * The containment hints a model would give (src/compiler/filter/containment.ts): declared scalars without an index,
+ * arrays of scalars.
+ */
 export function containmentOf(path: string): Containment | undefined {
   if (kindOf(path) !== undefined) return 'value'
   return SCALAR_ARRAYS.includes(path) ? 'element' : undefined

@@ -43,7 +43,9 @@ const KINDS: Record<string, FieldKind> = {
 }
 const ctx = itemsContext({ _deleted: false }, path => KINDS[path])
 
-/** The same items with a covering index (src/compiler/ddl/covering-columns.ts): pipelines it answers are compared too. */
+/**
+ * The same items with a covering index (src/compiler/ddl/covering-columns.ts): pipelines it answers are compared too.
+ */
 const COVERED_ITEMS = parseModelFile(
   JSON.stringify({
     name: 'items',
@@ -121,7 +123,9 @@ t.test('generated pipelines agree with mingo on PostgreSQL', async t => {
       if (same) i === 0 ? agree++ : coveredAgree++
       else {
         failures.push(
-          `${i === 0 ? '' : '(covered) '}${JSON.stringify(c.stages)}\n  mingo:    ${JSON.stringify(expected).slice(0, 600)}\n  postgres: ${JSON.stringify(serverRows).slice(0, 600)}`
+          `${i === 0 ? '' : '(covered) '}${JSON.stringify(c.stages)}\n  mingo:   ` +
+            ` ${JSON.stringify(expected).slice(0, 600)}\n  ` +
+            `postgres: ${JSON.stringify(serverRows).slice(0, 600)}`
         )
       }
     }
@@ -129,7 +133,8 @@ t.test('generated pipelines agree with mingo on PostgreSQL', async t => {
   const compared = cases.length - mingoErrors
   t.comment(
     `pipeline differential: ${agree}/${compared} agree on postgres ` +
-      `(${mingoErrors} of ${cases.length} skipped: mingo raised an error); ${coveredAgree} answered from covering columns agree too`
+      `(${mingoErrors} of ${cases.length} skipped: mingo raised an error); ${coveredAgree} answered from ` +
+      `covering columns agree too`
   )
   t.ok(coveredAgree >= COVERED_SHAPES / 4, 'pipelines answered from covering columns are compared too')
   for (const failure of failures.slice(0, 5)) t.comment(failure)

@@ -219,7 +219,9 @@ export function resultKey(docs: unknown[], ordered: boolean): string {
   return (ordered ? texts : texts.sort(compareText)).join('\n')
 }
 
-/** The compiler's context over the tables q_items and q_owners (no hidden fields), every source filtered by `filter`. */
+/**
+ * The compiler's context over the tables q_items and q_owners (no hidden fields), every source filtered by `filter`.
+ */
 export function itemsContext(filter: Filter, kindOf?: FieldKindLookup): PipelineContext {
   return {
     sourceTable: quoteIdent('q_items'),

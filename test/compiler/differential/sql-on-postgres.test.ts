@@ -1,5 +1,6 @@
 // The compiled SQL executed on a throwaway PostgreSQL server (one connection, so that session
-// settings hold): regular expressions match as PCRE does, MongoDB's own expected results hold, sorts follow MongoDB's order, projections have the
+// settings hold): regular expressions match as PCRE does, MongoDB's own expected results hold, sorts follow MongoDB's
+// order, projections have the
 // right shape, and the planner uses the indexes built from indexExpression().
 import t from 'tap'
 import postgres from 'postgres'
@@ -135,7 +136,10 @@ const SORT_DOCS = [
   { _id: 'h', v: 'Str' }
 ]
 
-/** MongoDB's order: missing = null < numbers < strings < objects < booleans; arrays by min (asc) or max (desc), [] first; ties by _id in the last key's direction. */
+/**
+ * MongoDB's order: missing = null < numbers < strings < objects < booleans; arrays by min (asc) or max (desc), []
+ * first; ties by _id in the last key's direction.
+ */
 const ORDERS: Array<[Sort, string]> = [
   [[['v', 1]], 'c,d,f,a,h,b,g,e'],
   [[['v', -1]], 'e,g,b,h,a,f,d,c'],
@@ -219,7 +223,8 @@ const PLANS: Array<[string, Filter, Sort, string]> = [
 t.test('the planner uses indexes on indexExpression()', async t => {
   await db.exec(`CREATE TABLE idx (_id text PRIMARY KEY, doc jsonb NOT NULL);
     INSERT INTO idx SELECT 'd' || i, jsonb_build_object('name', 'n' || (i % 500), 'age', i % 90, 'active', i % 2 = 0,
-      'yack', jsonb_build_object('n', i % 50), 'createdAt', to_char(timestamp '2024-01-01' + i * interval '1 hour', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+      'yack', jsonb_build_object('n', i % 50),
+      'createdAt', to_char(timestamp '2024-01-01' + i * interval '1 hour', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
     FROM generate_series(1, 5000) i`)
   for (const [i, path] of INDEXED.entries())
     await db.exec(`CREATE INDEX ix${i} ON idx ((${indexExpression('doc', path, KINDS[path])}) NULLS FIRST)`)

@@ -142,7 +142,10 @@ const ROWS: Row[] = [
   {
     name: 'two ranges, general form',
     filter: { age: { $gte: 30, $lt: 40 } },
-    sql: `(jsonb_path_exists(t.doc, 'lax $."age" ? (@.type() != "array" && @ >= $v)'::jsonpath, $1::text::jsonb)) AND (jsonb_path_exists(t.doc, 'lax $."age" ? (@.type() != "array" && @ < $v)'::jsonpath, $2::text::jsonb))`,
+    sql:
+      `(jsonb_path_exists(t.doc, 'lax $."age" ? (@.type() != "array" && @ >= $v)'::jsonpath, ` +
+      `$1::text::jsonb)) AND (jsonb_path_exists(t.doc, 'lax $."age" ? (@.type() != "array" && @ < ` +
+      `$v)'::jsonpath, $2::text::jsonb))`,
     values: ['{"v":30}', '{"v":40}']
   },
   {
@@ -174,7 +177,10 @@ const ROWS: Row[] = [
   {
     name: 'null on a dotted path',
     filter: { 'a.b': null },
-    sql: `t.doc @? 'lax $ ? ((!exists(@."a")) || (@."a".type() != "object" && @."a".type() != "array") || (exists(@."a" ? (@.type() == "object" && ((!exists(@."b")) || (exists(@."b" ? (@.type() == "null"))))))))'::jsonpath`,
+    sql:
+      `t.doc @? 'lax $ ? ((!exists(@."a")) || (@."a".type() != "object" && @."a".type() != "array") || ` +
+      `(exists(@."a" ? (@.type() == "object" && ((!exists(@."b")) || (exists(@."b" ? (@.type() == ` +
+      `"null"))))))))'::jsonpath`,
     values: []
   },
   {
@@ -195,7 +201,9 @@ const ROWS: Row[] = [
     name: '$in with null on a kind',
     filter: { age: { $in: [1, 2, null] } },
     hinted: true,
-    sql: `((NULLIF(t.doc->'age', 'null'::jsonb) IS NULL) OR (NULLIF(t.doc->'age', 'null'::jsonb) = ANY(ARRAY(SELECT jsonb_array_elements($1::text::jsonb)))))`,
+    sql:
+      `((NULLIF(t.doc->'age', 'null'::jsonb) IS NULL) OR (NULLIF(t.doc->'age', 'null'::jsonb) = ` +
+      `ANY(ARRAY(SELECT jsonb_array_elements($1::text::jsonb)))))`,
     values: ['[1,2]']
   },
   {
@@ -211,7 +219,10 @@ const ROWS: Row[] = [
   {
     name: 'array value: equal to the array or to an element',
     filter: { tags: ['a', 'b'] },
-    sql: `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $."tags"'::jsonpath) AS v UNION ALL SELECT jsonb_path_query(t.doc, 'lax $."tags"[*]'::jsonpath)) AS x WHERE x.v IN (SELECT jsonb_array_elements($1::text::jsonb)))`,
+    sql:
+      `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $."tags"'::jsonpath) AS v UNION ALL ` +
+      `SELECT jsonb_path_query(t.doc, 'lax $."tags"[*]'::jsonpath)) AS x WHERE x.v IN (SELECT ` +
+      `jsonb_array_elements($1::text::jsonb)))`,
     values: ['[["a","b"]]']
   },
   {
@@ -223,7 +234,9 @@ const ROWS: Row[] = [
   {
     name: '$size',
     filter: { tags: { $size: 2 } },
-    sql: `jsonb_path_exists(t.doc, 'lax $ ? (@."tags".type() == "array" && @."tags".size() == $n)'::jsonpath, $1::text::jsonb)`,
+    sql:
+      `jsonb_path_exists(t.doc, 'lax $ ? (@."tags".type() == "array" && @."tags".size() == $n)'::jsonpath, ` +
+      `$1::text::jsonb)`,
     values: ['{"n":2}']
   },
   {
@@ -235,7 +248,9 @@ const ROWS: Row[] = [
   {
     name: '$type list',
     filter: { n: { $type: ['int', 10] } },
-    sql: `((t.doc @? 'lax $."n" ? (@.type() == "number" && @.floor() == @)'::jsonpath) OR (t.doc @? 'lax $."n" ? (@.type() == "null")'::jsonpath))`,
+    sql:
+      `((t.doc @? 'lax $."n" ? (@.type() == "number" && @.floor() == @)'::jsonpath) OR (t.doc @? 'lax $."n" ` +
+      `? (@.type() == "null")'::jsonpath))`,
     values: []
   },
   {
@@ -260,26 +275,40 @@ const ROWS: Row[] = [
   {
     name: '$elemMatch on documents',
     filter: { items: { $elemMatch: { sku: 'a', qty: { $gt: 1 } } } },
-    sql: `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $ ? (@."items".type() == "array")."items"[*]'::jsonpath) AS v) AS e1 WHERE jsonb_typeof(e1.v) = 'object' AND (e1.v @? $1::jsonpath) AND (jsonb_path_exists(e1.v, 'lax $."qty" ? (@.type() != "array" && @ > $v)'::jsonpath, $2::text::jsonb)))`,
+    sql:
+      `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $ ? (@."items".type() == ` +
+      `"array")."items"[*]'::jsonpath) AS v) AS e1 WHERE jsonb_typeof(e1.v) = 'object' AND (e1.v @? ` +
+      `$1::jsonpath) AND (jsonb_path_exists(e1.v, 'lax $."qty" ? (@.type() != "array" && @ > $v)'::jsonpath, ` +
+      `$2::text::jsonb)))`,
     values: [eq('$."sku"', '"a"'), '{"v":1}']
   },
   {
     name: '$elemMatch on values',
     filter: { scores: { $elemMatch: { $gte: 80, $lt: 85 } } },
-    sql: `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $ ? (@."scores".type() == "array")."scores"[*]'::jsonpath) AS v) AS e1 WHERE (jsonb_path_exists(jsonb_build_object('v', e1.v), 'lax $."v" ? (@.type() != "array" && @ >= $v)'::jsonpath, $1::text::jsonb)) AND (jsonb_path_exists(jsonb_build_object('v', e1.v), 'lax $."v" ? (@.type() != "array" && @ < $v)'::jsonpath, $2::text::jsonb)))`,
+    sql:
+      `EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $ ? (@."scores".type() == ` +
+      `"array")."scores"[*]'::jsonpath) AS v) AS e1 WHERE (jsonb_path_exists(jsonb_build_object('v', e1.v), ` +
+      `'lax $."v" ? (@.type() != "array" && @ >= $v)'::jsonpath, $1::text::jsonb)) AND ` +
+      `(jsonb_path_exists(jsonb_build_object('v', e1.v), 'lax $."v" ? (@.type() != "array" && @ < ` +
+      `$v)'::jsonpath, $2::text::jsonb)))`,
     values: ['{"v":80}', '{"v":85}']
   },
   {
     name: '$all with $elemMatch',
     filter: { tags: { $all: ['a', { $elemMatch: { $eq: 'b' } }] } },
-    sql: `(t.doc @? $1::jsonpath) AND (EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $ ? (@."tags".type() == "array")."tags"[*]'::jsonpath) AS v) AS e1 WHERE jsonb_build_object('v', e1.v) @? $2::jsonpath))`,
+    sql:
+      `(t.doc @? $1::jsonpath) AND (EXISTS (SELECT 1 FROM (SELECT jsonb_path_query(t.doc, 'lax $ ? ` +
+      `(@."tags".type() == "array")."tags"[*]'::jsonpath) AS v) AS e1 WHERE jsonb_build_object('v', e1.v) @? ` +
+      `$2::jsonpath))`,
     values: [eq('$."tags"', '"a"'), eq('$."v"', '"b"')]
   },
   { name: '$all: []', filter: { tags: { $all: [] } }, sql: 'FALSE', values: [] },
   {
     name: '$or beside a field, $not',
     filter: { $or: [{ a: 1 }, { b: 2 }], c: { $not: { $gt: 5 } } },
-    sql: `(((t.doc @? $1::jsonpath) OR (t.doc @? $2::jsonpath))) AND ((jsonb_path_exists(t.doc, 'lax $."c" ? (@.type() != "array" && @ > $v)'::jsonpath, $3::text::jsonb)) IS NOT TRUE)`,
+    sql:
+      `(((t.doc @? $1::jsonpath) OR (t.doc @? $2::jsonpath))) AND ((jsonb_path_exists(t.doc, 'lax $."c" ? ` +
+      `(@.type() != "array" && @ > $v)'::jsonpath, $3::text::jsonb)) IS NOT TRUE)`,
     values: [eq('$."a"', '1'), eq('$."b"', '2'), '{"v":5}']
   },
   {

@@ -22,7 +22,8 @@ t.test('exact SQL', async t => {
   t.equal(project(['_id', 'password']), `jsonb_build_object('_id', t.doc->'_id', 'id', t.doc->'_id')`, 'only ids')
   t.equal(
     project(['name']),
-    `jsonb_build_object('_id', t.doc->'_id', 'id', t.doc->'_id') || CASE WHEN t.doc ? 'name' THEN jsonb_build_object('name', t.doc->'name') ELSE '{}'::jsonb END`,
+    `jsonb_build_object('_id', t.doc->'_id', 'id', t.doc->'_id') || CASE WHEN t.doc ? 'name' THEN ` +
+      `jsonb_build_object('name', t.doc->'name') ELSE '{}'::jsonb END`,
     'a top-level field, only when present'
   )
 })

@@ -55,7 +55,8 @@ async function seed(client: SqlClient): Promise<void> {
   await client.exec(
     `INSERT INTO q_test SELECT ${id}, jsonb_build_object('_id', ${id}, 'id', ${id}, '_deleted', false, ` +
       "'fulltext', repeat('padding ', 160), " +
-      "'shmack', CASE WHEN g % 1000 = 999 THEN jsonb_build_array('w', (g % 20)::text, 'rare') ELSE jsonb_build_array('w', (g % 20)::text) END) " +
+      "'shmack', CASE WHEN g % 1000 = 999 THEN jsonb_build_array('w', (g % 20)::text, 'rare') ELSE " +
+      "jsonb_build_array('w', (g % 20)::text) END) " +
       `FROM generate_series(0, ${DOCS - 1}) g`
   )
   await client.exec('VACUUM ANALYZE q_test')

@@ -159,7 +159,8 @@ for (const engine of ENGINES) {
     await sql.syncModels([covered])
     await client.exec(
       "INSERT INTO q_covered SELECT lpad(to_hex(g), 24, '0'), jsonb_build_object('_deleted', false, " +
-        "'cat', 'c' || (g % 200), 'obj', jsonb_build_object('s', 's' || (g % 3), 'v', g % 100), 'filler', repeat('x', 500)) FROM generate_series(1, 20000) g"
+        "'cat', 'c' || (g % 200), 'obj', jsonb_build_object('s', 's' || (g % 3), 'v', g % 100), 'filler', " +
+        "repeat('x', 500)) FROM generate_series(1, 20000) g"
     )
     await client.exec('ANALYZE q_covered')
     const stages = [{ $match: { cat: 'c7' } }, { $group: { _id: '$obj.s', total: { $sum: '$obj.v' } } }]
@@ -199,7 +200,8 @@ for (const engine of ENGINES) {
     const columns = async (): Promise<string[]> =>
       (
         await client.query(
-          "SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'q_covered' AND column_name LIKE 'gc\\_%' ORDER BY 1"
+          "SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'q_covered' AND " +
+            "column_name LIKE 'gc\\_%' ORDER BY 1"
         )
       ).map(r => r.c as string)
     const indexes = async (): Promise<number> =>

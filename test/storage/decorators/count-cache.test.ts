@@ -80,7 +80,8 @@ t.test('a shared count is cancelled only when every reader waiting for it left',
   t.teardown(() => observer.end())
   const running = async (): Promise<number> =>
     (
-      await observer`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`
+      await observer`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'quire' AND state = 'active'`
     )[0].n as number
   await raw.syncModels([texts])
   await raw.insert(texts, { s: 'a'.repeat(20_000), ...newSystemFields(ANONYMOUS) })

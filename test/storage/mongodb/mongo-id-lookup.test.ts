@@ -1,7 +1,8 @@
 // Reads and updates pinned to one id on FerretDB: the filter FerretDB gets names `_id` as a plain
 // top-level equality, which FerretDB over PostgreSQL has the database check, where with the `$in`
 // of both stored forms (text and ObjectId) it read every document into FerretDB and checked the id
-// there (about 25 times slower on 10,000 documents): FerretDB's `explain` shows PostgreSQL's plan. Both forms are still found, the text
+// there (about 25 times slower on 10,000 documents): FerretDB's `explain` shows PostgreSQL's plan. Both forms are still
+// found, the text
 // first, then the ObjectId of a document a JXP app stored through Mongoose.
 import t from 'tap'
 import { MongoClient, ObjectId, type Document } from 'mongodb'

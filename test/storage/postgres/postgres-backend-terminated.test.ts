@@ -45,7 +45,8 @@ t.test('postgres backends terminated under expensive requests', { timeout: TEST_
   })
   const id = created.json().data._id as string
   const sql = adminConnection(t, app)
-  const quireBackends = sql`SELECT pid, wait_event_type FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire'`
+  const quireBackends = sql`SELECT pid, wait_event_type FROM pg_stat_activity
+    WHERE datname = current_database() AND application_name = 'quire'`
 
   t.test('terminated while its statement runs: that request gets 503, the next ones succeed', async t => {
     t.equal((await answerWithin(app, EXPENSIVE, HANG_MS)).status, 200, 'warm')
@@ -57,7 +58,8 @@ t.test('postgres backends terminated under expensive requests', { timeout: TEST_
     let waiting: number | undefined
     await until(async () => {
       waiting = (
-        await sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'quire' AND wait_event_type = 'Lock'`
+        await sql`SELECT pid FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name = 'quire' AND wait_event_type = 'Lock'`
       )[0]?.pid
       return waiting !== undefined
     })

@@ -45,7 +45,8 @@ t.test('a read cut on the quick lane runs again as an expensive statement and an
   t.teardown(() => client.exec(`DROP SEQUENCE IF EXISTS ${name}`))
   // nextval is not rolled back with the cut statement: the value tells how often it ran.
   const slow = await client.query(
-    `SELECT nextval('${name}') AS n, pg_sleep(${(QUICK_MS * 2) / 1000}) AS s, current_setting('statement_timeout') AS t`,
+    `SELECT nextval('${name}') AS n, pg_sleep(${(QUICK_MS * 2) / 1000}) AS s, ` +
+      `current_setting('statement_timeout') AS t`,
     [],
     QUICK_FIRST
   )

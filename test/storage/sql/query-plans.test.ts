@@ -44,8 +44,10 @@ async function seed(engine: Engine, client: SqlClient): Promise<void> {
   const id = "lpad(to_hex(g), 24, '0')"
   await client.exec(
     `INSERT INTO q_test SELECT ${id}, jsonb_build_object('_id', ${id}, 'id', ${id}, '_deleted', false, ` +
-      `'_owner_id', null, 'foo', 'foo-' || (g % ${FOO_VALUES}), 'bar', md5(g::text), 'createdAt', '2026-01-01T00:00:00.000Z', '__v', 0, ` +
-      `'shmack', jsonb_build_array('w' || (g % 1000), 'common'), 'yack', jsonb_build_object('s', 's' || (g % 2000), 'n', g)) ` +
+      `'_owner_id', null, 'foo', 'foo-' || (g % ${FOO_VALUES}), 'bar', md5(g::text), 'createdAt', ` +
+      `'2026-01-01T00:00:00.000Z', '__v', 0, ` +
+      `'shmack', jsonb_build_array('w' || (g % 1000), 'common'), 'yack', jsonb_build_object('s', 's' || ` +
+      `(g % 2000), 'n', g)) ` +
       `FROM generate_series(1, ${DOCS}) g`
   )
   await engine.refreshStatistics(TEST)
@@ -76,7 +78,10 @@ async function pagePlan(client: SqlClient, query: Partial<PlainQuery>): Promise<
   })
 }
 
-/** The plan of a list query as it runs when compileFind asks for a plan per values (bound values, no prepared statement). */
+/**
+ * The plan of a list query as it runs when compileFind asks for a plan per values (bound values, no prepared
+ * statement).
+ */
 async function valuesPlan(client: SqlClient, filter: Filter): Promise<PlanNode[]> {
   const find = compileFind(TEST, {
     sort: [],

@@ -19,7 +19,9 @@ import { createFollower, type Follower } from './sql-change-follower.ts'
 import { createPacedRounds } from './paced-rounds.ts'
 
 export interface SqlChangeLog extends ChangeLog {
-  /** A statement of this process may have written: number what it captured (at once when someone follows, else soon). */
+  /**
+   * A statement of this process may have written: number what it captured (at once when someone follows, else soon).
+   */
   localWrite: () => void
   /** Stops every follower (the engine is closing). */
   close: () => Promise<void>
@@ -39,7 +41,8 @@ const POSITION = /^(0|[1-9][0-9]{0,17})$/
 
 const READ_AFTER = `SELECT st.head::text AS head, st.pruned_through::text AS pruned_through, ${CHANGE_COLUMNS}
 FROM ${CHANGE_STATE} st LEFT JOIN LATERAL (
-  SELECT p.pos, c.at, c.model, c.op, c.doc_id, c.actor, c.doc FROM ${CHANGE_POSITIONS} p JOIN ${CHANGE_TABLE} c ON c.id = p.id
+  SELECT p.pos, c.at, c.model, c.op, c.doc_id, c.actor, c.doc
+  FROM ${CHANGE_POSITIONS} p JOIN ${CHANGE_TABLE} c ON c.id = p.id
   WHERE p.pos > $1::bigint AND p.pos <= st.head ORDER BY p.pos LIMIT $2::int) c ON true
 ORDER BY c.pos`
 
@@ -55,11 +58,12 @@ const PRUNE_THROUGH = `SELECT greatest(
  * connection only briefly. In one statement, 900,000 entries
  * took longer than the default 5 s timeout, so every prune failed and the log kept growing.
  */
-const PRUNE_CHUNK = 5000
+export const PRUNE_CHUNK = 5000
 
 /** Prunes the oldest entries up to position $1, at most PRUNE_CHUNK of them. */
 const PRUNE = `WITH gone AS (DELETE FROM ${CHANGE_POSITIONS} p
-    WHERE p.pos IN (SELECT pos FROM ${CHANGE_POSITIONS} WHERE pos <= $1::bigint ORDER BY pos LIMIT ${PRUNE_CHUNK}) RETURNING p.id, p.pos),
+    WHERE p.pos IN (SELECT pos FROM ${CHANGE_POSITIONS} WHERE pos <= $1::bigint ORDER BY pos LIMIT ${PRUNE_CHUNK})
+    RETURNING p.id, p.pos),
   dropped AS (DELETE FROM ${CHANGE_TABLE} c USING gone WHERE c.id = gone.id)
 UPDATE ${CHANGE_STATE} SET pruned_through = greatest(pruned_through, (SELECT max(pos) FROM gone))
 RETURNING (SELECT count(*) FROM gone) AS n`
@@ -93,7 +97,10 @@ export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void
     return rows.filter(row => row.pos !== null).map(changeOfRow)
   }
 
-  /** Numbers what is waiting, one round at a time per process; a round that finds another process numbering waits for it. */
+  /**
+   * Numbers what is waiting, one round at a time per process; a round that finds another process numbering waits for
+   * it.
+   */
   const sequencer = createChangeSequencer(client)
   const numbering = createPacedRounds({
     round: async () => (await sequencer.sequenceAll()) === 'done' || !(await sequencer.hasUnsequenced()),

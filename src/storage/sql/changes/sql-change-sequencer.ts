@@ -68,18 +68,23 @@ function noticeOf(changes: StoredChange[]): string {
 const NUMBER_BATCH = `WITH batch AS (
     SELECT c.id, row_number() OVER (ORDER BY c.id) AS n FROM ${CHANGE_TABLE} c
     WHERE ${unnumberedAbove('$2::bigint')} ORDER BY c.id LIMIT ${BATCH}),
-  st AS (UPDATE ${CHANGE_STATE} SET head = head + (SELECT count(*) FROM batch) WHERE EXISTS (SELECT 1 FROM batch) RETURNING head - (SELECT count(*) FROM batch) AS base),
-  p AS (INSERT INTO ${CHANGE_POSITIONS} (pos, id) SELECT (SELECT base FROM st) + batch.n, batch.id FROM batch RETURNING pos, id),
-  numbered AS (SELECT p.pos, c.id, c.at, c.model, c.op, c.doc_id, c.actor, c.doc FROM p JOIN ${CHANGE_TABLE} c ON c.id = p.id),
+  st AS (UPDATE ${CHANGE_STATE} SET head = head + (SELECT count(*) FROM batch) WHERE EXISTS (SELECT 1 FROM batch)
+    RETURNING head - (SELECT count(*) FROM batch) AS base),
+  p AS (INSERT INTO ${CHANGE_POSITIONS} (pos, id) SELECT (SELECT base FROM st) + batch.n, batch.id FROM batch
+    RETURNING pos, id),
+  numbered AS (SELECT p.pos, c.id, c.at, c.model, c.op, c.doc_id, c.actor, c.doc
+    FROM p JOIN ${CHANGE_TABLE} c ON c.id = p.id),
   whole AS (SELECT coalesce(sum(pg_column_size(doc)), 0) <= $1::bigint AS docs, max(id)::text AS last_id FROM numbered)
-SELECT n.pos::text AS pos, n.at, n.model, n.op, n.doc_id, n.actor, CASE WHEN whole.docs THEN n.doc::text END AS doc, whole.docs, whole.last_id
+SELECT n.pos::text AS pos, n.at, n.model, n.op, n.doc_id, n.actor, CASE WHEN whole.docs THEN n.doc::text END AS doc,
+  whole.docs, whole.last_id
 FROM numbered n, whole ORDER BY n.pos`
 
 /** Moves the floor up to $1 (every change up to it has a position, or was rolled back). */
 const RAISE_FLOOR = `UPDATE ${CHANGE_STATE} SET floor = $1::bigint WHERE floor < $1::bigint`
 
 /** The last change id given out. */
-const LAST_ID = `SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('${CHANGE_TABLE}', 'id')::regclass), 0)::text AS last_id`
+const LAST_ID = `SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('${CHANGE_TABLE}', 'id')::regclass), 0)
+  ::text AS last_id`
 
 /** The floor. */
 const FLOOR = `SELECT floor::text AS floor FROM ${CHANGE_STATE}`
@@ -95,7 +100,8 @@ const LOCK_AND_SNAPSHOT = `SELECT pg_try_advisory_xact_lock(${SEQUENCER_LOCK}) A
   pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, pg_current_xact_id()::text AS xid`
 
 /** Whether a change above the floor ($1) has no position. */
-const ANY_UNNUMBERED = `SELECT EXISTS (SELECT 1 FROM ${CHANGE_TABLE} c WHERE ${unnumberedAbove('$1::bigint')}) AS pending`
+const ANY_UNNUMBERED = `SELECT EXISTS (SELECT 1 FROM ${CHANGE_TABLE} c
+  WHERE ${unnumberedAbove('$1::bigint')}) AS pending`
 
 /** A numbered batch: how many changes, and the changes themselves when their documents were read. */
 interface NumberedBatch {

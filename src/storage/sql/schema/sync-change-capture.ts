@@ -24,7 +24,8 @@ async function syncCaptureTrigger(tx: SqlClient, model: Model): Promise<void> {
   const wanted = captureTriggerSql(model)
   const version = shortHash(wanted)
   const [row] = await tx.query(
-    "SELECT obj_description(oid, 'pg_trigger') AS v FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = 'quire_capture'",
+    "SELECT obj_description(oid, 'pg_trigger') AS v FROM pg_trigger WHERE tgrelid = to_regclass($1) AND " +
+      "tgname = 'quire_capture'",
     [table]
   )
   if (row?.v === version) return

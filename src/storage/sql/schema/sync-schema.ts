@@ -32,7 +32,8 @@ async function syncGeneratedColumns(
   const table = quoteIdent(tableName(model))
   const wanted = wantedColumns(model)
   const rows = (await tx.query(
-    "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND (column_name LIKE 'fts\\_%' OR column_name LIKE $2)",
+    'SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND ' +
+      "table_name = $1 AND (column_name LIKE 'fts\\_%' OR column_name LIKE $2)",
     [tableName(model), `${COVERING_PREFIX.replace('_', '\\_')}%`]
   )) as Array<{ name: string }>
   const stale = rows.filter(row => !wanted.some(column => column.name === row.name))
@@ -40,7 +41,9 @@ async function syncGeneratedColumns(
     await tx.exec(`ALTER TABLE ${table} ${stale.map(row => `DROP COLUMN ${quoteIdent(row.name)}`).join(', ')}`)
   const missing = wanted.filter(column => !rows.some(row => row.name === column.name))
   if (missing.length === 0) return
-  const label = `building generated column${missing.length > 1 ? 's' : ''} ${missing.map(c => c.name).join(', ')} on ${tableName(model)}`
+  const label =
+    `building generated column${missing.length > 1 ? 's' : ''} ${missing.map(c => c.name).join(', ')} ` +
+    `on ${tableName(model)}`
   log(label)
   await withBuildProgress(monitor, table, label, log, () =>
     tx.exec(
@@ -58,7 +61,8 @@ async function syncIndexes(
   const table = tableName(model)
   const wanted = indexDefinitions(model)
   const rows = (await tx.query(
-    "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 AND indexname LIKE 'qx\\_%'",
+    'SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 AND ' +
+      "indexname LIKE 'qx\\_%'",
     [table]
   )) as Array<{ name: string }>
   const existing = new Set(rows.map(r => r.name))

@@ -19,7 +19,8 @@ export async function syncSearchRanks(
   const table = tableName(model)
   const wanted = searchRanks(model)
   const rows = (await tx.query(
-    'SELECT tgname AS name FROM pg_trigger WHERE tgrelid = to_regclass($1) AND starts_with(tgname, $2) AND right(tgname, $3) = $4',
+    'SELECT tgname AS name FROM pg_trigger WHERE tgrelid = to_regclass($1) AND starts_with(tgname, $2) ' +
+      'AND right(tgname, $3) = $4',
     [quoteIdent(table), RANKS_PREFIX, INSERT_TRIGGER.length, INSERT_TRIGGER]
   )) as Array<{ name: string }>
   const existing = rows.map(row => row.name.slice(0, -INSERT_TRIGGER.length))

@@ -19,7 +19,8 @@ async function openClient(engine: EngineName): Promise<SqlClient> {
 async function storedSizes(client: SqlClient): Promise<{ stored: number; plain: number }> {
   const words = Array.from({ length: 200 }, (_, i) => `word${i % 37}`).join(' ')
   await client.exec(
-    `INSERT INTO q_test (_id, doc) VALUES ('a', jsonb_build_object('_id', 'a', 'fulltext', '${words}', '_deleted', false))`
+    `INSERT INTO q_test (_id, doc) VALUES ('a', jsonb_build_object('_id', 'a', 'fulltext', '${words}', ` +
+      `'_deleted', false))`
   )
   const [row] = await client.query(
     "SELECT pg_column_size(doc) AS stored, pg_column_size((doc::text)::jsonb) AS plain FROM q_test WHERE _id = 'a'"
