@@ -62,7 +62,10 @@ const BULK_BODIES: Record<string, { key: string; without: typeof withoutUnknownF
   updateMany: { key: 'update', without: withoutUnknownPaths }
 }
 
-/** A bulk write's operations without the fields `model` does not name (anything else as it came, for the usual checks). */
+/**
+ * A bulk write's operations without the fields `model` does not name (anything else as it came,
+ * for the usual checks).
+ */
 function withoutUnknownBulkFields(model: Model, operations: unknown): { body: unknown; dropped: string[] } {
   if (!Array.isArray(operations)) return { body: operations, dropped: [] }
   const dropped = new Set<string>()
