@@ -17,7 +17,7 @@ function isForm(request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
 }
 
-function sendJson(reply: FastifyReply, json: string): FastifyReply {
+function sendJson(reply: FastifyReply, json: string | Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json)
 }
 

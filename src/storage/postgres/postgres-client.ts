@@ -167,7 +167,17 @@ function wrap(sql: postgres.Sql | postgres.TransactionSql, pool: Pool | undefine
     },
     ...('listen' in sql && {
       listen: async (channel: string, onPayload: (payload: string) => void, onListen: () => void) =>
-        (await sql.listen(channel, onPayload, onListen)).unlisten
+        (await sql.listen(channel, onPayload, onListen)).unlisten,
+      // postgres.js keeps its listening connection (a pool of one) as `listen.sql`.
+      queryListener: async (text: string) => {
+        const listener = (sql.listen as unknown as { sql?: postgres.Sql }).sql
+        if (listener === undefined) throw new Error('nothing listens on this client')
+        try {
+          return await listener.unsafe<Row[]>(text)
+        } catch (err) {
+          return toSqlError(err)
+        }
+      }
     })
   }
 }

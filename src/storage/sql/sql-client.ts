@@ -43,6 +43,12 @@ export interface SqlClient {
    * transaction's client.
    */
   listen?: (channel: string, onPayload: (payload: string) => void, onListen: () => void) => Promise<() => Promise<void>>
+  /**
+   * Runs a statement on the connection `listen` uses (opening one if it is down). PostgreSQL (15 and
+   * later) sends a listening connection every notification committed before a statement ahead of
+   * that statement's answer, so when the answer comes, those have been handed to `onPayload`.
+   */
+  queryListener?: (text: string) => Promise<Row[]>
 }
 
 /** A database error as the engines see it: PostgreSQL's SQLSTATE code and message. */

@@ -46,6 +46,24 @@ for (const engine of ENGINES) {
         { name: 'm', nope: 1 }
       )
       t.equal(put.headers['x-quire-dropped-fields'], 'link.nope')
+      const id = json(res).data._id
+      const bulk = await send('POST', '/bulkwrite/link', { authorization: alice.auth }, [
+        { insertOne: { document: { name: 'b', val: 2, bar: 'Gloop' } } },
+        { updateOne: { filter: { _id: id }, update: { $set: { name: 'u', 'nope.deep': 1 }, $inc: { val: 1 } } } },
+        { replaceOne: { filter: { _id: id }, replacement: { name: 'r', val: 3, zap: true } } },
+        JSON.parse('{"__proto__": {"document": {"bar": 1}}}')
+      ])
+      t.equal(bulk.statusCode, 400, 'an operation the bulk write does not know is still refused')
+      const bulkOk = await send('POST', '/bulkwrite/link', { authorization: alice.auth }, [
+        { insertOne: { document: { name: 'b', val: 2, bar: 'Gloop' } } },
+        { updateOne: { filter: { _id: id }, update: { $set: { name: 'u', 'nope.deep': 1 }, $inc: { val: 1 } } } },
+        { replaceOne: { filter: { _id: id }, replacement: { name: 'r', val: 3, zap: true } } }
+      ])
+      t.equal(bulkOk.statusCode, 200, bulkOk.body)
+      t.equal(bulkOk.headers['x-quire-dropped-fields'], 'link.bar,link.nope.deep,link.zap', 'bulk writes too')
+      const replaced = json(await send('GET', `/api/link/${id}`, { authorization: alice.auth })).data
+      t.match(replaced, { name: 'r', val: 3 })
+      t.notOk('zap' in replaced || 'nope' in replaced)
     })
 
     await t.test("showDeleted for readers; JXP's message for a deleted document", async t => {

@@ -45,6 +45,15 @@ for (const engine of ENGINES) {
         )
       ).data
       t.equal(put._updated_by_id, adminId, 'PUT (a client cannot set it: sent back, it is ignored)')
+      const byAdmin = json(
+        await send('GET', `/api/test/${created._id}?populate=_updated_by`, { authorization: admin })
+      ).data
+      t.equal(byAdmin._updated_by?.email, 'admin@example.com', 'populate=_updated_by: the user')
+      t.equal(byAdmin._updated_by?.password, undefined, 'without the password hash')
+      const byAlice = json(
+        await send('GET', `/api/test/${created._id}?populate=_updated_by`, { authorization: alice.auth })
+      ).data
+      t.equal(byAlice._updated_by ?? null, null, "a user who may not read the writer's record sees none")
       const bulk = await send('POST', '/bulkwrite/test', { authorization: alice.auth }, [
         { updateOne: { filter: { _id: created._id }, update: { $set: { foo: 'bulk' } } } }
       ])
@@ -54,6 +63,10 @@ for (const engine of ENGINES) {
         alice.id,
         'bulk update'
       )
+      const listed = json(
+        await send('GET', `/api/test?filter[_id]=${created._id}&populate=_updated_by_id`, { authorization: alice.auth })
+      ).data
+      t.equal(listed[0]._updated_by?.email, 'alice@example.com', 'populate by the field name, in a list')
       await send('DELETE', `/api/test/${created._id}`, { authorization: admin })
       t.equal(
         json(await send('GET', `/api/test/${created._id}?showDeleted=1`, { authorization: admin })).data._updated_by_id,
