@@ -20,8 +20,7 @@ import cors from './plugins/cors.ts'
 import db from './plugins/db.ts'
 import auth from './plugins/auth.ts'
 import firstAdmin from './plugins/first-admin.ts'
-import pipeliningLimit from './plugins/pipelining-limit.ts'
-import bodyBudget from './plugins/body-budget.ts'
+import inFlightLimits from './plugins/in-flight-limits.ts'
 import endpointLimits from './plugins/endpoint-limits.ts'
 import queryBuilder from './plugins/query-builder.ts'
 import documents from './plugins/documents.ts'
@@ -81,8 +80,7 @@ export async function buildApp({ config, logger = false }: AppOptions): Promise<
   app.register(websocket)
   app.register(underPressure)
   app.register(gracefulClose)
-  app.register(pipeliningLimit)
-  app.register(bodyBudget)
+  app.register(inFlightLimits)
   app.register(requestScope)
   // Before every plugin that adds routes: @fastify/swagger documents the routes registered after it.
   app.register(openApi)

@@ -10,7 +10,7 @@ import type { LoginLinks } from '../src/auth/credentials/login-links.ts'
 import type { PasswordChecker } from '../src/auth/password-checker.ts'
 import { presentedCredential } from '../src/auth/presented-credential.ts'
 import type { SessionStore } from '../src/auth/credentials/sessions.ts'
-import { createAuthenticator, type Authenticate } from '../plugins/credential-strategies.ts'
+import { addAuthentication, type Authenticate } from '../plugins/credential-strategies.ts'
 
 const CALLS = 200_000
 const ROUNDS = 7
@@ -58,7 +58,7 @@ async function nsPerCall(
 
 const app = Fastify()
 const composed = asPromise(
-  await createAuthenticator(app, {
+  await addAuthentication(app, {
     passwords: { callerFor: found, remembered } as unknown as PasswordChecker,
     sessions: { callerForToken: found, callerForApiKey: found, remembered } as unknown as SessionStore,
     links: {} as LoginLinks

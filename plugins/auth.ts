@@ -8,7 +8,6 @@ import fp from 'fastify-plugin'
 import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance } from 'fastify'
 import { createApiKeys, type ApiKeys } from '../src/auth/credentials/api-keys.ts'
-import { ANONYMOUS, type Caller } from '../src/auth/caller.ts'
 import { systemClock, type Clock } from '../src/auth/clock.ts'
 import { CREDENTIAL_MODEL } from '../src/auth/credentials/credential-model.ts'
 import { createLoginLinks, type JwtCodec, type LoginLinks } from '../src/auth/credentials/login-links.ts'
@@ -20,14 +19,7 @@ import { resolveServiceSecret, secretDataDir } from '../src/auth/service-secret.
 import { createSessionStore, type SessionStore } from '../src/auth/credentials/sessions.ts'
 import { createCredentialCache, type CredentialCache } from '../src/auth/credentials/credential-cache.ts'
 import { listenForCredentialChanges, openNoticeConnection } from '../src/storage/postgres/credential-notices.ts'
-import { createAuthenticator, type Authenticate } from './credential-strategies.ts'
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** false: the route reads its own credentials (POST /refresh). */
-    authenticate?: boolean
-  }
-}
+import { addAuthentication, type Authenticate } from './credential-strategies.ts'
 
 export interface AuthService {
   /** The clock of every expiry decision; tests replace `now`. */
@@ -90,7 +82,7 @@ async function authPlugin(app: FastifyInstance): Promise<void> {
   const cache = createCredentialCache({
     maxEntries: CREDENTIAL_CACHE_ENTRIES,
     maxAgeMs: config.credentialCacheMs,
-    now: () => clock.now()
+    clock
   })
   await clearOnCredentialWrites(app, cache)
   const passwords = createPasswordChecker({ engine: app.system, secret, throttle, cache })
@@ -106,7 +98,7 @@ async function authPlugin(app: FastifyInstance): Promise<void> {
   const links = createLoginLinks(app.system, codec, secret, config.jwtTtlSeconds)
   const mailer = createRecoveryMailer(config, warn)
 
-  const authenticate = await createAuthenticator(app, { passwords, sessions, links })
+  const authenticate = await addAuthentication(app, { passwords, sessions, links })
 
   app.decorate('credentials', {
     clock,
@@ -118,13 +110,6 @@ async function authPlugin(app: FastifyInstance): Promise<void> {
     throttle,
     authenticate,
     keyFor: (purpose: string) => deriveKey(secret, purpose)
-  })
-  app.decorateRequest('caller', null as unknown as Caller)
-  app.decorateRequest('credential', undefined)
-  app.addHook('onRequest', (request, reply, done) => {
-    request.caller = ANONYMOUS
-    if (request.routeOptions.config?.authenticate === false) done()
-    else authenticate(request, reply, done)
   })
   app.addHook('onClose', async () => {
     mailer.close()

@@ -1,11 +1,9 @@
 // Decorates the instance with `changes`, the process's change hub (src/changes), and
 // prunes the change log to its retention window once a minute (every process tries;
 // one at a time prunes). Open streams end, with a reason, before the server closes.
-// Puts each request's caller in its request scope: the change capture records who wrote.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createChangeHub, type ChangeHub } from '../src/changes/change-hub.ts'
-import { currentRequestScope } from '../src/runtime/request-scope.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,11 +25,6 @@ async function changesPlugin(app: FastifyInstance): Promise<void> {
     log: msg => app.log.warn(msg)
   })
   app.decorate('changes', hub)
-  app.addHook('onRequest', (request, _reply, done) => {
-    const scope = currentRequestScope()
-    if (scope) scope.caller = request.caller
-    done()
-  })
   const retention = { seconds: config.changesRetentionSeconds, entries: config.changesRetentionEvents }
   let pruning: Promise<void> = Promise.resolve()
   const prune = (): void => {

@@ -1,4 +1,4 @@
-// The authentication step of every request, composed with @fastify/auth (relation
+// The authentication step of every request (an onRequest hook), composed with @fastify/auth (relation
 // "and"): first the request's credentials are identified (at most one: two, or a
 // repeated one, is a 401), then each strategy authenticates the credential of its
 // kind and passes when its kind is absent. A presented credential that fails ends
@@ -8,8 +8,7 @@
 import fastifyAuth from '@fastify/auth'
 import fastifyBasicAuth from '@fastify/basic-auth'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Caller } from '../src/auth/caller.ts'
-import { callerFromUser } from '../src/auth/caller.ts'
+import { ANONYMOUS, callerFromUser, type Caller } from '../src/auth/caller.ts'
 import type { LoginLinks } from '../src/auth/credentials/login-links.ts'
 import type { PasswordChecker } from '../src/auth/password-checker.ts'
 import { presentedCredential, type Presented } from '../src/auth/presented-credential.ts'
@@ -17,6 +16,10 @@ import type { SessionStore } from '../src/auth/credentials/sessions.ts'
 import { QuireError } from '../src/errors.ts'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: the route reads its own credentials (POST /refresh). */
+    authenticate?: boolean
+  }
   interface FastifyRequest {
     /** The one credential the request presents (set by the authentication step). */
     credential?: Presented
@@ -81,8 +84,12 @@ function malformedBasic(err: Error | undefined): Error | undefined {
     : err
 }
 
-/** Registers @fastify/auth and @fastify/basic-auth on `app` and returns the authentication step they compose. */
-export async function createAuthenticator(app: FastifyInstance, checks: CredentialChecks): Promise<Authenticate> {
+/**
+ * Registers @fastify/auth and @fastify/basic-auth on `app`, and the onRequest hook that runs the
+ * authentication step they compose on every request (but routes with `authenticate: false`);
+ * returns the step.
+ */
+export async function addAuthentication(app: FastifyInstance, checks: CredentialChecks): Promise<Authenticate> {
   await app.register(fastifyAuth)
   await app.register(fastifyBasicAuth, {
     strictCredentials: false,
@@ -125,5 +132,13 @@ export async function createAuthenticator(app: FastifyInstance, checks: Credenti
     NOTHING_REMEMBERED,
     resolvedBy(async credential => callerFromUser(await checks.links.resolve(credential.jwt, 'login'), 'jwt'))
   )
-  return app.auth([identify, basic, bearer, apikey, jwt], { relation: 'and' }) as unknown as Authenticate
+  const authenticate = app.auth([identify, basic, bearer, apikey, jwt], { relation: 'and' }) as unknown as Authenticate
+  app.decorateRequest('caller', null as unknown as Caller)
+  app.decorateRequest('credential', undefined)
+  app.addHook('onRequest', (request, reply, done) => {
+    request.caller = ANONYMOUS
+    if (request.routeOptions.config?.authenticate === false) done()
+    else authenticate(request, reply, done)
+  })
+  return authenticate
 }

@@ -16,16 +16,17 @@ export interface CredentialWrites {
 }
 
 /**
- * What every write must set off: the response cache drops what was read from the models written
+ * What every write must set off before it is answered: the response cache drops what was read
+ * from the models written, and waits until the write is announced to the other processes
  * (plugins/read-cache.ts).
  */
 export interface CacheWrites {
-  announce: (models: string[]) => void
+  announce: (models: string[]) => Promise<void>
 }
 
 async function dbPlugin(app: FastifyInstance): Promise<void> {
   const credentialWrites: CredentialWrites = { announce: async () => {} }
-  const cacheWrites: CacheWrites = { announce: () => {} }
+  const cacheWrites: CacheWrites = { announce: async () => {} }
   const { engine: db, models } = await openStorage(app.config, {
     log: msg => app.log.info(msg),
     observer: app.engineObserver,
@@ -36,7 +37,7 @@ async function dbPlugin(app: FastifyInstance): Promise<void> {
             {
               models: 'every' as const,
               onWrite: async (written: Array<{ name: string }>) => {
-                cacheWrites.announce(written.map(m => m.name))
+                await cacheWrites.announce(written.map(m => m.name))
               }
             }
           ]

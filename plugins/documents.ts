@@ -2,7 +2,8 @@
 // operations (src/documents) need for one request.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { cachedEstimates, type DocumentContext } from '../src/documents/document-context.ts'
+import type { DocumentContext } from '../src/documents/document-context.ts'
+import { cachedEstimates } from '../src/query/plan-list.ts'
 import { scopedDocuments } from '../src/documents/scoped-documents.ts'
 
 async function documentsPlugin(app: FastifyInstance): Promise<void> {

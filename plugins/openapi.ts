@@ -4,7 +4,7 @@
 // package's own files: no CDN, works offline). Off with API_DOCS_ENABLED=false. Routes appear
 // with their schema's `summary` and `tags` (the first path segment when no tag is given), an
 // operation id each (src/openapi/operation-ids.ts), and `servers` from PUBLIC_URL; the document
-// passes `redocly lint` (test/openapi-lint.test.ts).
+// passes `redocly lint` (test/http/service/openapi-lint.test.ts).
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'

@@ -1,8 +1,10 @@
 // Decorates `readCache`: the response cache of document reads (src/cache/read-cache.ts) when
 // CACHE_ENABLED, a pass-through otherwise. Every write of this process drops what it touched
-// before the write is answered (app.cacheWrites); other processes' writes arrive through the
-// change log, and a hit is served only when this process has heard of every committed change
-// (src/cache/log-check.ts). Where the storage keeps no change log the cache stays off (logged).
+// and, where the change log announces changes (PostgreSQL), waits until it is announced to every
+// listening process, before the write is answered (app.cacheWrites); other processes' writes
+// arrive through the change log, and a hit is served only when this process has heard of every
+// change committed before the request came (src/cache/log-check.ts). Where the storage keeps no
+// change log the cache stays off (logged).
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Model } from '../src/models/model-definition.ts'
@@ -13,8 +15,16 @@ import { USER_MODEL } from '../src/auth/users/user-model.ts'
 import { CREDENTIAL_MODEL } from '../src/auth/credentials/credential-model.ts'
 
 export interface ReadCacheService {
-  /** The answer of `read` (JSON text), from the cache when it holds a current one; sets `jxp-cache: hit|miss`. */
-  serve: (request: FastifyRequest, reply: FastifyReply, model: Model, read: () => Promise<string>) => Promise<string>
+  /**
+   * The answer of `read` (JSON text), or its bytes from the cache when it holds a current one;
+   * sets `jxp-cache: hit|miss`.
+   */
+  serve: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    model: Model,
+    read: () => Promise<string>
+  ) => Promise<string | Buffer>
   stats: () => ReadCacheStats
   clear: () => void
   enabled: () => boolean
@@ -41,7 +51,10 @@ async function readCachePlugin(app: FastifyInstance): Promise<void> {
   let stop: (() => Promise<void>) | undefined
 
   if (cacheEnabled) {
-    app.cacheWrites.announce = invalidate
+    app.cacheWrites.announce = async models => {
+      invalidate(models)
+      if (check !== undefined) await app.db.changes.announce?.()
+    }
     app.addHook('onReady', async () => {
       const log = app.db.changes
       let last: string | undefined

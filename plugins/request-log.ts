@@ -7,7 +7,13 @@
 import fp from 'fastify-plugin'
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest
+} from 'fastify'
 import { redactUrl } from '../src/auth/log-redaction.ts'
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:=+/-]{1,128}$/
@@ -18,13 +24,23 @@ export function requestId(raw: IncomingMessage): string {
   return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID()
 }
 
-/** Fastify's logController: the arrival at debug, the answer as one line. */
+/**
+ * Whether `log` writes lines at `level`: pino tells; Fastify's logger when logging is off
+ * (`logger: false`) has neither `isLevelEnabled` nor a level, and writes nothing.
+ */
+function writes(log: FastifyBaseLogger, level: 'info' | 'error'): boolean {
+  const { isLevelEnabled } = log as { isLevelEnabled?: (level: string) => boolean }
+  return typeof isLevelEnabled === 'function' ? isLevelEnabled.call(log, level) : log.level !== undefined
+}
+
+/** Fastify's logController: the arrival at debug, the answer as one line (built only when written). */
 export class RequestLog extends LogController {
   incomingRequest(request: FastifyRequest): void {
     request.log.debug({ req: request }, 'incoming request')
   }
 
   requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (!writes(reply.log, error ? 'error' : 'info')) return
     const ms = Math.round(reply.elapsedTime * 10) / 10
     const entry = {
       req: request,

@@ -33,6 +33,10 @@ async function requestScopePlugin(app: FastifyInstance): Promise<void> {
         return (signal ??= signalOf(response))
       },
       client: clientAddress(request.ip),
+      // Read only when a statement writes (the change capture's actor): no hook of its own.
+      get caller() {
+        return request.caller
+      },
       startedAt: performance.now(),
       answering: () => response.headersSent
     }

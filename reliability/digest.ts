@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import { openPostgres } from '../src/storage/postgres/postgres-client.ts'
 import type { SqlClient } from '../src/storage/sql/sql-client.ts'
-import { quoteIdent, quoteLiteral } from '../src/compiler/quote.ts'
+import { quoteIdent, quoteLiteral } from '../src/compiler/sql-text.ts'
 import { CHANGE_POSITIONS, CHANGE_STATE } from '../src/compiler/ddl/change-capture-ddl.ts'
 import { withStore, type Store } from '../bench/store.ts'
 

@@ -1,9 +1,11 @@
-// POST /bulkwrite/{model}: MongoDB-style bulk operations in one transaction.
+// POST /bulkwrite/{model}: MongoDB-style bulk operations in one transaction (under JXP_COMPAT
+// without the fields the model does not name, as the single-document writes).
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { ModelParams } from '../schemas/common.ts'
 import { bulkWrite } from '../src/documents/bulk-write.ts'
+import { dropUnknownBulkFields } from '../src/jxp/unknown-fields.ts'
 
 const BulkResponse = Type.Object({
   status: Type.Literal('ok'),
@@ -42,9 +44,13 @@ export default async function bulkWriteRoutes(fastify: FastifyInstance): Promise
         response: { 200: BulkResponse }
       }
     },
-    async request => {
+    async (request, reply) => {
       const model = app.models.get(request.params.model)
-      return { status: 'ok' as const, ...(await bulkWrite(app.documentContext(request), model, request.body)) }
+      // Under JXP_COMPAT, fields the model does not name are dropped (and named), as on the single-document paths.
+      const operations = app.config.jxpCompat
+        ? dropUnknownBulkFields(model, request.body, reply, request.log)
+        : request.body
+      return { status: 'ok' as const, ...(await bulkWrite(app.documentContext(request), model, operations)) }
     }
   )
 }

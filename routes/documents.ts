@@ -11,12 +11,13 @@ import { deleteDocument, deleteOptions } from '../src/documents/delete-document.
 import { QuireError, errorBody } from '../src/errors.ts'
 import { dropUnknownFields } from '../src/jxp/unknown-fields.ts'
 import type { Model } from '../src/models/model-definition.ts'
+import type { ReadCacheService } from '../plugins/read-cache.ts'
 
 function isForm(request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
 }
 
-function sendJson(reply: FastifyReply, json: string): FastifyReply {
+function sendJson(reply: FastifyReply, json: string | Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json)
 }
 
@@ -32,6 +33,10 @@ export default async function documentRoutes(fastify: FastifyInstance): Promise<
   /** A write's body; under JXP_COMPAT without the fields the model does not name. */
   const writeBody = (model: Model, request: FastifyRequest, reply: FastifyReply): unknown =>
     app.config.jxpCompat ? dropUnknownFields(model, request.body, reply, request.log) : request.body
+  /** A read's answer, through the response cache when CACHE_ENABLED; with it off, no cache code runs. */
+  const serveRead: ReadCacheService['serve'] = app.config.cacheEnabled
+    ? app.readCache.serve
+    : async (_request, _reply, _model, read) => await read()
 
   app.get(
     '/api/:model',
@@ -40,7 +45,7 @@ export default async function documentRoutes(fastify: FastifyInstance): Promise<
       const model = app.models.get(request.params.model)
       return sendJson(
         reply,
-        await app.readCache.serve(request, reply, model, () =>
+        await serveRead(request, reply, model, () =>
           listDocuments(app.documentContext(request), model, request.query, request.url)
         )
       )
@@ -54,7 +59,7 @@ export default async function documentRoutes(fastify: FastifyInstance): Promise<
       const model = app.models.get(request.params.model)
       return sendJson(
         reply,
-        await app.readCache.serve(request, reply, model, () =>
+        await serveRead(request, reply, model, () =>
           readDocument(app.documentContext(request), model, request.params.id, request.query)
         )
       )

@@ -5,7 +5,7 @@
 // valid only while the generations it was read under are current, so a read that raced a
 // write is never kept. A write to users or credentials (permissions, groups) drops everything.
 // Bounded: at most `maxEntries` (least recently used first), each at most `maxEntryBytes`,
-// each kept at most `ttlMs`.
+// each kept at most `ttlMs`. Answers are kept as the bytes sent, so a hit encodes nothing.
 
 export interface ReadCacheStats {
   hits: number
@@ -21,8 +21,8 @@ export interface ReadCache {
   /** Whether a current entry exists (no statistics counted): worth checking the change log for. */
   has: (key: string) => boolean
   /** The current entry, counted as a hit; a miss when there is none or `vouched` is false. */
-  get: (key: string, vouched?: boolean) => string | undefined
-  /** Keeps `value` unless one of `models` was written since `generations` was taken. */
+  get: (key: string, vouched?: boolean) => Buffer | undefined
+  /** Keeps `value` (as UTF-8) unless one of `models` was written since `generations` was taken. */
   set: (key: string, models: string[], generations: number[], value: string) => void
   /** Drops what was read from `models` (all of it when `everything`). */
   invalidate: (models: string[], everything?: boolean) => void
@@ -39,7 +39,7 @@ export interface ReadCacheOptions {
 }
 
 interface Entry {
-  value: string
+  value: Buffer
   models: string[]
   generations: number[]
   at: number
@@ -53,9 +53,12 @@ export function createReadCache({ ttlMs, maxEntries, maxEntryBytes, now = Date.n
   let hits = 0
   let misses = 0
   const snapshot = (models: string[]): number[] => [epoch, ...models.map(m => generations.get(m) ?? 0)]
+  /** Whether the generations `entry` was read under are current (checked on every hit: allocates nothing). */
   const current = (entry: Entry): boolean => {
-    const now_ = snapshot(entry.models)
-    return now_.every((g, i) => g === entry.generations[i])
+    if (entry.generations[0] !== epoch) return false
+    for (let i = 0; i < entry.models.length; i++)
+      if ((generations.get(entry.models[i]) ?? 0) !== entry.generations[i + 1]) return false
+    return true
   }
 
   const valid = (entry: Entry | undefined): entry is Entry =>
@@ -76,10 +79,10 @@ export function createReadCache({ ttlMs, maxEntries, maxEntryBytes, now = Date.n
       hits++
       return entry.value
     },
-    set: (key, models, taken, value) => {
-      if (value.length > maxEntryBytes) return
-      const entry = { value, models, generations: taken, at: now() }
-      if (!current(entry)) return
+    set: (key, models, taken, text) => {
+      if (text.length > maxEntryBytes) return
+      const entry = { value: Buffer.from(text), models, generations: taken, at: now() }
+      if (entry.value.length > maxEntryBytes || !current(entry)) return
       entries.delete(key)
       while (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string)
       entries.set(key, entry)

@@ -2,7 +2,8 @@
 // arrays of objects one level deep, as MongoDB does; array-index segments get explicit guards
 // because lax mode would otherwise treat a non-array as a one-element array.
 import { checkText } from '../validation/values.ts'
-import { quoteLiteral } from './quote.ts'
+import { quoteLiteral } from './sql-text.ts'
+import { isIndexSegment } from '../validation/field-path.ts'
 
 /** A field name followed by the array indexes applied to its value ("items.0" -> items, [0]). */
 interface Run {
@@ -20,12 +21,6 @@ interface LeafParts {
   accessor: string
   /** Conditions the parent must meet for the indexes to apply, or undefined. */
   guard?: string
-}
-
-const ARRAY_INDEX = /^\d+$/
-
-export function isIndexSegment(segment: string): boolean {
-  return ARRAY_INDEX.test(segment)
 }
 
 function splitRuns(segs: string[]): Run[] {

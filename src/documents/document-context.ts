@@ -16,29 +16,11 @@ export interface DocumentContext {
   config: Config
   caller: Caller
   queryBuilder: QueryBuilder
-  /** The collection's size estimate, cached for a few seconds (decides exact counts). */
+  /** The collection's size estimate, cached for a few seconds (src/query/plan-list.ts: decides exact counts). */
   estimateCount: (modelName: string) => Promise<number>
   /** The models' code: hooks and methods (src/models/model-code.ts). */
   code: ModelCodeRegistry
   /** The documents API for model code, acting for this context's caller. */
   documents: ScopedDocuments
   log: Record<'error' | 'info', (details: { err: unknown }, message: string) => void>
-}
-
-const ESTIMATE_TTL_MS = 5000
-
-/** A cached wrapper around engine.estimateCount, one per process. */
-export function cachedEstimates(
-  engine: Engine,
-  registry: ModelRegistry,
-  now: () => number = Date.now
-): (modelName: string) => Promise<number> {
-  const cache = new Map<string, { n: number; at: number }>()
-  return async modelName => {
-    const hit = cache.get(modelName)
-    if (hit && now() - hit.at < ESTIMATE_TTL_MS) return hit.n
-    const n = await engine.estimateCount(registry.get(modelName))
-    cache.set(modelName, { n, at: now() })
-    return n
-  }
 }

@@ -1,17 +1,59 @@
-// Read operations on documents: one by id, a list page with counts, a count.
+// Read operations on documents: one by id, a list page with counts, a count. A list's answer is
+// written as JSON text around the engine's page (passed through unparsed): count, paging keys,
+// next/prev links, data.
 import type { Model } from '../models/model-definition.ts'
 import type { Filter } from '../query/types.ts'
-import type { CountMode } from '../query/count-mode.ts'
 import { parseListParams, type QueryParams } from '../query/parse-list-params.ts'
-import { planPage } from '../query/plan-page.ts'
+import { planCount, planPage } from '../query/plan-list.ts'
 import { authorizeFind } from '../permissions/authorize/authorize-read.ts'
-import { writeListResponse } from '../query/list-response.ts'
 import { isValidId } from '../ids.ts'
 import { QuireError } from '../errors.ts'
 import { deletedDocumentError } from '../jxp/deleted-document.ts'
 import { reviveJxpLiterals } from '../query/jxp-literals.ts'
 import { allOf } from '../permissions/row-scope.ts'
 import type { DocumentContext } from './document-context.ts'
+
+interface ListAnswer {
+  /** JSON text of the documents array. */
+  data: string
+  /** Number of documents in `data`. */
+  returned: number
+  /** Exact count, or -1 when the collection is too large to count on every read, or the planner's estimate. */
+  count: number
+  /** `count` is the planner's estimate (count=planned or estimated): paging follows the page, not the count. */
+  countEstimated?: boolean
+  limit: number
+  page: number
+  limitCapped: boolean
+  /** The request's path and query string, e.g. "/api/test?limit=10&filter[foo]=x". */
+  url: string
+}
+
+/** The same URL with `page` set to `page` (every other parameter kept, credentials left out). */
+function pageUrl(url: string, page: number): string {
+  const [path, query = ''] = url.split(/\?(.*)/s)
+  const params = new URLSearchParams(query)
+  params.delete('apikey')
+  params.delete('jwt')
+  params.set('page', String(page))
+  return `${path}?${params.toString()}`
+}
+
+function writeListResponse(page: ListAnswer): string {
+  const pageCount = page.count < 0 ? -1 : Math.ceil(page.count / page.limit)
+  const hasNext = page.count < 0 || page.countEstimated === true ? page.returned === page.limit : page.page < pageCount
+  const head: Record<string, unknown> = {
+    count: page.count,
+    ...(page.countEstimated && { count_estimated: true }),
+    limit: page.limit,
+    page: page.page,
+    page_count: pageCount,
+    ...(page.limitCapped && { limit_capped: true }),
+    ...(hasNext && { next: pageUrl(page.url, page.page + 1) }),
+    ...(page.page > 1 && { prev: pageUrl(page.url, page.page - 1) })
+  }
+  return `${JSON.stringify(head).slice(0, -1)},"data":${page.data}}`
+}
 
 export function checkId(id: string): void {
   if (!isValidId(id)) throw new QuireError('INVALID_ID', 'A document id is 24 hexadecimal characters')
@@ -37,28 +79,6 @@ export async function readDocument(
 }
 
 /**
- * How a list's count is made: exactly, by the planner, or not at all (-1). By default, and for
- * count=estimated, exactly while the collection is at most EXACT_COUNT_LIMIT documents (its O(1)
- * size estimate says); above it not at all, or by the planner for count=estimated (which cannot
- * estimate a full-text search).
- */
-async function countKind(
-  ctx: DocumentContext,
-  model: Model,
-  mode: CountMode | undefined,
-  searching: boolean
-): Promise<'exact' | 'planned' | 'none'> {
-  if (mode === 'planned' && searching)
-    throw new QuireError(
-      'BAD_REQUEST',
-      "count=planned cannot estimate a full-text search's matches: use count=exact, or leave count out"
-    )
-  if (mode === 'exact' || mode === 'planned') return mode
-  if ((await ctx.estimateCount(model.name)) <= ctx.config.exactCountLimit) return 'exact'
-  return mode === 'estimated' && !searching ? 'planned' : 'none'
-}
-
-/**
  * GET /api/{model} and POST /query/{model} (JXP's literal strings in its filter converted): a page
  * with count and paging keys, as JSON text. The steps of every list read, in order.
  */
@@ -81,7 +101,10 @@ export async function listDocuments(
     page
   )
   // 3. Plan the count: exact while the collection is small enough, else -1, or as the caller asked (count=).
-  const how = await countKind(ctx, model, params.count, authorizedQuery.search !== undefined)
+  const how = await planCount(params.count, authorizedQuery.search !== undefined, {
+    estimate: () => ctx.estimateCount(model.name),
+    exactCountLimit: ctx.config.exactCountLimit
+  })
   // 4. Execute: one statement (page, populate and count) on the engine, and the planner's estimate when asked.
   const [result, planned] = await Promise.all([
     ctx.engine.find(model, { ...authorizedQuery, count: how === 'exact' }),

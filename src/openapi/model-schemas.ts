@@ -5,7 +5,7 @@ import type { Model } from '../models/model-definition.ts'
 import type { SYSTEM_FIELDS } from '../models/model-definition.ts'
 import { documentSchema } from '../models/document-schema.ts'
 import { hiddenFields } from '../permissions/field-policy.ts'
-import { COUNT_MODES } from '../query/count-mode.ts'
+import { COUNT_MODES } from '../query/plan-list.ts'
 import { ID_PATTERN } from '../ids.ts'
 
 export type JsonSchema = Record<string, unknown>

@@ -10,10 +10,10 @@ import { authorizeCount, authorizeFind } from '../permissions/authorize/authoriz
 import type { Authorized } from '../permissions/authorized.ts'
 import type { Filter } from './types.ts'
 import { parseListParams, type ListParams, type QueryParams } from './parse-list-params.ts'
-import type { PageSettings } from './plan-page.ts'
+import type { PageSettings } from './plan-list.ts'
 
 export interface QueryBuilder {
-  /** The page sizes list reads use (src/query/plan-page.ts). */
+  /** The page sizes list reads use (src/query/plan-list.ts). */
   settings: PageSettings
   parse: (model: Model, query: QueryParams) => ListParams
   /** The query of GET /api/{model}/{id}: that one document, `fields` and `populate` applied. */

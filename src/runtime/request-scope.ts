@@ -13,8 +13,8 @@ export interface RequestScope {
   readonly startedAt?: number
   /** Whether its response has started (a streamed export is being answered). */
   readonly answering?: () => boolean
-  /** The caller, once the request's credentials were resolved (plugins/changes.ts sets it). */
-  caller?: Caller
+  /** The caller, once the request's credentials were resolved (null or undefined before). */
+  readonly caller?: Caller | null
 }
 
 const storage = new AsyncLocalStorage<RequestScope>()

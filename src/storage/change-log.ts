@@ -52,6 +52,18 @@ export interface ChangeLog {
    */
   follow: (deliver: (changes: StoredChange[]) => Promise<void>) => Promise<() => Promise<void>>
 
+  /**
+   * Where changes are announced to every listening process at once (PostgreSQL's NOTIFY): the
+   * position of the last change announced to this process, once a round trip on its listening
+   * connection that started after this call has come back, so every change announced before the
+   * call is at or before it (and has been handed to the followers). Undefined while this process
+   * listens on no connection, or on another one than when it last read the head (notices may be lost).
+   */
+  heard?: () => Promise<string | undefined>
+
+  /** With `heard`: resolves once every change committed before the call has been numbered and announced. */
+  announce?: () => Promise<void>
+
   /** Drops the entries the retention no longer covers; returns how many. */
   prune: (retention: ChangeLogRetention) => Promise<number>
 }

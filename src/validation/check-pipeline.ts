@@ -5,7 +5,7 @@
 // Returns the pipeline with extended JSON revived and its filters normalized.
 import { QuireError } from '../errors.ts'
 import { reviveExtendedJson } from '../query/extended-json.ts'
-import { checkFilter } from './check-filter.ts'
+import { checkFilter } from './check-query.ts'
 import { checkExpression, checkPipelinePath, type ExpressionScope } from './check-expression.ts'
 import { checkFieldName } from './field-path.ts'
 import { LIMITS } from './limits.ts'

@@ -13,6 +13,11 @@ function invalidField(path: string): QuireError {
   return new QuireError('INVALID_FIELD', `Invalid field name: ${JSON.stringify(path).slice(0, 80)}`)
 }
 
+/** Whether a segment of a checked path is an array index ("items.0": `0`), not a field name. */
+export function isIndexSegment(segment: string): boolean {
+  return ARRAY_INDEX.test(segment)
+}
+
 /**
  * Validates a dotted field path and returns its segments. Segments are identifiers or, after
  * the first, array indexes; anything else (quotes, operators, empty segments) is a client error.

@@ -41,11 +41,9 @@ export const LIMITS = {
   urlFilterTerms: 50,
   /** Characters of one URL parameter value. */
   urlValueLength: 1000,
-  /** Request bodies one client may have on their way in at once, by what they announce (plugins/body-budget.ts). */
+  /** Request bodies one client may have on their way in at once, by what they announce (in-flight-limits.ts). */
   bodyBytesPerClient: 32 * 1024 * 1024,
-  /**
-   * Requests one connection may have in flight (pipelined, unanswered); more close it (plugins/pipelining-limit.ts).
-   */
+  /** Requests one connection may have in flight (pipelined, unanswered); more close it (in-flight-limits.ts). */
   requestsInFlightPerConnection: 32,
   /** ... and its client's new connections are then closed as they arrive for this long (not behind TRUST_PROXY). */
   pipeliningShutOutMs: 10_000,

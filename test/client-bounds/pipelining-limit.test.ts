@@ -5,7 +5,7 @@
 import t from 'tap'
 import { connect } from 'node:net'
 import { createServer } from 'node:http'
-import { boundRequestsInFlight } from '../../plugins/pipelining-limit.ts'
+import { boundRequestsInFlight } from '../../plugins/in-flight-limits.ts'
 import { LIMITS } from '../../src/validation/limits.ts'
 import { ENGINES, createTestApp } from '../helpers/test-app.ts'
 import { listen } from '../helpers/feed-app.ts'

@@ -108,8 +108,8 @@ export function engineLacks(engine: EngineName, ...features: FerretLimit[]): str
 }
 
 /**
- * Test apps do not shed load: a busy test machine must not turn answers into 503s (test/lifecycle.test.ts tests
- * shedding).
+ * Test apps do not shed load: a busy test machine must not turn answers into 503s
+ * (test/http/service/lifecycle.test.ts tests shedding).
  */
 export const QUIET_SETTINGS: Partial<Config> = { maxEventLoopDelayMs: 0 }
 

@@ -334,7 +334,7 @@ const checkSnapshot: Check = async (t, { engine, target }) => {
     'every document, as exportAll reads them'
   )
   if (target.name === 'postgres')
-    t.equal(read.consistent, true, 'of one moment (test/backup-restore.test.ts writes meanwhile)')
+    t.equal(read.consistent, true, 'of one moment (test/commands/backup-restore.test.ts writes meanwhile)')
   else t.type(read.consistent, 'boolean', 'of one moment where the server has snapshot reads')
 }
 

@@ -6,6 +6,7 @@
 // Concurrent requests with a credential not yet remembered share one lookup: fifty connections
 // opening with the same Basic credential cost one bcrypt comparison, not fifty.
 import type { Caller } from '../caller.ts'
+import type { Clock } from '../clock.ts'
 
 export interface CredentialCache {
   /**
@@ -26,7 +27,8 @@ export interface CredentialCacheOptions {
   maxEntries: number
   /** How long a credential is remembered at most (ms); 0 turns the cache off. */
   maxAgeMs: number
-  now: () => number
+  /** The auth components' clock (tests move it). */
+  clock: Clock
 }
 
 interface Entry {
@@ -47,7 +49,7 @@ export function createCredentialCache(options: CredentialCacheOptions): Credenti
   function remembered(key: string): Caller | undefined {
     const hit = entries.get(key)
     if (hit === undefined) return undefined
-    if (hit.until > options.now()) return hit.caller
+    if (hit.until > options.clock.now()) return hit.caller
     entries.delete(key)
     return undefined
   }
@@ -56,7 +58,8 @@ export function createCredentialCache(options: CredentialCacheOptions): Credenti
     const started = generation
     const { caller, until } = await resolve()
     // A write that cleared the cache while this lookup ran may have revoked what it read.
-    if (generation === started) remember(key, { caller, until: Math.min(until, options.now() + options.maxAgeMs) })
+    if (generation === started)
+      remember(key, { caller, until: Math.min(until, options.clock.now() + options.maxAgeMs) })
     return caller
   }
 

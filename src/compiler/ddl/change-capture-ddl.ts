@@ -5,7 +5,7 @@
 // a narrow table of their own: a captured change is written once and never updated, so the
 // log's wide rows (whole documents) are only appended and pruned.
 import type { Model } from '../../models/model-definition.ts'
-import { quoteIdent, quoteLiteral } from '../quote.ts'
+import { quoteIdent, quoteLiteral } from '../sql-text.ts'
 import { tableName } from './schema-ddl.ts'
 
 export const CHANGE_TABLE = 'quire_changes'

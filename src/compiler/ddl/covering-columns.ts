@@ -12,7 +12,7 @@ import { COVERABLE_KINDS, fieldKindLookup } from '../../models/field-kinds.ts'
 import { parseFieldPath } from '../../validation/field-path.ts'
 import { floatOf } from '../pipeline/jsonb-sql.ts'
 import { scalarField, valueExpr } from '../filter/index-expression.ts'
-import { quoteIdent } from '../quote.ts'
+import { quoteIdent } from '../sql-text.ts'
 import { shortHash } from '../short-hash.ts'
 
 /** Prefix of the generated columns of covering indexes (the full-text column's is `fts_`). */

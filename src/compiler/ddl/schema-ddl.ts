@@ -4,7 +4,7 @@
 import type { Model } from '../../models/model-definition.ts'
 import { fieldKindLookup } from '../../models/field-kinds.ts'
 import { indexExpression } from '../filter/compile-filter.ts'
-import { quoteIdent, quoteLiteral, jsonPathExpr } from '../quote.ts'
+import { quoteIdent, quoteLiteral, jsonPathExpr } from '../sql-text.ts'
 import { shortHash } from '../short-hash.ts'
 import { coveringIndexBodies } from './covering-columns.ts'
 
@@ -27,10 +27,10 @@ export interface IndexDefinition {
 
 /**
  * The indexes a model wants, each with a name unique to its definition: the declared ones, a
- * covering index for each declared one with `include` (src/compiler/ddl/covering-columns.ts), the full-text index, and
- * one GIN index (jsonb_path_ops) over the whole document, which serves
- * equality on every field without an index of its own (src/compiler/filter/containment.ts). A non-unique index ends
- * with `_id`, the tiebreaker of every sort: with its fields fixed by equality, the index then
+ * covering index for each declared one with `include` (src/compiler/ddl/covering-columns.ts), the
+ * full-text index, and one GIN index (jsonb_path_ops) over the whole document, which serves
+ * equality on every field without an index of its own (src/compiler/filter/compile-comparison.ts).
+ * A non-unique index ends with `_id`, the tiebreaker of every sort: with its fields fixed by equality, the index then
  * yields rows in page order, so a filtered list stops after `limit` rows instead of sorting every
  * match (300,000 documents, 3,000 matches: 12 ms -> 0.14 ms).
  */

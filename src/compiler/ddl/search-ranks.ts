@@ -12,7 +12,7 @@
 // index or language gets a new table, built from the documents, and the stale one is dropped.
 import type { Model } from '../../models/model-definition.ts'
 import { fulltextColumn, tableName } from './schema-ddl.ts'
-import { quoteIdent } from '../quote.ts'
+import { quoteIdent } from '../sql-text.ts'
 import { shortHash } from '../short-hash.ts'
 
 export const RANKS_PREFIX = 'qr_'

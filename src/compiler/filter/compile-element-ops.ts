@@ -2,7 +2,7 @@
 import type { TypeName } from '../../validation/type-names.ts'
 import { pathExists, pathExistsWithVars, type FieldRef } from './compile-comparison.ts'
 import { fieldPath, leafFilterPath } from '../json-path.ts'
-import { joinOr, negate } from '../sql-logic.ts'
+import { joinOr, negate } from '../sql-text.ts'
 
 /** Dates are stored as ISO 8601 UTC strings with milliseconds; `$type: "date"` recognizes that form. */
 const ISO_DATE = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}Z$'

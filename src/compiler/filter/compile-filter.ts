@@ -1,4 +1,4 @@
-// Compiles a checked MongoDB filter document (src/validation/check-filter.ts has
+// Compiles a checked MongoDB filter document (src/validation/check-query.ts has
 // validated its shape, limits and values) into one boolean SQL expression over a jsonb
 // document (pure, no I/O): logical operators, field conditions, $not, $all and
 // $elemMatch here; the value, shape and regex conditions in their own modules.
@@ -14,14 +14,13 @@ import {
 } from './compile-comparison.ts'
 import { compileExists, compileSize, compileType } from './compile-element-ops.ts'
 import { compileRegex, readRegex } from '../../validation/regex/regex-dialect.ts'
-import { isValueCriteria } from '../../validation/check-filter.ts'
+import { isValueCriteria } from '../../validation/check-query.ts'
 import { isOperatorObject, toJsonValue } from '../../validation/values.ts'
 import { scalarField } from './index-expression.ts'
-import type { ContainmentLookup } from './containment.ts'
+import type { ContainmentLookup } from './compile-comparison.ts'
 import { arrayElementsPath, jsonpathLiteral } from '../json-path.ts'
 import { parseFieldPath } from '../../validation/field-path.ts'
-import { joinAnd, joinOr, negate } from '../sql-logic.ts'
-import type { SqlParams } from '../sql-params.ts'
+import { joinAnd, joinOr, negate, type SqlParams } from '../sql-text.ts'
 
 export { indexExpression } from './index-expression.ts'
 
@@ -35,7 +34,7 @@ export interface FilterContext {
    * so a lookup must not claim a scalar kind for a path that crosses an array.
    */
   kindOf?: FieldKindLookup
-  /** Paths whose equality may be tested by containment (src/compiler/filter/containment.ts); same trust as kindOf. */
+  /** Paths whose equality may be tested by containment (compile-comparison.ts); same trust as kindOf. */
   containment?: ContainmentLookup
 }
 

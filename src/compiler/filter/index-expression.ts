@@ -8,9 +8,8 @@
 // no jsonb_typeof test: such a test adds nothing for valid data, and its default selectivity makes
 // the planner misjudge how many rows a filter keeps (and choose a sort over an index walk).
 import type { FieldKind } from '../../query/types.ts'
-import { isIndexSegment } from '../json-path.ts'
-import { quoteLiteral } from '../quote.ts'
-import { parseFieldPath } from '../../validation/field-path.ts'
+import { quoteLiteral } from '../sql-text.ts'
+import { isIndexSegment, parseFieldPath } from '../../validation/field-path.ts'
 
 type ScalarJsonType = 'string' | 'number' | 'boolean'
 

@@ -1,17 +1,22 @@
 // Compiles a FindQuery into one SQL statement: filter, full-text search, sort,
 // projection, populate (correlated subqueries) and paging, plus the exact count
-// in the same round trip when it is asked for.
+// in the same round trip when it is asked for. The sort is compiled here too, in MongoDB's order
+// across types, ending with the id column so that equal keys still page deterministically (the id
+// follows the last key's direction: an index on (key, _id) read backwards serves `-key` too).
 import type { FindQuery, PopulateSpec } from '../../storage/engine.ts'
 import type { Model } from '../../models/model-definition.ts'
 import { fieldKindLookup } from '../../models/field-kinds.ts'
-import type { Filter } from '../../query/types.ts'
+import type { Filter, Sort } from '../../query/types.ts'
 import { compileFilter } from '../filter/compile-filter.ts'
-import { containmentLookup } from '../filter/containment.ts'
-import { compileSort } from './compile-sort.ts'
+import { containmentLookup } from '../filter/compile-comparison.ts'
+import type { FilterContext } from '../filter/compile-filter.ts'
+import { scalarField, valueExpr } from '../filter/index-expression.ts'
+import { fieldPath, jsonpathLiteral } from '../json-path.ts'
+import { parseFieldPath } from '../../validation/field-path.ts'
+import { LIMITS } from '../../validation/limits.ts'
 import { compileProjection } from './compile-projection.ts'
-import { jsonPathExpr, quoteIdent, quoteLiteral } from '../quote.ts'
+import { jsonPathExpr, quoteIdent, quoteLiteral, SqlParams, type SqlValue } from '../sql-text.ts'
 import { fulltextColumn, tableName } from '../ddl/schema-ddl.ts'
-import { SqlParams, type SqlValue } from '../sql-params.ts'
 import { prefixWalkSource } from './prefix-walk.ts'
 import { SINGLE_OCCURRENCE_RANK, lexemeOf, searchRanks } from '../ddl/search-ranks.ts'
 import { QuireError } from '../../errors.ts'
@@ -253,4 +258,65 @@ function compileFindWith(params: SqlParams, model: Model, query: FindQuery, opti
     `SELECT c.total, p.d FROM (SELECT count(*) AS total FROM ${table} t WHERE ${matchWhere}) c ` +
     `LEFT JOIN LATERAL (${page}) p ON true`
   return { text, values: params.values, planForValues: params.planForValues }
+}
+
+export interface SortContext extends FilterContext {
+  /** SQL expression of the id column, e.g. 't._id': the tiebreaker, and the key for `_id` itself. */
+  idColumn: string
+}
+
+/**
+ * ORDER BY terms for `sort`. A field of a declared scalar kind sorts on its index expression,
+ * missing and null first (ascending). Any other field follows MongoDB: missing = null < numbers
+ * < strings (byte order) < objects < arrays < booleans, an array sorting by its smallest element
+ * ascending and its largest descending, and an empty array before null.
+ */
+export function compileSort(sort: Sort, ctx: SortContext): string {
+  if (sort.length > LIMITS.sortTerms)
+    throw new QuireError('QUERY_TOO_COMPLEX', `A sort may have at most ${LIMITS.sortTerms} fields`)
+  const terms = sort.map(([path, direction]) => compileSortTerm(path, direction, ctx))
+  if (!sort.some(([path]) => path === '_id')) terms.push(`${ctx.idColumn} ${sort.at(-1)?.[1] === -1 ? 'DESC' : 'ASC'}`)
+  return terms.join(', ')
+}
+
+function compileSortTerm(path: string, direction: unknown, ctx: SortContext): string {
+  if (direction !== 1 && direction !== -1)
+    throw new QuireError('INVALID_QUERY', `Sort direction of ${path} must be 1 or -1`)
+  const dir = direction === 1 ? 'ASC' : 'DESC'
+  if (path === '_id') return `${ctx.idColumn} ${dir}`
+  const segs = parseFieldPath(path)
+  const scalar = scalarField(ctx.doc, segs, ctx.kindOf?.(path))
+  if (scalar) return `${scalar.expr} ${dir} NULLS ${direction === 1 ? 'FIRST' : 'LAST'}`
+  const emptyOrMissing = `CASE WHEN ${ctx.doc} @? ${jsonpathLiteral(fieldPath(segs))} THEN 0 ELSE 1 END`
+  return (
+    `(SELECT ${typeOrderKey('k.v', emptyOrMissing)} FROM (SELECT ${sortValue(ctx.doc, segs, dir)} AS v) AS ` +
+    `k) ${dir}`
+  )
+}
+
+/**
+ * The value a document sorts by: the field's value, or its smallest/largest element or value reached through arrays.
+ */
+function sortValue(doc: string, segs: string[], dir: string): string {
+  const value = valueExpr(doc, segs)
+  const candidates = jsonpathLiteral(`${fieldPath(segs)}[*]`)
+  const pick =
+    `(SELECT s.v FROM (SELECT jsonb_path_query(${doc}, ${candidates}) AS v) AS s ORDER ` +
+    `BY ${typeOrderKey('s.v', '1')} ${dir} LIMIT 1)`
+  return (
+    `CASE WHEN jsonb_typeof(${value}) IN ('null', 'number', 'string', 'object', 'boolean') THEN ${value} ` +
+    `ELSE ${pick} END`
+  )
+}
+
+/**
+ * One row value ordering jsonb values by MongoDB's type order, then within the type: strings in
+ * byte order (the row keeps the C collation), numbers, booleans and documents in jsonb order.
+ */
+function typeOrderKey(value: string, missingRank: string): string {
+  const rank =
+    `CASE jsonb_typeof(${value}) WHEN 'null' THEN 1 WHEN 'number' THEN 2 WHEN 'string' THEN 3 ` +
+    `WHEN 'object' THEN 4 WHEN 'array' THEN 5 WHEN 'boolean' THEN 6 ELSE ${missingRank} END`
+  const text = `(CASE WHEN jsonb_typeof(${value}) = 'string' THEN ${value} #>> '{}' END) COLLATE "C"`
+  return `ROW(${rank}, ${text}, NULLIF(${value}, 'null'::jsonb))`
 }

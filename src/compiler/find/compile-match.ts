@@ -6,7 +6,7 @@ import type { Doc } from '../../storage/engine.ts'
 import type { Model } from '../../models/model-definition.ts'
 import type { Filter } from '../../query/types.ts'
 import { compileWhere, type CompiledSql } from './compile-find.ts'
-import { SqlParams } from '../sql-params.ts'
+import { SqlParams } from '../sql-text.ts'
 
 /** One row per document, in order, with a boolean column m<i> per filter. */
 export function compileMatch(model: Model, docs: Doc[], filters: Filter[]): CompiledSql {

@@ -2,7 +2,7 @@
 // document; the fields in opts.exclude (password hashes) never leave the database.
 import { QuireError } from '../../errors.ts'
 import type { FilterContext } from '../filter/compile-filter.ts'
-import { quoteLiteral } from '../quote.ts'
+import { quoteLiteral } from '../sql-text.ts'
 import { parseFieldPath } from '../../validation/field-path.ts'
 
 export const MAX_PROJECTION_FIELDS = 50

@@ -5,11 +5,10 @@
 // undefined here and is compiled over whole documents (src/compiler/pipeline/compile-group.ts) with the same
 // results: each column holds exactly the expression that path reads.
 import type { CoveredField } from '../ddl/covering-columns.ts'
-import type { SqlParams } from '../sql-params.ts'
+import { type SqlParams, quoteIdent } from '../sql-text.ts'
 import type { Rel } from './pipeline-state.ts'
 import { COUNT_ALL, avgOfFloats, sumOfFloats } from './compile-group.ts'
 import { JSON_NULL, jsonObject } from './jsonb-sql.ts'
-import { quoteIdent } from '../quote.ts'
 import { checkFieldName } from '../../validation/field-path.ts'
 import { isPlainObject } from '../../validation/values.ts'
 

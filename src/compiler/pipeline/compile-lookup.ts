@@ -3,7 +3,7 @@
 import { QuireError } from '../../errors.ts'
 import { compileFilter } from '../filter/compile-filter.ts'
 import { isPlainObject } from '../../validation/values.ts'
-import { quoteLiteral } from '../quote.ts'
+import { quoteLiteral } from '../sql-text.ts'
 import { parseFieldPath } from '../../validation/field-path.ts'
 import { bindValues, jsonObject, resolveFieldPath, JSON_NULL } from './jsonb-sql.ts'
 import { freshName, type CompileState, type Rel, type Scope } from './pipeline-state.ts'

@@ -1,7 +1,7 @@
 // $project, $addFields/$set and $unset: parses the spec into a field tree and builds
 // the jsonb SQL of the reshaped document (inclusion, exclusion, merged computed fields).
 import { QuireError } from '../../errors.ts'
-import { quoteLiteral } from '../quote.ts'
+import { quoteLiteral } from '../sql-text.ts'
 import { parseFieldPath } from '../../validation/field-path.ts'
 import { isPlainObject } from '../../validation/values.ts'
 import { bindValues, buildObject, mapArrayAware, EMPTY_OBJECT } from './jsonb-sql.ts'

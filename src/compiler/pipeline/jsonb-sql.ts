@@ -1,6 +1,6 @@
 // SQL building blocks for MongoDB value semantics over jsonb: type order, truthiness,
 // guarded casts, one-time binding of operands and array-aware traversal of paths.
-import { quoteLiteral } from '../quote.ts'
+import { quoteLiteral } from '../sql-text.ts'
 import { freshName, type Scope } from './pipeline-state.ts'
 
 export const JSON_NULL = "'null'::jsonb"

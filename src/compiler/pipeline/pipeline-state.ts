@@ -1,7 +1,7 @@
 // Shared shapes of the aggregation compiler: the caller's context, the relation a
 // stage produces, the per-statement compile state and the expression scope.
 import type { FieldKindLookup, Filter } from '../../query/types.ts'
-import type { SqlParams } from '../sql-params.ts'
+import type { SqlParams } from '../sql-text.ts'
 import type { CoveredField } from '../ddl/covering-columns.ts'
 
 export interface PipelineContext {

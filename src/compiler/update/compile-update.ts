@@ -1,8 +1,7 @@
 // Compiles the terms of a checked MongoDB update document ($set, $unset, $inc, $push,
 // $pull, $addToSet; see src/validation/check-update.ts) into one jsonb expression over
 // the stored document.
-import type { SqlParams } from '../sql-params.ts'
-import { quoteLiteral } from '../quote.ts'
+import { type SqlParams, quoteLiteral } from '../sql-text.ts'
 import { parseFieldPath } from '../../validation/field-path.ts'
 import type { UpdateOperator as Operator, UpdateTerms } from '../../validation/check-update.ts'
 type Apply = (doc: string, path: string[], value: unknown, params: SqlParams) => string

@@ -1,18 +1,22 @@
 // Authorizes reads: a caller's list, get-by-id and count requests become the
 // Authorized queries engines accept: the client's filter, sort and projection
 // checked (no hidden field named), narrowed to the rows the caller may read, and
-// every populated link narrowed to what the caller may read of the linked model.
+// every populated link narrowed to what the caller may read of the linked model (JXP's
+// `_updated_by` too: every model's link to the user who wrote a document last).
 import type { Caller } from '../../auth/caller.ts'
 import type { FindQuery, PopulateSpec } from '../../storage/engine.ts'
 import { QuireError } from '../../errors.ts'
 import type { Model } from '../../models/model-definition.ts'
 import type { ModelRegistry } from '../../models/model-registry.ts'
 import type { Filter, Sort } from '../../query/types.ts'
-import { checkFilter } from '../../validation/check-filter.ts'
-import { checkFields, checkSearch, checkSort } from '../../validation/check-read-params.ts'
+import { checkFields, checkFilter, checkSearch, checkSort } from '../../validation/check-query.ts'
 import { authorized, type Authorized } from '../authorized.ts'
 import { hiddenFields } from '../field-policy.ts'
 import { allOf, linkScope, readScope } from '../row-scope.ts'
+import { USER_MODEL } from '../../auth/users/user-model.ts'
+
+/** The link every model has, populated on request only (not by autopopulate), as JXP does. */
+const UPDATED_BY_LINK = { field: '_updated_by_id', as: '_updated_by', target: USER_MODEL.name, many: false }
 
 export interface ReadContext {
   caller: Caller
@@ -47,7 +51,9 @@ function authorizePopulate(ctx: ReadContext, model: Model, request: ReadRequest)
     for (const link of model.links)
       if (!requested.has(link.as) && !requested.has(link.field)) requested.set(link.as, undefined)
   return [...requested].map(([name, fields]) => {
-    const link = model.links.find(l => l.as === name || l.field === name)
+    const link =
+      model.links.find(l => l.as === name || l.field === name) ??
+      (name === UPDATED_BY_LINK.as || name === UPDATED_BY_LINK.field ? UPDATED_BY_LINK : undefined)
     if (!link)
       throw new QuireError(
         'BAD_REQUEST',

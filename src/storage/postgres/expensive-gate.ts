@@ -1,6 +1,10 @@
 // Bounds how many expensive statements run at once, overall and per client address, so that
 // simple ones (reads and writes by id, auth lookups) always find a connection. A statement that
-// waits too long for a slot is answered 503; one whose client went away stops waiting.
+// waits too long for a slot is answered 503; one whose client went away stops waiting. Its time
+// limit counts from when it was asked, not from when it got a slot and a connection: one that
+// waited gets what is left of STATEMENT_TIMEOUT_MS on its reserved connection (SET, then RESET),
+// so that its answer comes within the limit, waiting included (withinBudget).
+import type postgres from 'postgres'
 import { currentRequestScope } from '../../runtime/request-scope.ts'
 import { QuireError } from '../../errors.ts'
 
@@ -35,10 +39,10 @@ const SERVICE = ''
  * its turn: it would most likely be cut short (QUERY_TIMEOUT, as if the query were at fault).
  * It is answered 503 busy instead.
  */
-export const MIN_BUDGET_SHARE = 0.25
+const MIN_BUDGET_SHARE = 0.25
 
 /** The answer to a statement that waited its whole time for a slot. */
-export function busyError(): QuireError {
+function busyError(): QuireError {
   return new QuireError('UNAVAILABLE', 'The server is busy with other expensive queries: retry shortly')
 }
 
@@ -144,4 +148,31 @@ class Slots implements ExpensiveGate {
 
 export function createExpensiveGate(options: GateOptions): ExpensiveGate {
   return new Slots(options)
+}
+
+/** Waits shorter than this keep the session's own statement_timeout (no extra round trips). */
+const SLACK_MS = 50
+
+/**
+ * Runs `work` on `connection` with a statement_timeout of what is left of `budgetMs` since
+ * `askedAt` (performance.now()); answers 503 busy when less than MIN_BUDGET_SHARE of it is left.
+ * `budgetMs` 0: no limit.
+ */
+export async function withinBudget<T>(
+  connection: postgres.ReservedSql,
+  budgetMs: number,
+  askedAt: number,
+  work: () => Promise<T>
+): Promise<T> {
+  const waited = performance.now() - askedAt
+  if (budgetMs <= 0 || waited < SLACK_MS) return await work()
+  const left = Math.floor(budgetMs - waited)
+  if (left < budgetMs * MIN_BUDGET_SHARE) throw busyError()
+  await connection.unsafe(`SET statement_timeout = ${left}`)
+  try {
+    return await work()
+  } finally {
+    // A connection that died takes its session along; the pool opens a new one with the default.
+    await connection.unsafe('RESET statement_timeout').catch(() => {})
+  }
 }

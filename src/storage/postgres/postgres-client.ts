@@ -7,11 +7,10 @@
 import postgres from 'postgres'
 import type { SqlClient, Row, StatementOptions } from '../sql/sql-client.ts'
 import { SqlError } from '../sql/sql-client.ts'
-import type { SqlValue } from '../../compiler/sql-params.ts'
-import { createExpensiveGate, type ExpensiveGate } from './expensive-gate.ts'
+import type { SqlValue } from '../../compiler/sql-text.ts'
+import { createExpensiveGate, withinBudget, type ExpensiveGate } from './expensive-gate.ts'
 import { openQuickLane, type QuickConnectionOptions, type QuickLane } from './quick-lane.ts'
 import { currentRequestScope } from '../../runtime/request-scope.ts'
-import { withinBudget } from './statement-budget.ts'
 import { postgresTarget } from './postgres-url.ts'
 
 export interface PostgresOptions {
@@ -168,7 +167,17 @@ function wrap(sql: postgres.Sql | postgres.TransactionSql, pool: Pool | undefine
     },
     ...('listen' in sql && {
       listen: async (channel: string, onPayload: (payload: string) => void, onListen: () => void) =>
-        (await sql.listen(channel, onPayload, onListen)).unlisten
+        (await sql.listen(channel, onPayload, onListen)).unlisten,
+      // postgres.js keeps its listening connection (a pool of one) as `listen.sql`.
+      queryListener: async (text: string) => {
+        const listener = (sql.listen as unknown as { sql?: postgres.Sql }).sql
+        if (listener === undefined) throw new Error('nothing listens on this client')
+        try {
+          return await listener.unsafe<Row[]>(text)
+        } catch (err) {
+          return toSqlError(err)
+        }
+      }
     })
   }
 }

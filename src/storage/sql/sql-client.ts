@@ -1,7 +1,6 @@
 // The small SQL client interface the SQL engine runs on (a PostgreSQL server through
 // postgres.js: src/storage/postgres/postgres-client.ts), so that its logic reads apart from the driver.
-import type { SqlValue } from '../../compiler/sql-params.ts'
-import type { Filter } from '../../query/types.ts'
+import type { SqlValue } from '../../compiler/sql-text.ts'
 
 export type Row = Record<string, unknown>
 
@@ -18,7 +17,7 @@ export interface StatementOptions {
   /**
    * Plan the statement for its values at each run (PostgreSQL: an unnamed statement) instead of
    * letting a prepared statement settle on a generic plan: for conditions whose best plan depends
-   * on how many rows a value matches (the GIN forms of src/compiler/filter/containment.ts).
+   * on how many rows a value matches (the GIN forms of src/compiler/filter/compile-comparison.ts).
    */
   planForValues?: boolean
   /**
@@ -44,20 +43,12 @@ export interface SqlClient {
    * transaction's client.
    */
   listen?: (channel: string, onPayload: (payload: string) => void, onListen: () => void) => Promise<() => Promise<void>>
-}
-
-/**
- * A statement selecting by a filter costs little when the filter pins one primary key and asks
- * nothing else of that row but plain equalities (soft delete, owner). Any other condition (a
- * regular expression, $or, a comparison) may cost the whole statement timeout on that one row:
- * eight such reads at once held everyone's reads at p95 5 s while they skipped the expensive gate.
- */
-export function costOfFilter(filter: Filter): StatementCost {
-  if (typeof filter._id !== 'string') return 'expensive'
-  const plain = Object.entries(filter).every(
-    ([key, value]) => !key.startsWith('$') && (value === null || typeof value !== 'object')
-  )
-  return plain ? 'simple' : 'expensive'
+  /**
+   * Runs a statement on the connection `listen` uses (opening one if it is down). PostgreSQL (15 and
+   * later) sends a listening connection every notification committed before a statement ahead of
+   * that statement's answer, so when the answer comes, those have been handed to `onPayload`.
+   */
+  queryListener?: (text: string) => Promise<Row[]>
 }
 
 /** A database error as the engines see it: PostgreSQL's SQLSTATE code and message. */

@@ -6,7 +6,7 @@
 import type { FindQuery } from '../engine.ts'
 import type { Model } from '../../models/model-definition.ts'
 import type { SqlClient } from './sql-client.ts'
-import type { SqlValue } from '../../compiler/sql-params.ts'
+import type { SqlValue } from '../../compiler/sql-text.ts'
 import { compileFind } from '../../compiler/find/compile-find.ts'
 
 let cursors = 0

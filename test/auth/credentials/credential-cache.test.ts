@@ -23,7 +23,7 @@ function counted(until = Number.POSITIVE_INFINITY): {
 
 t.test('remembered until cleared, aged out or pushed out', async t => {
   let now = 1000
-  const cache = createCredentialCache({ maxEntries: 2, maxAgeMs: 500, now: () => now })
+  const cache = createCredentialCache({ maxEntries: 2, maxAgeMs: 500, clock: { now: () => now } })
   const key = counted()
   await cache.callerFor('apikey:k1', key.resolve)
   t.same(await cache.callerFor('apikey:k1', key.resolve), ALICE)
@@ -46,7 +46,7 @@ t.test('remembered until cleared, aged out or pushed out', async t => {
 })
 
 t.test('a lookup overtaken by a clear is not remembered', async t => {
-  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, now: Date.now })
+  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, clock: { now: Date.now } })
   let calls = 0
   await cache.callerFor('apikey:k', async () => {
     calls++
@@ -61,7 +61,7 @@ t.test('a lookup overtaken by a clear is not remembered', async t => {
 })
 
 t.test('maxAgeMs 0 turns the cache off', async t => {
-  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 0, now: Date.now })
+  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 0, clock: { now: Date.now } })
   const key = counted()
   await cache.callerFor('apikey:k', key.resolve)
   await cache.callerFor('apikey:k', key.resolve)
@@ -91,7 +91,7 @@ function held(outcome: () => Promise<{ caller: Caller; until: number }>): {
 }
 
 t.test('concurrent requests with one credential share its lookup', async t => {
-  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, now: Date.now })
+  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, clock: { now: Date.now } })
   const key = held(async () => ({ caller: ALICE, until: Number.POSITIVE_INFINITY }))
   const requests = Array.from({ length: 50 }, async () => await cache.callerFor('basic:k', key.resolve))
   key.finish()
@@ -100,7 +100,7 @@ t.test('concurrent requests with one credential share its lookup', async t => {
 })
 
 t.test('when a shared lookup fails, each waiting request looks the credential up itself', async t => {
-  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, now: Date.now })
+  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, clock: { now: Date.now } })
   const key = held(async () => {
     throw new Error('wrong password')
   })
@@ -115,7 +115,7 @@ t.test('when a shared lookup fails, each waiting request looks the credential up
 })
 
 t.test('a request after a clear does not join a lookup that started before it', async t => {
-  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, now: Date.now })
+  const cache = createCredentialCache({ maxEntries: 10, maxAgeMs: 60_000, clock: { now: Date.now } })
   const before = held(async () => ({ caller: ALICE, until: Number.POSITIVE_INFINITY }))
   const first = cache.callerFor('apikey:k', before.resolve)
   cache.clear() // the key was revoked while its lookup ran

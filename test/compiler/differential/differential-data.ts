@@ -2,7 +2,7 @@
 // Shapes stay inside what mingo evaluates like MongoDB (see docs/query-differences.md,
 // "Oracle limits"): e.g. objects in arrays always carry the fields queried for null.
 import type { FieldKind, Filter, Sort } from '../../../src/query/types.ts'
-import type { Containment } from '../../../src/compiler/filter/containment.ts'
+import type { Containment } from '../../../src/compiler/filter/compile-comparison.ts'
 
 export type Rng = () => number
 
@@ -231,8 +231,8 @@ export function kindOf(path: string): FieldKind | undefined {
 const SCALAR_ARRAYS = ['tags', 'nums', 'meta.t']
 
 /**
- * The containment hints a model would give (src/compiler/filter/containment.ts): declared scalars without an index,
- * arrays of scalars.
+ * The containment hints a model would give (src/compiler/filter/compile-comparison.ts): declared
+ * scalars without an index, arrays of scalars.
  */
 export function containmentOf(path: string): Containment | undefined {
   if (kindOf(path) !== undefined) return 'value'

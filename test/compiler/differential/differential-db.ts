@@ -1,6 +1,6 @@
 // Loads the generated documents into a database and runs compiled statements on it, for the
 // filter differential test (test/compiler/differential/filter-differential.test.ts, on a throwaway PostgreSQL server).
-import type { SqlValue } from '../../../src/compiler/sql-params.ts'
+import type { SqlValue } from '../../../src/compiler/sql-text.ts'
 
 export type Query = (text: string, values: SqlValue[]) => Promise<Array<Record<string, unknown>>>
 export interface Statement {

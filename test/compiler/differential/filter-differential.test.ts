@@ -8,10 +8,10 @@ import postgres from 'postgres'
 import { Query as MingoQuery } from 'mingo'
 import type { FieldKindLookup, Filter } from '../../../src/query/types.ts'
 import { compileFilter } from '../../../src/compiler/filter/compile-filter.ts'
-import { checkFilter } from '../../../src/validation/check-filter.ts'
-import { compileSort } from '../../../src/compiler/find/compile-sort.ts'
+import { checkFilter } from '../../../src/validation/check-query.ts'
+import { compileSort } from '../../../src/compiler/find/compile-find.ts'
 import { startPgCluster } from '../../helpers/throwaway-cluster.ts'
-import { SqlParams, type SqlValue } from '../../../src/compiler/sql-params.ts'
+import { SqlParams, type SqlValue } from '../../../src/compiler/sql-text.ts'
 import { INDEX_SCANS, loadDocuments, selectIds, type Outcome, type Query, type Statement } from './differential-db.ts'
 import {
   containmentOf,
@@ -21,7 +21,7 @@ import {
   makeRng,
   type GeneratedCase
 } from './differential-data.ts'
-import type { ContainmentLookup } from '../../../src/compiler/filter/containment.ts'
+import type { ContainmentLookup } from '../../../src/compiler/filter/compile-comparison.ts'
 
 const DOCUMENTS = 2000
 const FILTERS = 1500

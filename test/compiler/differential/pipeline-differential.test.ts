@@ -6,7 +6,7 @@ import type { FieldKind } from '../../../src/query/types.ts'
 import { startPgCluster } from '../../helpers/throwaway-cluster.ts'
 import { coveredFields, coveringColumns } from '../../../src/compiler/ddl/covering-columns.ts'
 import { parseModelFile } from '../../../src/models/load-models.ts'
-import { quoteIdent } from '../../../src/compiler/quote.ts'
+import { quoteIdent } from '../../../src/compiler/sql-text.ts'
 import {
   compileItemsPipeline,
   createMingoReference,

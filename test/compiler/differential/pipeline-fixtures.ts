@@ -11,8 +11,7 @@ import * as query from 'mingo/operators/query'
 import { QuireError } from '../../../src/errors.ts'
 import type { FieldKindLookup, Filter } from '../../../src/query/types.ts'
 import { compilePipeline, type PipelineContext } from '../../../src/compiler/pipeline/compile-pipeline.ts'
-import { quoteIdent } from '../../../src/compiler/quote.ts'
-import type { SqlValue } from '../../../src/compiler/sql-params.ts'
+import { quoteIdent, type SqlValue } from '../../../src/compiler/sql-text.ts'
 import { checkPipeline } from '../../../src/validation/check-pipeline.ts'
 
 export type Doc = Record<string, unknown>

@@ -1,11 +1,11 @@
 // Table-driven tests of the filter compiler: the exact SQL and bound values of representative
-// checked filters (general and kind-hinted forms). Client errors: test/validation/check-filter.test.ts.
+// checked filters (general and kind-hinted forms). Client errors: test/validation/check-query.test.ts.
 import t from 'tap'
 import type { FieldKind, Filter } from '../../../src/query/types.ts'
 import { compileFilter, indexExpression } from '../../../src/compiler/filter/compile-filter.ts'
-import { checkFilter } from '../../../src/validation/check-filter.ts'
-import { SqlParams } from '../../../src/compiler/sql-params.ts'
-import type { Containment } from '../../../src/compiler/filter/containment.ts'
+import { checkFilter } from '../../../src/validation/check-query.ts'
+import { SqlParams } from '../../../src/compiler/sql-text.ts'
+import type { Containment } from '../../../src/compiler/filter/compile-comparison.ts'
 
 const KINDS: Record<string, FieldKind> = {
   name: 'string',

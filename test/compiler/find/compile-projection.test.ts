@@ -2,7 +2,7 @@
 // on PostgreSQL in sql-on-postgres.test.ts.
 import t from 'tap'
 import { compileProjection, MAX_PROJECTION_FIELDS } from '../../../src/compiler/find/compile-projection.ts'
-import { SqlParams } from '../../../src/compiler/sql-params.ts'
+import { SqlParams } from '../../../src/compiler/sql-text.ts'
 
 const project = (fields: string[] | undefined, exclude: string[] = ['password']): string =>
   compileProjection(fields, { params: new SqlParams(), doc: 't.doc' }, { exclude })

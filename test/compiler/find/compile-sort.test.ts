@@ -2,9 +2,9 @@
 // checked on PostgreSQL in sql-on-postgres.test.ts.
 import t from 'tap'
 import type { FieldKind, Sort } from '../../../src/query/types.ts'
-import { compileSort } from '../../../src/compiler/find/compile-sort.ts'
+import { compileSort } from '../../../src/compiler/find/compile-find.ts'
 import { LIMITS } from '../../../src/validation/limits.ts'
-import { SqlParams } from '../../../src/compiler/sql-params.ts'
+import { SqlParams } from '../../../src/compiler/sql-text.ts'
 
 const KINDS: Record<string, FieldKind> = { name: 'string', age: 'number', createdAt: 'date', tags: 'array' }
 

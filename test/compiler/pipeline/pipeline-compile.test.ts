@@ -9,7 +9,7 @@ import {
 } from '../../../src/compiler/pipeline/compile-pipeline.ts'
 import { checkPipeline } from '../../../src/validation/check-pipeline.ts'
 import { LIMITS } from '../../../src/validation/limits.ts'
-import { quoteIdent } from '../../../src/compiler/quote.ts'
+import { quoteIdent } from '../../../src/compiler/sql-text.ts'
 
 const ctx: PipelineContext = {
   sourceTable: quoteIdent('q_items'),

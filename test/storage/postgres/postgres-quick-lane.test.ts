@@ -20,21 +20,30 @@ async function open(t: Test, quickStatementMs = QUICK_MS, poolSize = 10): Promis
 const timeoutOf = async (client: SqlClient, options?: object): Promise<string> =>
   (await client.query("SELECT current_setting('statement_timeout') AS t", [], options))[0].t as string
 
+/**
+ * Whether a statement ran under the whole statement timeout, not the lane's: a statement that
+ * waited for a connection runs under what is left of the timeout (say 4904ms on a loaded machine),
+ * so the test asks for more than half of it rather than exactly 5s.
+ */
+const wholeLimit = (setting: string): boolean => {
+  const [, n, unit] = /^(\d+)(ms|s)$/.exec(setting) ?? []
+  return Number(n) * (unit === 's' ? 1000 : 1) > LIMIT_MS / 2
+}
+
 t.test(
   'a quick-first read runs on the quick lane, under its time limit; other statements keep the whole limit',
   async t => {
     const client = await open(t)
     t.equal(await timeoutOf(client, QUICK_FIRST), `${QUICK_MS}ms`, "quick-first: the lane's limit")
-    t.equal(await timeoutOf(client), `${LIMIT_MS / 1000}s`, 'expensive: the statement timeout')
-    t.equal(await timeoutOf(client, { cost: 'simple' }), `${LIMIT_MS / 1000}s`, 'simple: the statement timeout')
+    t.ok(wholeLimit(await timeoutOf(client)), 'expensive: the statement timeout')
+    t.ok(wholeLimit(await timeoutOf(client, { cost: 'simple' })), 'simple: the statement timeout')
     const off = await open(t, 0)
-    t.equal(
-      await timeoutOf(off, QUICK_FIRST),
-      `${LIMIT_MS / 1000}s`,
+    t.ok(
+      wholeLimit(await timeoutOf(off, QUICK_FIRST)),
       'QUICK_STATEMENT_MS=0: no lane, the read is an expensive statement'
     )
     const small = await open(t, QUICK_MS, 4)
-    t.equal(await timeoutOf(small, QUICK_FIRST), `${LIMIT_MS / 1000}s`, 'a pool below 5 connections has no lane either')
+    t.ok(wholeLimit(await timeoutOf(small, QUICK_FIRST)), 'a pool below 5 connections has no lane either')
   }
 )
 

@@ -3,7 +3,7 @@
 // /query pinned to one _id with a costly condition counted as simple, skipped the gate and its
 // per-client share, and eight of them at once held everyone's reads at p95 5 s.
 import t from 'tap'
-import { costOfFilter } from '../../../src/storage/sql/sql-client.ts'
+import { costOfFilter } from '../../../src/storage/sql/sql-engine.ts'
 
 const ID = '6b0a3120f25c0601176b89c6'
 const cases: Array<[string, Record<string, unknown>, 'simple' | 'expensive']> = [

@@ -3,7 +3,9 @@
 // every batch, and fills any gap from the table). Numbering runs after this process's writes (at
 // once while someone follows, else within UNFOLLOWED_NUMBERING_MS, a batch of what came
 // meanwhile) and, while someone follows, on a short poll for changes other processes captured.
-import type { SqlClient } from '../sql-client.ts'
+// While someone follows, the log notes the last position announced to its listening connection
+// (`heard`: a statement on that connection is answered only after the notifications before it).
+import type { Row, SqlClient } from '../sql-client.ts'
 import { CHANGE_POSITIONS, CHANGE_STATE, CHANGE_TABLE } from '../../../compiler/ddl/change-capture-ddl.ts'
 import type { ChangeLog, ChangeLogRetention, StoredChange } from '../../change-log.ts'
 import {
@@ -66,11 +68,24 @@ const PRUNE = `WITH gone AS (DELETE FROM ${CHANGE_POSITIONS} p
 UPDATE ${CHANGE_STATE} SET pruned_through = greatest(pruned_through, (SELECT max(pos) FROM gone))
 RETURNING (SELECT count(*) FROM gone) AS n`
 
+/** The listening connection's backend, whether it listens, and the head: what it hears of from then on. */
+const LISTENER_STATE = `SELECT pg_backend_pid()::text AS pid,
+  EXISTS (SELECT 1 FROM pg_listening_channels() c WHERE c = '${CHANGE_CHANNEL}') AS listening,
+  (SELECT head::text FROM ${CHANGE_STATE}) AS head`
+
+/** The last position a notice announces. */
+const lastOfNotice = (notice: ChangeNotice): bigint =>
+  BigInt('changes' in notice ? notice.changes[notice.changes.length - 1].pos : notice.to)
+
 export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void): SqlChangeLog {
   const followers = new Set<Follower>()
   let poll: NodeJS.Timeout | undefined
   let unlisten: (() => Promise<void>) | undefined
   let unfollowedNumbering: NodeJS.Timeout | undefined
+  /** The last position announced to the listening connection (or its head when it began listening). */
+  let heardThrough = 0n
+  /** The backend of the listening connection since it last read the head; undefined while unknown. */
+  let listenerPid: string | undefined
 
   /** Changes after `after` up to the last numbered one, or 'gone' (pruned, or never given). */
   async function readLog(after: string, limit: number): Promise<StoredChange[] | 'gone'> {
@@ -95,6 +110,30 @@ export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void
   })
   const requestSequencing = numbering.request
 
+  /** Whether a note of the listener is under way. */
+  let noting = false
+  /** Notes which backend listens (when it does), and the head it hears of changes after. */
+  function noteListener(): void {
+    if (noting) return
+    noting = true
+    queryListener(LISTENER_STATE)
+      .then(([row]) => {
+        if (row.listening !== true) return
+        const head = BigInt(String(row.head))
+        if (head > heardThrough) heardThrough = head
+        listenerPid = String(row.pid)
+      })
+      .catch(err => log(`reading the change log's head for its listener failed: ${(err as Error).message}`))
+      .finally(() => {
+        noting = false
+      })
+  }
+
+  async function queryListener(text: string): Promise<Row[]> {
+    if (client.queryListener === undefined) throw new Error('the change log listens through a pooled client')
+    return await client.queryListener(text)
+  }
+
   async function startFollowing(): Promise<void> {
     if (client.listen === undefined)
       throw new Error('the change log follows through a pooled client, not a transaction')
@@ -102,9 +141,16 @@ export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void
       CHANGE_CHANNEL,
       payload => {
         const notice = JSON.parse(payload) as ChangeNotice
+        const last = lastOfNotice(notice)
+        if (last > heardThrough) heardThrough = last
         for (const follower of followers) 'changes' in notice ? follower.offer(notice.changes) : follower.catchUp()
       },
       () => {
+        // (Re)started: notices sent while it was down are lost, so nothing is vouched for until
+        // the head is read again.
+        listenerPid = undefined
+        noting = false // one under way may have run on the connection that went
+        noteListener()
         for (const follower of followers) follower.catchUp()
       }
     )
@@ -120,6 +166,7 @@ export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void
   }
 
   async function stopFollowing(): Promise<void> {
+    listenerPid = undefined
     clearInterval(poll)
     poll = undefined
     await unlisten?.()
@@ -138,6 +185,16 @@ export function createSqlChangeLog(client: SqlClient, log: (msg: string) => void
       return d < 0n ? -1 : d > 0n ? 1 : 0
     },
     head,
+    heard: async () => {
+      const pid = listenerPid
+      if (pid === undefined) {
+        if (unlisten !== undefined) noteListener() // after a failed note: try again
+        return undefined
+      }
+      const [row] = await queryListener('SELECT pg_backend_pid()::text AS pid')
+      return String(row.pid) === pid && listenerPid === pid ? String(heardThrough) : undefined
+    },
+    announce: requestSequencing,
     readAfter: async (after, limit) => {
       await requestSequencing()
       return await readLog(after, limit)

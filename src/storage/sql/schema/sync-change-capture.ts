@@ -6,7 +6,7 @@
 import type { Model } from '../../../models/model-definition.ts'
 import type { SqlClient } from '../sql-client.ts'
 import { CHANGE_LOG_DDL, captureTriggerSql } from '../../../compiler/ddl/change-capture-ddl.ts'
-import { quoteIdent, quoteLiteral } from '../../../compiler/quote.ts'
+import { quoteIdent, quoteLiteral } from '../../../compiler/sql-text.ts'
 import { tableName } from '../../../compiler/ddl/schema-ddl.ts'
 import { shortHash } from '../../../compiler/short-hash.ts'
 

@@ -11,7 +11,7 @@ import {
   indexDefinitions,
   tableName
 } from '../../../compiler/ddl/schema-ddl.ts'
-import { quoteIdent } from '../../../compiler/quote.ts'
+import { quoteIdent } from '../../../compiler/sql-text.ts'
 import { withBuildProgress } from './index-build-progress.ts'
 import { syncSearchRanks } from './sync-search-ranks.ts'
 import { COVERING_PREFIX, coveringColumns, type GeneratedColumn } from '../../../compiler/ddl/covering-columns.ts'

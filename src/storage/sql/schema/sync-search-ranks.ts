@@ -4,7 +4,7 @@
 import type { Model } from '../../../models/model-definition.ts'
 import type { SqlClient } from '../sql-client.ts'
 import { tableName } from '../../../compiler/ddl/schema-ddl.ts'
-import { quoteIdent } from '../../../compiler/quote.ts'
+import { quoteIdent } from '../../../compiler/sql-text.ts'
 import { withBuildProgress } from './index-build-progress.ts'
 import { RANKS_PREFIX, keepFunction, rankTriggerSuffixes, searchRanks } from '../../../compiler/ddl/search-ranks.ts'
 
