@@ -7,18 +7,12 @@ import { randomBytes } from 'node:crypto'
 import { createTestApp } from '../helpers/test-app.ts'
 import { openSse, type SseStream } from '../helpers/sse-client.ts'
 import { FEED_SETTINGS, listen, send } from '../helpers/feed-app.ts'
-import { startQuireProcess } from '../helpers/quire-process.ts'
+import { startPeerProcess } from '../helpers/quire-process.ts'
 
 t.test('two processes on one PostgreSQL', async t => {
   const { app, admin } = await createTestApp(t, 'postgres', FEED_SETTINGS)
   const here = await listen(app)
-  const there = await startQuireProcess(t, {
-    DATABASE_URL: app.config.databaseUrl,
-    MODELS_DIR: app.config.modelsDir,
-    LOG_LEVEL: 'warn',
-    MAX_EVENT_LOOP_DELAY_MS: '0',
-    BCRYPT_ROUNDS: '4'
-  })
+  const there = await startPeerProcess(t, app)
   const open = async (base: string, headers: Record<string, string> = {}): Promise<SseStream> => {
     const stream = await openSse(`${base}/changes/test`, headers)
     t.teardown(() => stream.close())

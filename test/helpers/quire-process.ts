@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process'
 import { freePort } from '../../src/free-port.ts'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
+import type { FastifyInstance } from 'fastify'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -50,8 +51,19 @@ export async function spawnQuire(env: Record<string, string>, timeoutMs = 60_000
 }
 
 /** Starts `quire serve` with `env`, stopped when `t` ends; its base URL. */
-export async function startQuireProcess(t: Test, env: Record<string, string>): Promise<string> {
+async function startQuireProcess(t: Test, env: Record<string, string>): Promise<string> {
   const quire = await spawnQuire(env)
   t.teardown(quire.stop)
   return quire.url
+}
+
+/** Another Quire process on `app`'s database and models (stopped when the test ends): its base URL. */
+export function startPeerProcess(t: Test, app: FastifyInstance): Promise<string> {
+  return startQuireProcess(t, {
+    DATABASE_URL: app.config.databaseUrl,
+    MODELS_DIR: app.config.modelsDir,
+    LOG_LEVEL: 'warn',
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    BCRYPT_ROUNDS: '4'
+  })
 }

@@ -12,7 +12,7 @@ import { createTestApp } from '../helpers/test-app.ts'
 import { login } from '../helpers/auth-helpers.ts'
 import { FEED_SETTINGS, listen } from '../helpers/feed-app.ts'
 import { openSse } from '../helpers/sse-client.ts'
-import { startQuireProcess } from '../helpers/quire-process.ts'
+import { startPeerProcess } from '../helpers/quire-process.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const WITH_FUNCTIONS = process.env.REQUEST_FILES_FUNCTIONS === '1'
@@ -62,13 +62,7 @@ t.test('a create with Basic auth', async t => {
 t.test('one change delivered to a subscriber', async t => {
   const { app, admin } = await createTestApp(t, 'postgres', FEED_SETTINGS)
   const here = await listen(app)
-  const there = await startQuireProcess(t, {
-    DATABASE_URL: app.config.databaseUrl,
-    MODELS_DIR: app.config.modelsDir,
-    LOG_LEVEL: 'warn',
-    MAX_EVENT_LOOP_DELAY_MS: '0',
-    BCRYPT_ROUNDS: '4'
-  })
+  const there = await startPeerProcess(t, app)
   const stream = await openSse(`${here}/changes/test`, { authorization: admin })
   t.teardown(() => stream.close())
   await stream.waitFor(1)
