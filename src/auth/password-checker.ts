@@ -1,12 +1,12 @@
 // Checks email/password pairs against the user model, for /login and Basic auth.
 // Failed checks are throttled per account-and-address and per address before
-// any bcrypt work, and one address's checks run one at a time (login-throttle.ts).
+// any bcrypt work, and one address's checks run one at a time (login-throttle.ts), on the
+// low-priority password threads (bcrypt-pool.ts).
 // Basic auth remembers verified pairs in the credential cache (keyed by a keyed hash
 // of the pair): a request with a known pair costs no read and no bcrypt comparison,
 // and a changed password, admin flag or group list empties that cache at once, on
 // every process (credential-cache.ts).
 import { hash } from 'node:crypto'
-import bcrypt from 'bcrypt'
 import type { Doc } from '../storage/engine.ts'
 import type { SystemStore } from '../permissions/system-access.ts'
 import { callerFromUser, type Caller } from './caller.ts'
@@ -15,6 +15,7 @@ import type { LoginThrottle } from './throttle/login-throttle.ts'
 import type { CredentialCache } from './credentials/credential-cache.ts'
 import { QuireError } from '../errors.ts'
 import { deriveKey } from './secrets.ts'
+import { bcryptCompare } from './bcrypt-pool.ts'
 
 export interface PasswordChecker {
   /** The user's record when email and password match; AUTH_FAILED (with the reason) or RATE_LIMITED otherwise. */
@@ -62,7 +63,7 @@ export function createPasswordChecker({ engine, secret, throttle, cache }: Passw
       await throttle.check(email, ip)
       const user = await findUserByEmail(engine, email)
       if (!user) return await fail(`Incorrect email: ${email.slice(0, 254)}`)
-      if (typeof user.password !== 'string' || !(await bcrypt.compare(password, user.password)))
+      if (typeof user.password !== 'string' || !(await bcryptCompare(password, user.password)))
         return await fail('Incorrect password')
       await throttle.succeeded(email, ip)
       return user

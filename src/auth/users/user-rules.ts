@@ -1,11 +1,10 @@
 // What the built-in user model adds to document writes (called from
 // src/documents): emails are stored lower-case, users own their own record,
 // non-admins may change only their own name and password, changing one's own
-// password needs the current one, login links change nothing but a name (and delete or restore
-// no user), groups cannot be
+// password needs the current one (compared on a password thread, bcrypt-pool.ts), login links
+// change nothing but a name (and delete or restore no user), groups cannot be
 // named like roles, and a new password or a deletion revokes the user's session
 // and API key.
-import bcrypt from 'bcrypt'
 import type { Doc } from '../../storage/engine.ts'
 import type { SystemStore } from '../../permissions/system-access.ts'
 import type { Model } from '../../models/model-definition.ts'
@@ -17,6 +16,7 @@ import { revokeCredentials } from '../credentials/api-keys.ts'
 import { createRateLimiter, type RateLimiter } from '../throttle/rate-limiter.ts'
 import { countersFor } from '../throttle/window-counters.ts'
 import { USER_MODEL } from './user-model.ts'
+import { bcryptCompare } from '../bcrypt-pool.ts'
 
 /** Fields a non-admin may change in their own user record. */
 const SELF_EDITABLE = ['name', 'password']
@@ -88,7 +88,7 @@ async function verifyCurrentPassword(ctx: DocumentContext, id: string, current: 
     )
   }
   const user = await ctx.system.findRaw(USER_MODEL, { _id: id, _deleted: false })
-  if (typeof user?.password !== 'string' || !(await bcrypt.compare(current, user.password))) {
+  if (typeof user?.password !== 'string' || !(await bcryptCompare(current, user.password))) {
     await guesses.record(id)
     throw new QuireError('CURRENT_PASSWORD_REQUIRED', 'current_password is not your current password')
   }

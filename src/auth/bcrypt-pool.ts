@@ -1,0 +1,36 @@
+// bcrypt for every password of Quire: hashes and comparisons run on a few worker threads of
+// their own (bcrypt-worker.ts, piscina's pool) at the lowest CPU priority, not on libuv's
+// pool at the serving thread's, where each one took a whole core for tens of ms from requests.
+// Threads start on demand and an idle one ends after IDLE_THREAD_MS; an idle pool does not keep
+// the process alive (a command or a stopping server exits without closing it).
+import { availableParallelism } from 'node:os'
+import { extname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Piscina } from 'piscina'
+import type { BcryptTask } from './bcrypt-worker.ts'
+
+/** How long a thread waits for work before it ends. */
+const IDLE_THREAD_MS = 30_000
+
+// The worker as the running code is: bcrypt-worker.ts under tsx (tests, `npm run dev`),
+// bcrypt-worker.js in dist/ (`npm start`).
+const WORKER_URL = new URL(`./bcrypt-worker${extname(new URL(import.meta.url).pathname)}`, import.meta.url)
+
+const passwordThreads = new Piscina({
+  filename: fileURLToPath(WORKER_URL),
+  minThreads: 0,
+  maxThreads: Math.min(4, availableParallelism()),
+  idleTimeout: IDLE_THREAD_MS
+})
+
+const runOnPasswordThread = async (task: BcryptTask): Promise<string | boolean> => await passwordThreads.run(task)
+
+/** The bcrypt hash of a password at this cost, made on a password thread. */
+export async function bcryptHash(password: string, rounds: number): Promise<string> {
+  return (await runOnPasswordThread({ password, rounds })) as string
+}
+
+/** Whether a password matches a bcrypt hash, checked on a password thread. */
+export async function bcryptCompare(password: string, hash: string): Promise<boolean> {
+  return (await runOnPasswordThread({ password, hash })) as boolean
+}

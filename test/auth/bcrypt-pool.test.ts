@@ -1,0 +1,53 @@
+// The password threads (src/auth/bcrypt-pool.ts): their hashes and comparisons are plain bcrypt's
+// (a hash made there verifies with bcrypt.compareSync, one made by bcrypt.hashSync verifies
+// there), and on Linux the work runs on threads of nice 19, so that serving goes first.
+import { readdirSync, readFileSync } from 'node:fs'
+import t from 'tap'
+import bcrypt from 'bcrypt'
+import { bcryptCompare, bcryptHash } from '../../src/auth/bcrypt-pool.ts'
+
+/** CPU time (clock ticks) this process's threads have used, split by whether their nice value is 19. */
+function cpuTicksByNice(): { nice19: number; others: number } {
+  const ticks = { nice19: 0, others: 0 }
+  for (const thread of readdirSync('/proc/self/task')) {
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/self/task/${thread}/stat`, 'utf8')
+    } catch {
+      continue // the thread ended meanwhile
+    }
+    // proc(5): after the command in parentheses come state (field 3), ..., utime (14), stime (15), nice (19)
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const used = Number(fields[14 - 3]) + Number(fields[15 - 3])
+    if (Number(fields[19 - 3]) === 19) ticks.nice19 += used
+    else ticks.others += used
+  }
+  return ticks
+}
+
+t.test('a hash made on the password threads verifies with plain bcrypt, and a wrong password does not', async t => {
+  const hash = await bcryptHash('correct horse', 4)
+  t.match(hash, /^\$2b\$04\$/)
+  t.ok(bcrypt.compareSync('correct horse', hash))
+  t.notOk(bcrypt.compareSync('battery staple', hash))
+})
+
+t.test('a hash made by plain bcrypt is checked on the password threads', async t => {
+  const hash = bcrypt.hashSync('correct horse', 4)
+  t.equal(await bcryptCompare('correct horse', hash), true)
+  t.equal(await bcryptCompare('battery staple', hash), false)
+})
+
+t.test(
+  'the bcrypt work runs on threads of nice 19',
+  { skip: process.platform !== 'linux' && 'nice values are per thread on Linux only; elsewhere none is set' },
+  async t => {
+    await bcryptHash('start a thread', 4)
+    const before = cpuTicksByNice()
+    await bcryptHash('a dear password', 12)
+    const after = cpuTicksByNice()
+    const nice19 = after.nice19 - before.nice19
+    const others = after.others - before.others
+    t.ok(nice19 > others, `CPU ticks at nice 19: ${nice19}, at other nice values: ${others}`)
+  }
+)
