@@ -14,10 +14,15 @@
 // last byte held 360 MB until REQUEST_TIMEOUT_MS cut them. A request whose body would take its
 // client past LIMITS.bodyBytesPerClient is refused (429, connection closed); the client's count
 // is dropped once its last request ends.
+// Requests running per client while other clients are active: REQUESTS_PER_CLIENT, the others
+// wait their turn (src/runtime/fair-share.ts). Streams that stay open (change feeds, WebSockets:
+// route config `longLived`) are bounded by CHANGES_MAX_STREAMS_PER_CLIENT instead.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { AsyncResource } from 'node:async_hooks'
+import { createFairShare } from '../src/runtime/fair-share.ts'
 import { clientAddress } from '../src/runtime/client-address.ts'
 import { LIMITS } from '../src/validation/limits.ts'
 import { QuireError } from '../src/errors.ts'
@@ -118,9 +123,46 @@ function limitBodyBytesPerClient(app: FastifyInstance): void {
   })
 }
 
+function shareWorkFairly(app: FastifyInstance): void {
+  const perClient = app.config.requestsPerClient
+  if (perClient === 0) return
+  const maxWaiting = LIMITS.requestsWaitingPerClient
+  const share = createFairShare({ perClient, maxWaiting, quietMs: LIMITS.clientQuietMs })
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config.longLived) return done()
+    let resume: ((err?: Error) => void) | undefined
+    let startedAtOnce = false
+    const entry = share.enter(clientAddress(request.ip), () => {
+      if (resume) return resume()
+      startedAtOnce = true
+      done()
+    })
+    if (!entry.admitted) {
+      return done(
+        new QuireError('RATE_LIMITED', `Your address has ${maxWaiting} requests waiting for their turn already`, {
+          retryAfter: 1
+        })
+      )
+    }
+    reply.raw.once('close', () => {
+      if (entry.leave()) resume?.(new QuireError('CLIENT_CLOSED'))
+    })
+    // Waiting: it starts from another request's end, so it continues in its own async context.
+    if (!startedAtOnce) resume = AsyncResource.bind((err?: Error) => done(err))
+  })
+}
+
 async function inFlightLimitsPlugin(app: FastifyInstance): Promise<void> {
   limitRequestsPerConnection(app)
   limitBodyBytesPerClient(app)
+  shareWorkFairly(app)
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's answer stays open (a stream): not counted in its client's fair share. */
+    longLived?: boolean
+  }
 }
 
 export default fp(inFlightLimitsPlugin, { name: 'in-flight-limits', dependencies: ['config'] })

@@ -96,7 +96,8 @@ export default async function changeRoutes(fastify: FastifyInstance): Promise<vo
         params: ModelParams,
         querystring: ListQuery
       },
-      sse
+      sse,
+      config: { longLived: true }
     },
     async (request, reply) => {
       await openStream(app, request, reply, request.params, request.query)
@@ -111,7 +112,8 @@ export default async function changeRoutes(fastify: FastifyInstance): Promise<vo
         params: DocumentParams,
         querystring: ListQuery
       },
-      sse
+      sse,
+      config: { longLived: true }
     },
     async (request, reply) => {
       await openStream(app, request, reply, request.params, request.query)

@@ -63,6 +63,7 @@ export default async function websocketRoutes(app: FastifyInstance): Promise<voi
     '/websocket',
     {
       websocket: true,
+      config: { longLived: true },
       schema: { summary: "JXP's WebSocket protocol: subscribe to a model's changes (see docs/changes.md)", hide: true },
       onRequest: async request => {
         if (!isAllowedOrigin(request.headers.origin, request.headers.host, app.config.corsOrigins)) {

@@ -96,6 +96,12 @@ export const EnvSchema = Type.Object({
     0,
     'PostgreSQL: of those, how many one client address may hold (`0`: all slots but one)'
   ),
+  REQUESTS_PER_CLIENT: whole(
+    0,
+    4,
+    'requests one client (its address, IPv6 by its /64) runs at once while other clients are active; its ' +
+      'others wait their turn (`0`: no bound)'
+  ),
   QUIRE_SECRET: Type.Optional(
     text('signs JWTs and keys credential digests: set it in production (and for several processes)')
   ),

@@ -47,6 +47,10 @@ export const LIMITS = {
   requestsInFlightPerConnection: 32,
   /** ... and its client's new connections are then closed as they arrive for this long (not behind TRUST_PROXY). */
   pipeliningShutOutMs: 10_000,
+  /** Requests one client may have waiting for its fair share (REQUESTS_PER_CLIENT); more are a 429. */
+  requestsWaitingPerClient: 64,
+  /** A client counts as active (and holds the others to their share) this long after its last request. */
+  clientQuietMs: 250,
   /**
    * WebSocket messages one client (address, IPv6 by /64) may send a second, over all its connections; beyond that its
    * socket is closed (1008).

@@ -1,0 +1,113 @@
+// Requests running per client while other clients are active (REQUESTS_PER_CLIENT). One client
+// sending requests without pause on 8 connections made another client's reads 5 times slower: now,
+// while another client is active, a client runs at most its share and its other requests wait
+// their turn (or are a 429 past LIMITS.requestsWaitingPerClient); a client alone is not held back.
+// Requests are held running by a lock on their table, and counted where they wait for it.
+// PostgreSQL only (the lock and pg_stat_activity).
+import t, { type Test } from 'tap'
+import postgres from 'postgres'
+import type { FastifyInstance } from 'fastify'
+import { createTestApp } from '../helpers/test-app.ts'
+import { LIMITS } from '../../src/validation/limits.ts'
+
+const SHARE = 2
+const A = '198.51.100.1'
+const B = '198.51.100.2'
+
+function adminConnection(t: Test, app: FastifyInstance): postgres.Sql {
+  const sql = postgres(app.config.databaseUrl, { max: 2, onnotice: () => {} })
+  t.teardown(() => sql.end({ timeout: 1 }))
+  return sql
+}
+
+/** Quire's statements waiting for a lock. */
+async function waitingForLock(sql: postgres.Sql): Promise<number> {
+  const [row] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity
+    WHERE datname = current_database() AND application_name = 'quire' AND wait_event_type = 'Lock'`
+  return row.n as number
+}
+
+/** Polls until `n` statements wait for the lock (fails after 30 s: a request that never started). */
+async function untilWaiting(t: Test, sql: postgres.Sql, n: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if ((await waitingForLock(sql)) === n) return
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+  t.fail(`${n} statements never waited for the lock (${await waitingForLock(sql)} do)`)
+}
+
+/** Locks q_test until the returned function is called: reads of test documents wait meanwhile. */
+async function lockTestTable(sql: postgres.Sql): Promise<() => Promise<void>> {
+  const locker = await sql.reserve()
+  await locker`BEGIN`
+  await locker`LOCK TABLE q_test IN ACCESS EXCLUSIVE MODE`
+  return async () => {
+    await locker`ROLLBACK`
+    locker.release()
+  }
+}
+
+t.test('fair share of running requests per client on postgres', async t => {
+  const { app, admin } = await createTestApp(t, 'postgres', {
+    requestsPerClient: SHARE,
+    quickStatementMs: 0,
+    statementTimeoutMs: 120_000,
+    pgPoolSize: 10
+  })
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/test',
+    headers: { authorization: admin },
+    payload: { foo: 'x' }
+  })
+  const id = created.json().data._id as string
+  const link = await app.inject({
+    method: 'POST',
+    url: '/api/link',
+    headers: { authorization: admin },
+    payload: { name: 'other table' }
+  })
+  const linkId = link.json().data._id as string
+  const sql = adminConnection(t, app)
+  const read = (remoteAddress: string, url = `/api/test/${id}`) =>
+    app.inject({ method: 'GET', url, remoteAddress, headers: { authorization: admin } })
+
+  // Until a client's quiet time has passed since its last request, it still counts as active; timers fire in order.
+  const untilQuiet = () => new Promise(resolve => setTimeout(resolve, LIMITS.clientQuietMs * 2))
+
+  t.test('a client alone runs more than its share', async t => {
+    await untilQuiet() // the set-up's requests above came from the default address
+    const unlock = await lockTestTable(sql)
+    const reads = Array.from({ length: SHARE + 2 }, () => read(A))
+    await untilWaiting(t, sql, SHARE + 2)
+    await unlock()
+    t.same(
+      (await Promise.all(reads)).map(r => r.statusCode),
+      reads.map(() => 200),
+      'all answered'
+    )
+  })
+
+  t.test('while another client is active, a client runs its share and the rest wait their turn', async t => {
+    await untilQuiet()
+    const unlock = await lockTestTable(sql)
+    const other = read(B)
+    await untilWaiting(t, sql, 1)
+    const queued = Array.from({ length: SHARE + LIMITS.requestsWaitingPerClient + 1 }, () => read(A))
+    const otherRead = await read(B, `/api/link/${linkId}`)
+    t.equal(otherRead.statusCode, 200, 'the other client is served meanwhile')
+    await untilWaiting(t, sql, 1 + SHARE)
+    // Every request above was dispatched before the other client's read was answered.
+    t.equal(await waitingForLock(sql), 1 + SHARE, 'the busy client runs only its share')
+    const refused = await queued.pop()!
+    t.equal(refused.statusCode, 429, 'past the requests that may wait: 429')
+    t.equal(refused.json().code, 'RATE_LIMITED')
+    await unlock()
+    const answers = await Promise.all([other, ...queued])
+    t.same(
+      answers.map(r => r.statusCode),
+      answers.map(() => 200),
+      'the waiting requests are served in turn once the running ones end'
+    )
+  })
+})
