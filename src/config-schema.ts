@@ -98,7 +98,7 @@ export const EnvSchema = Type.Object({
   ),
   REQUESTS_PER_CLIENT: whole(
     0,
-    4,
+    2,
     'requests one client (its address, IPv6 by its /64) runs at once while other clients are active; its ' +
       'others wait their turn (`0`: no bound)'
   ),
