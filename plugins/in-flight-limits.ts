@@ -125,7 +125,6 @@ function limitBodyBytesPerClient(app: FastifyInstance): void {
 
 function shareWorkFairly(app: FastifyInstance): void {
   const perClient = app.config.requestsPerClient
-  if (perClient === 0) return
   const maxWaiting = LIMITS.requestsWaitingPerClient
   const share = createFairShare({ perClient, maxWaiting, quietMs: LIMITS.clientQuietMs })
   app.addHook('onRequest', (request, reply, done) => {

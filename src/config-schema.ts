@@ -98,9 +98,9 @@ export const EnvSchema = Type.Object({
   ),
   REQUESTS_PER_CLIENT: whole(
     0,
-    4,
-    'requests one client (its address, IPv6 by its /64) runs at once while other clients are active; its ' +
-      'others wait their turn (`0`: no bound)'
+    0,
+    'requests one client (its address, IPv6 by its /64) runs at once in a process while other clients are ' +
+      "active; its others wait their turn (`0`: the machine's cores, at least 2)"
   ),
   QUIRE_SECRET: Type.Optional(
     text('signs JWTs and keys credential digests: set it in production (and for several processes)')

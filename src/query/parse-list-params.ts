@@ -254,11 +254,7 @@ export function parseListParams(model: Model, query: QueryParams): ListParams {
     else if (!KNOWN_PARAMS.includes(name)) checkUnknownParam(name, KNOWN_PARAMS)
   }
   const count = parseCountMode(query.count)
-  if (into.sort.length > LIMITS.sortTerms)
-    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.sortTerms} sort terms`)
   const fields = query.fields === undefined ? undefined : commaList(query.fields)
-  if (fields && fields.length > LIMITS.projectionFields)
-    throw new QuireError('QUERY_TOO_COMPLEX', `At most ${LIMITS.projectionFields} fields`)
   return {
     limit: positiveInt('limit', query.limit),
     page: positiveInt('page', query.page) ?? 1,

@@ -2,7 +2,8 @@
 // the refusal of hidden (password) fields, and the normalized form the engines receive.
 import t from 'tap'
 import type { Filter } from '../../src/query/types.ts'
-import { checkFilter } from '../../src/validation/check-query.ts'
+import { checkFields, checkFilter, checkSort } from '../../src/validation/check-query.ts'
+import type { Sort } from '../../src/query/types.ts'
 import { LIMITS } from '../../src/validation/limits.ts'
 
 function nest(depth: number): Filter {
@@ -73,6 +74,15 @@ t.test('limits are inclusive', async t => {
     () => checkFilter({ a: { $in: Array.from({ length: LIMITS.inValues }, (_, i) => i) } }),
     `${LIMITS.inValues} values`
   )
+})
+
+t.test('sort terms and selected fields: at most their limit, for every way a query arrives', async t => {
+  const sort: Sort = Array.from({ length: LIMITS.sortTerms + 1 }, (_, i) => [`f${i}`, 1])
+  t.throws(() => checkSort(sort, []), { code: 'QUERY_TOO_COMPLEX' }, `more than ${LIMITS.sortTerms} sort terms`)
+  t.doesNotThrow(() => checkSort(sort.slice(1), []), `${LIMITS.sortTerms} sort terms`)
+  const fields = Array.from({ length: LIMITS.projectionFields + 1 }, (_, i) => `f${i}`)
+  t.throws(() => checkFields(fields), { code: 'QUERY_TOO_COMPLEX' }, `more than ${LIMITS.projectionFields} fields`)
+  t.doesNotThrow(() => checkFields(fields.slice(1)), `${LIMITS.projectionFields} fields`)
 })
 
 t.test('hidden fields cannot be matched, at any nesting of $and/$or/$nor', async t => {

@@ -13,7 +13,6 @@ import type { FilterContext } from '../filter/compile-filter.ts'
 import { scalarField, valueExpr } from '../filter/index-expression.ts'
 import { fieldPath, jsonpathLiteral } from '../json-path.ts'
 import { parseFieldPath } from '../../validation/field-path.ts'
-import { LIMITS } from '../../validation/limits.ts'
 import { compileProjection } from './compile-projection.ts'
 import { jsonPathExpr, quoteIdent, quoteLiteral, SqlParams, type SqlValue } from '../sql-text.ts'
 import { fulltextColumn, tableName } from '../ddl/schema-ddl.ts'
@@ -272,8 +271,6 @@ export interface SortContext extends FilterContext {
  * ascending and its largest descending, and an empty array before null.
  */
 export function compileSort(sort: Sort, ctx: SortContext): string {
-  if (sort.length > LIMITS.sortTerms)
-    throw new QuireError('QUERY_TOO_COMPLEX', `A sort may have at most ${LIMITS.sortTerms} fields`)
   const terms = sort.map(([path, direction]) => compileSortTerm(path, direction, ctx))
   if (!sort.some(([path]) => path === '_id')) terms.push(`${ctx.idColumn} ${sort.at(-1)?.[1] === -1 ? 'DESC' : 'ASC'}`)
   return terms.join(', ')
