@@ -123,6 +123,23 @@ function limitBodyBytesPerClient(app: FastifyInstance): void {
   })
 }
 
+/** What to call when a connection closes, by connection: one listener each, however many requests it pipelines. */
+const onConnectionClose = new WeakMap<Socket, Set<() => void>>()
+
+/** Calls `then` when `socket` closes, unless the returned function is called first. */
+function whenClosed(socket: Socket, then: () => void): () => void {
+  let calls = onConnectionClose.get(socket)
+  if (calls === undefined) {
+    const pending = new Set<() => void>()
+    onConnectionClose.set(socket, (calls = pending))
+    socket.once('close', () => {
+      for (const call of pending) call()
+    })
+  }
+  calls.add(then)
+  return () => calls.delete(then)
+}
+
 function shareWorkFairly(app: FastifyInstance): void {
   const perClient = app.config.requestsPerClient
   const maxWaiting = LIMITS.requestsWaitingPerClient
@@ -132,7 +149,8 @@ function shareWorkFairly(app: FastifyInstance): void {
     let resume: ((err?: Error) => void) | undefined
     let startedAtOnce = false
     const entry = share.enter(clientAddress(request.ip), () => {
-      if (resume) return resume()
+      // Its turn came as its connection closed (the requests pipelined on it leave one by one): no work.
+      if (resume) return resume(request.raw.socket.destroyed ? new QuireError('CLIENT_CLOSED') : undefined)
       startedAtOnce = true
       done()
     })
@@ -143,9 +161,16 @@ function shareWorkFairly(app: FastifyInstance): void {
         })
       )
     }
-    reply.raw.once('close', () => {
+    // The answer's 'close', or its connection's: a pipelined answer still queued behind an earlier
+    // one on its connection is told nothing when that connection closes.
+    const response = reply.raw
+    const forget = whenClosed(request.raw.socket, () => ended())
+    const ended = (): void => {
+      response.off('close', ended)
+      forget()
       if (entry.leave()) resume?.(new QuireError('CLIENT_CLOSED'))
-    })
+    }
+    response.once('close', ended)
     // Waiting: it starts from another request's end, so it continues in its own async context.
     if (!startedAtOnce) resume = AsyncResource.bind((err?: Error) => done(err))
   })

@@ -15,7 +15,7 @@ import type { LoginThrottle } from './throttle/login-throttle.ts'
 import type { CredentialCache } from './credentials/credential-cache.ts'
 import { QuireError } from '../errors.ts'
 import { deriveKey } from './secrets.ts'
-import { bcryptCompare } from './bcrypt-pool.ts'
+import { bcryptWork } from './bcrypt-pool.ts'
 
 export interface PasswordChecker {
   /** The user's record when email and password match; AUTH_FAILED (with the reason) or RATE_LIMITED otherwise. */
@@ -63,7 +63,7 @@ export function createPasswordChecker({ engine, secret, throttle, cache }: Passw
       await throttle.check(email, ip)
       const user = await findUserByEmail(engine, email)
       if (!user) return await fail(`Incorrect email: ${email.slice(0, 254)}`)
-      if (typeof user.password !== 'string' || !(await bcryptCompare(password, user.password)))
+      if (typeof user.password !== 'string' || !(await bcryptWork.compare(password, user.password)))
         return await fail('Incorrect password')
       await throttle.succeeded(email, ip)
       return user

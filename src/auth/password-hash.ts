@@ -6,7 +6,7 @@
 // costs tens of ms of a password thread (bcrypt-pool.ts) that logins share, and creates of
 // documents with a password field, sent at once, made other users' logins 3 to 20 times slower.
 import { QuireError } from '../errors.ts'
-import { bcryptHash } from './bcrypt-pool.ts'
+import { bcryptWork } from './bcrypt-pool.ts'
 import { createAddressTurns } from './throttle/address-turns.ts'
 import { currentRequestScope } from '../runtime/request-scope.ts'
 
@@ -34,6 +34,6 @@ export async function hashPassword(password: string, rounds: number, field = 'pa
   checkPasswordLength(password, field)
   const client = currentRequestScope()?.client
   // Outside a request (the command line, start-up): nobody else to wait for.
-  if (client === undefined) return await bcryptHash(password, rounds)
-  return await turns.run(client, () => bcryptHash(password, rounds))
+  if (client === undefined) return await bcryptWork.hash(password, rounds)
+  return await turns.run(client, () => bcryptWork.hash(password, rounds))
 }

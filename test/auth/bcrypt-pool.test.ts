@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { getPriority } from 'node:os'
 import t from 'tap'
 import bcrypt from 'bcrypt'
-import { bcryptCompare, bcryptHash } from '../../src/auth/bcrypt-pool.ts'
+import { bcryptWork } from '../../src/auth/bcrypt-pool.ts'
 
 /** CPU time (clock ticks) this process's threads have used, split by whether they are niced (nice above 0). */
 function cpuTicksByPriority(): { lowered: number; others: number } {
@@ -28,7 +28,7 @@ function cpuTicksByPriority(): { lowered: number; others: number } {
 }
 
 t.test('a hash made on the password threads verifies with plain bcrypt, and a wrong password does not', async t => {
-  const hash = await bcryptHash('correct horse', 4)
+  const hash = await bcryptWork.hash('correct horse', 4)
   t.match(hash, /^\$2b\$04\$/)
   t.ok(bcrypt.compareSync('correct horse', hash))
   t.notOk(bcrypt.compareSync('battery staple', hash))
@@ -36,8 +36,8 @@ t.test('a hash made on the password threads verifies with plain bcrypt, and a wr
 
 t.test('a hash made by plain bcrypt is checked on the password threads', async t => {
   const hash = bcrypt.hashSync('correct horse', 4)
-  t.equal(await bcryptCompare('correct horse', hash), true)
-  t.equal(await bcryptCompare('battery staple', hash), false)
+  t.equal(await bcryptWork.compare('correct horse', hash), true)
+  t.equal(await bcryptWork.compare('battery staple', hash), false)
 })
 
 t.test(
@@ -48,9 +48,9 @@ t.test(
       (getPriority() !== 0 && 'the tests run niced: the password threads may be no lower than the serving one')
   },
   async t => {
-    await bcryptHash('start a thread', 4)
+    await bcryptWork.hash('start a thread', 4)
     const before = cpuTicksByPriority()
-    await bcryptHash('a dear password', 12)
+    await bcryptWork.hash('a dear password', 12)
     const after = cpuTicksByPriority()
     const lowered = after.lowered - before.lowered
     const others = after.others - before.others

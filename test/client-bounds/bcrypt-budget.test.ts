@@ -3,25 +3,25 @@
 // counted), ran bcrypt without a per-client bound and made other users' logins 3 to 20 times
 // slower. Now a client's hashes run one at a time, and a pair's variants share one comparison.
 import t, { type Test } from 'tap'
-import bcrypt from 'bcrypt'
+import { bcryptWork } from '../../src/auth/bcrypt-pool.ts'
 import { ENGINES, basicAuth, createTestApp } from '../helpers/test-app.ts'
 
-/** Counts calls of bcrypt's `name` and the most running at once, while the test runs. */
+/** Counts calls of `bcryptWork[name]` and the most running at once, while the test runs. */
 function watch(t: Test, name: 'hash' | 'compare'): { calls: number; most: number } {
   const seen = { calls: 0, most: 0 }
   let running = 0
-  const original = bcrypt[name] as (...args: unknown[]) => Promise<unknown>
-  ;(bcrypt as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+  const original = bcryptWork[name] as (...args: unknown[]) => Promise<unknown>
+  ;(bcryptWork as Record<string, unknown>)[name] = async (...args: unknown[]) => {
     seen.calls++
     seen.most = Math.max(seen.most, ++running)
     try {
-      return await original.apply(bcrypt, args)
+      return await original(...args)
     } finally {
       running--
     }
   }
   t.teardown(() => {
-    ;(bcrypt as unknown as Record<string, unknown>)[name] = original
+    ;(bcryptWork as Record<string, unknown>)[name] = original
   })
   return seen
 }

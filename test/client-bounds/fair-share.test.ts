@@ -7,7 +7,10 @@
 import t, { type Test } from 'tap'
 import postgres from 'postgres'
 import type { FastifyInstance } from 'fastify'
+import { connect, type Socket } from 'node:net'
+import { request } from 'node:http'
 import { createTestApp } from '../helpers/test-app.ts'
+import { listen } from '../helpers/feed-app.ts'
 import { LIMITS } from '../../src/validation/limits.ts'
 
 const SHARE = 2
@@ -45,6 +48,34 @@ async function lockTestTable(sql: postgres.Sql): Promise<() => Promise<void>> {
     await locker`ROLLBACK`
     locker.release()
   }
+}
+
+/** GET `path` on a connection of its own from `localAddress`; resolves with the status (0: no answer in 30 s). */
+function fetchFrom(base: string, localAddress: string, path: string, auth: string): Promise<{ status: number }> {
+  const { hostname, port } = new URL(base)
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: auth }
+    const req = request({ host: hostname, port, path, localAddress, headers, agent: false }, res => {
+      res.resume()
+      resolve({ status: res.statusCode ?? 0 })
+    })
+    // An answer that never comes (a request stuck in its client's line) is status 0 after 30 s.
+    req.setTimeout(30_000, () => {
+      resolve({ status: 0 })
+      req.destroy()
+    })
+    req.on('error', reject).end()
+  })
+}
+
+/** A connection from `localAddress` that writes `count` pipelined GETs of `path` at once and reads nothing. */
+async function pipelined(base: string, localAddress: string, path: string, auth: string, count: number) {
+  const { hostname, port } = new URL(base)
+  const socket: Socket = connect({ host: hostname, port: Number(port), localAddress })
+  socket.on('error', () => {})
+  await new Promise(resolve => socket.once('connect', resolve))
+  socket.write(`GET ${path} HTTP/1.1\r\nhost: x\r\nauthorization: ${auth}\r\n\r\n`.repeat(count))
+  return socket
 }
 
 t.test('fair share of running requests per client on postgres', async t => {
@@ -109,5 +140,30 @@ t.test('fair share of running requests per client on postgres', async t => {
       answers.map(() => 200),
       'the waiting requests are served in turn once the running ones end'
     )
+  })
+
+  t.test('requests on a connection that closed, pipelined behind others, leave the line', async t => {
+    // Real connections: the client's address is its socket's (127.0.0.x on loopback).
+    const base = await listen(app)
+    await untilQuiet()
+    const unlock = await lockTestTable(sql)
+    const busy = '127.0.0.3'
+    const other = fetchFrom(base, '127.0.0.4', `/api/test/${id}`, admin)
+    await untilWaiting(t, sql, 1)
+    const sockets = await Promise.all(
+      [1, 2, 3].map(() => pipelined(base, busy, `/api/test/${id}`, admin, LIMITS.requestsInFlightPerConnection))
+    )
+    await untilWaiting(t, sql, 1 + SHARE)
+    for (const socket of sockets) socket.destroy()
+    await unlock()
+    t.equal((await other).status, 200)
+    // The other client active again (a read held by a new lock), the busy one asks once more.
+    const unlockAgain = await lockTestTable(sql)
+    const otherAgain = fetchFrom(base, '127.0.0.4', `/api/test/${id}`, admin)
+    await untilWaiting(t, sql, 1)
+    const fresh = await fetchFrom(base, busy, `/api/link/${linkId}`, admin)
+    t.equal(fresh.status, 200, 'its line is empty again: the new request runs (it was a 429 while they stayed in it)')
+    await unlockAgain()
+    t.equal((await otherAgain).status, 200)
   })
 })

@@ -16,7 +16,7 @@ import { revokeCredentials } from '../credentials/api-keys.ts'
 import { createRateLimiter, type RateLimiter } from '../throttle/rate-limiter.ts'
 import { countersFor } from '../throttle/window-counters.ts'
 import { USER_MODEL } from './user-model.ts'
-import { bcryptCompare } from '../bcrypt-pool.ts'
+import { bcryptWork } from '../bcrypt-pool.ts'
 
 /** Fields a non-admin may change in their own user record. */
 const SELF_EDITABLE = ['name', 'password']
@@ -88,7 +88,7 @@ async function verifyCurrentPassword(ctx: DocumentContext, id: string, current: 
     )
   }
   const user = await ctx.system.findRaw(USER_MODEL, { _id: id, _deleted: false })
-  if (typeof user?.password !== 'string' || !(await bcryptCompare(current, user.password))) {
+  if (typeof user?.password !== 'string' || !(await bcryptWork.compare(current, user.password))) {
     await guesses.record(id)
     throw new QuireError('CURRENT_PASSWORD_REQUIRED', 'current_password is not your current password')
   }
