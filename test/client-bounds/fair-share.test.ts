@@ -5,23 +5,17 @@
 // Requests are held running by a lock on their table, and counted where they wait for it.
 // PostgreSQL only (the lock and pg_stat_activity).
 import t, { type Test } from 'tap'
-import postgres from 'postgres'
-import type { FastifyInstance } from 'fastify'
+import type postgres from 'postgres'
 import { connect, type Socket } from 'node:net'
 import { request } from 'node:http'
 import { createTestApp } from '../helpers/test-app.ts'
+import { adminConnection, lockTable } from '../helpers/admin-connection.ts'
 import { listen } from '../helpers/feed-app.ts'
 import { LIMITS } from '../../src/validation/limits.ts'
 
 const SHARE = 2
 const A = '198.51.100.1'
 const B = '198.51.100.2'
-
-function adminConnection(t: Test, app: FastifyInstance): postgres.Sql {
-  const sql = postgres(app.config.databaseUrl, { max: 2, onnotice: () => {} })
-  t.teardown(() => sql.end({ timeout: 1 }))
-  return sql
-}
 
 /** Quire's statements waiting for a lock. */
 async function waitingForLock(sql: postgres.Sql): Promise<number> {
@@ -37,17 +31,6 @@ async function untilWaiting(t: Test, sql: postgres.Sql, n: number): Promise<void
     await new Promise(resolve => setTimeout(resolve, 50))
   }
   t.fail(`${n} statements never waited for the lock (${await waitingForLock(sql)} do)`)
-}
-
-/** Locks q_test until the returned function is called: reads of test documents wait meanwhile. */
-async function lockTestTable(sql: postgres.Sql): Promise<() => Promise<void>> {
-  const locker = await sql.reserve()
-  await locker`BEGIN`
-  await locker`LOCK TABLE q_test IN ACCESS EXCLUSIVE MODE`
-  return async () => {
-    await locker`ROLLBACK`
-    locker.release()
-  }
 }
 
 /** GET `path` on a connection of its own from `localAddress`; resolves with the status (0: no answer in 30 s). */
@@ -108,7 +91,7 @@ t.test('fair share of running requests per client on postgres', async t => {
 
   t.test('a client alone runs more than its share', async t => {
     await untilQuiet() // the set-up's requests above came from the default address
-    const unlock = await lockTestTable(sql)
+    const unlock = await lockTable(sql, 'q_test')
     const reads = Array.from({ length: SHARE + 2 }, () => read(A))
     await untilWaiting(t, sql, SHARE + 2)
     await unlock()
@@ -121,7 +104,7 @@ t.test('fair share of running requests per client on postgres', async t => {
 
   t.test('while another client is active, a client runs its share and the rest wait their turn', async t => {
     await untilQuiet()
-    const unlock = await lockTestTable(sql)
+    const unlock = await lockTable(sql, 'q_test')
     const other = read(B)
     await untilWaiting(t, sql, 1)
     const queued = Array.from({ length: SHARE + LIMITS.requestsWaitingPerClient + 1 }, () => read(A))
@@ -146,7 +129,7 @@ t.test('fair share of running requests per client on postgres', async t => {
     // Real connections: the client's address is its socket's (127.0.0.x on loopback).
     const base = await listen(app)
     await untilQuiet()
-    const unlock = await lockTestTable(sql)
+    const unlock = await lockTable(sql, 'q_test')
     const busy = '127.0.0.3'
     const other = fetchFrom(base, '127.0.0.4', `/api/test/${id}`, admin)
     await untilWaiting(t, sql, 1)
@@ -158,7 +141,7 @@ t.test('fair share of running requests per client on postgres', async t => {
     await unlock()
     t.equal((await other).status, 200)
     // The other client active again (a read held by a new lock), the busy one asks once more.
-    const unlockAgain = await lockTestTable(sql)
+    const unlockAgain = await lockTable(sql, 'q_test')
     const otherAgain = fetchFrom(base, '127.0.0.4', `/api/test/${id}`, admin)
     await untilWaiting(t, sql, 1)
     const fresh = await fetchFrom(base, busy, `/api/link/${linkId}`, admin)

@@ -2,10 +2,10 @@
 // statement runs on a reserved connection: that request gets 503 UNAVAILABLE, the process lives
 // (postgres.js used to throw from a timer or hang, porsager/postgres#1208) and the following
 // requests succeed on reconnected connections. PostgreSQL only.
-import t, { type Test } from 'tap'
-import postgres from 'postgres'
+import t from 'tap'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { createTestApp } from '../../helpers/test-app.ts'
+import { adminConnection, lockTable } from '../../helpers/admin-connection.ts'
 import { answerWithin } from '../../helpers/answer-within.ts'
 
 const HANG_MS = 10_000
@@ -13,13 +13,6 @@ const TEST_TIMEOUT_MS = 90_000
 /** An aggregate is an expensive statement: it runs on a connection reserved for it. */
 const EXPENSIVE: InjectOptions = { method: 'POST', url: '/aggregate/test', payload: [{ $match: {} }] }
 const UNAVAILABLE_BODY = { status: 'error', code: 'UNAVAILABLE' }
-
-/** Another connection to the app's database, to lock tables and end Quire's backends. */
-function adminConnection(t: Test, app: FastifyInstance): postgres.Sql {
-  const sql = postgres(app.config.databaseUrl, { max: 2, onnotice: () => {} })
-  t.teardown(() => sql.end({ timeout: 1 }))
-  return sql
-}
 
 async function until(probe: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 200 && !(await probe()); i++) await new Promise(resolve => setTimeout(resolve, 50))
@@ -50,10 +43,7 @@ t.test('postgres backends terminated under expensive requests', { timeout: TEST_
 
   t.test('terminated while its statement runs: that request gets 503, the next ones succeed', async t => {
     t.equal((await answerWithin(app, EXPENSIVE, HANG_MS)).status, 200, 'warm')
-    const lock = sql.reserve()
-    const locker = await lock
-    await locker`BEGIN`
-    await locker`LOCK TABLE q_test IN ACCESS EXCLUSIVE MODE`
+    const unlock = await lockTable(sql, 'q_test')
     const pending = answerWithin(app, EXPENSIVE, HANG_MS)
     let waiting: number | undefined
     await until(async () => {
@@ -66,8 +56,7 @@ t.test('postgres backends terminated under expensive requests', { timeout: TEST_
     t.ok(waiting, 'the expensive statement waits for the lock')
     await sql`SELECT pg_terminate_backend(${waiting!})`
     const reply = await pending
-    await locker`ROLLBACK`
-    locker.release()
+    await unlock()
     t.equal(reply.status, 503, 'the request whose backend died')
     t.match(reply.body, UNAVAILABLE_BODY)
     t.same(new Set(await statusesOf(app, id, 6)), new Set([200]), 'reads and expensive requests afterwards all succeed')
