@@ -16,6 +16,8 @@ export interface TcpProxy {
   delayNewConnections: (ms: number) => void
   /** How many chunks of bytes clients have sent through so far (one per write of a small message batch). */
   chunksFromClients: () => number
+  /** How many connections clients have opened to the proxy so far, in any mode. */
+  connectionsFromClients: () => number
   close: () => Promise<void>
 }
 
@@ -32,12 +34,14 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
   let mode: ProxyMode = 'forward'
   let connectDelayMs = 0
   let chunks = 0
+  let connections = 0
   const track = (socket: Socket): void => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => socket.destroy())
   }
   const server = createServer(client => {
+    connections++
     track(client)
     if (mode !== 'forward') return
     const forward = (): void => {
@@ -71,6 +75,7 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
       connectDelayMs = ms
     },
     chunksFromClients: () => chunks,
+    connectionsFromClients: () => connections,
     close: async () => {
       cut()
       if (server.listening) await new Promise(resolve => server.close(resolve))

@@ -4,7 +4,9 @@
 // run of the statement triggers) while at most RUNNING_PER_QUEUE such statements of that queue
 // are under way. A lone create is still one
 // statement of one row, a tick later. A batch that fails (a duplicate key, a timeout) is retried
-// one document at a time, so each create gets its own outcome, as if it had been sent alone.
+// one document at a time, so each create gets its own outcome, as if it had been sent alone;
+// but when the database is out of reach every create of the batch fails at once (retrying each
+// would only wait out one connection attempt per document).
 // A batch runs in the scope of its first request, without its abort signal: one client leaving
 // must not cancel the others' writes; the change capture records the queue's acting user.
 import type { Doc } from '../engine.ts'
@@ -16,6 +18,7 @@ import {
   type RequestScope
 } from '../../runtime/request-scope.ts'
 import { actingUserId } from '../../runtime/acting-user.ts'
+import { isDatabaseUnavailable } from '../database-unavailable.ts'
 
 /** Documents one statement inserts at most. */
 const MAX_BATCH = 100
@@ -82,8 +85,9 @@ export function createInsertBatches(statements: InsertStatements): (model: Model
     let stored: Map<string, string>
     try {
       stored = await statements.many(queue.model, `[${batch.map(entry => entry.json).join(',')}]`)
-    } catch {
-      for (const entry of batch) await insertAlone(queue, entry)
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) for (const entry of batch) entry.reject(err)
+      else for (const entry of batch) await insertAlone(queue, entry)
       return
     }
     for (const entry of batch) entry.resolve(stored.get(entry.doc._id as string) as string)

@@ -1,8 +1,9 @@
 // Concurrent creates share INSERT statements (src/storage/sql/insert-batches.ts): every create still
 // gets its own stored document back, a create refused by the database (a duplicate unique value)
 // fails alone while the others of its batch are stored, the change log records each create's own
-// acting user, a client leaving does not cancel the batch its create joined, and large documents
-// are split over several statements. On PostgreSQL.
+// acting user, a client leaving does not cancel the batch its create joined, large documents
+// are split over several statements, and a batch the database cannot be reached for fails at
+// once instead of being retried document by document. On PostgreSQL.
 import t from 'tap'
 import { openPostgres } from '../../../src/storage/postgres/postgres-client.ts'
 import { createSqlEngine } from '../../../src/storage/sql/sql-engine.ts'
@@ -12,6 +13,8 @@ import { parseModelFile } from '../../../src/models/load-models.ts'
 import type { SqlClient } from '../../../src/storage/sql/sql-client.ts'
 import { QuireError } from '../../../src/errors.ts'
 import { databaseUrl, ENGINES, type EngineName } from '../../helpers/test-app.ts'
+import { startTcpProxy } from '../../helpers/tcp-proxy.ts'
+import { isDatabaseUnavailable } from '../../../src/storage/database-unavailable.ts'
 
 const model = parseModelFile(
   JSON.stringify({
@@ -117,3 +120,23 @@ for (const engine of ENGINES) {
     )
   })
 }
+
+t.test('a batch the database cannot be reached for fails whole, with one connection attempt per statement', async t => {
+  const proxy = await startTcpProxy(await databaseUrl('postgres'))
+  t.teardown(() => proxy.close())
+  const client = await openPostgres(proxy.url, 1000)
+  t.teardown(() => client.close())
+  const sql = createSqlEngine(client)
+  await sql.syncModels([model])
+  await proxy.setMode('blackhole')
+  const before = proxy.connectionsFromClients()
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 30 }, (_, k) => asRequest('d'.repeat(24), () => sql.insert(model, docOf(k + 1))))
+  )
+  t.ok(
+    outcomes.every(o => o.status === 'rejected' && isDatabaseUnavailable(o.reason)),
+    'every create fails as "database unavailable"'
+  )
+  const attempts = proxy.connectionsFromClients() - before
+  t.ok(attempts <= 4, `30 creates in one batch tried ${attempts} connections (one per statement), not one per document`)
+})
