@@ -22,7 +22,8 @@ import type { FastifyInstance } from 'fastify'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { AsyncResource } from 'node:async_hooks'
-import { createFairShare } from '../src/runtime/fair-share.ts'
+import { availableParallelism } from 'node:os'
+import { createFairShare, shareOfCores } from '../src/runtime/fair-share.ts'
 import { clientAddress } from '../src/runtime/client-address.ts'
 import { LIMITS } from '../src/validation/limits.ts'
 import { QuireError } from '../src/errors.ts'
@@ -141,7 +142,10 @@ function whenClosed(socket: Socket, then: () => void): () => void {
 }
 
 function shareWorkFairly(app: FastifyInstance): void {
-  const perClient = app.config.requestsPerClient
+  const { requestsPerClient, workers } = app.config
+  const perClient = requestsPerClient
+    ? () => requestsPerClient
+    : shareOfCores(Math.max(1, Math.floor(availableParallelism() / workers)))
   const maxWaiting = LIMITS.requestsWaitingPerClient
   const share = createFairShare({ perClient, maxWaiting, quietMs: LIMITS.clientQuietMs })
   app.addHook('onRequest', (request, reply, done) => {
@@ -172,7 +176,10 @@ function shareWorkFairly(app: FastifyInstance): void {
     }
     response.once('close', ended)
     // Waiting: it starts from another request's end, so it continues in its own async context.
-    if (!startedAtOnce) resume = AsyncResource.bind((err?: Error) => done(err))
+    if (!startedAtOnce) {
+      const context = new AsyncResource('quire:fair-share-turn')
+      resume = (err?: Error) => context.runInAsyncScope(done, undefined, err)
+    }
   })
 }
 

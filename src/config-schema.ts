@@ -100,7 +100,7 @@ export const EnvSchema = Type.Object({
     0,
     0,
     'requests one client (its address, IPv6 by its /64) runs at once in a process while other clients are ' +
-      "active; its others wait their turn (`0`: the machine's cores, at least 2)"
+      "active; its others wait their turn (`0`: the process's cores divided among the clients active, at least 1)"
   ),
   QUIRE_SECRET: Type.Optional(
     text('signs JWTs and keys credential digests: set it in production (and for several processes)')

@@ -43,7 +43,10 @@ export interface Config {
   expensiveQuerySlots: number
   /** Expensive statements at once for one client address on PostgreSQL; 0: all slots but one. */
   expensiveQuerySlotsPerClient: number
-  /** Requests one client runs at once while other clients are active (src/runtime/fair-share.ts). */
+  /**
+   * Requests one client runs at once while other clients are active (src/runtime/fair-share.ts); 0: the process's
+   * cores divided among the clients active.
+   */
   requestsPerClient: number
   bodyLimitBytes: number
   tokenTtlSeconds: number
@@ -197,7 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     quickStatementMs: v.QUICK_STATEMENT_MS,
     expensiveQuerySlots: v.EXPENSIVE_QUERY_SLOTS,
     expensiveQuerySlotsPerClient: v.EXPENSIVE_QUERY_SLOTS_PER_CLIENT,
-    requestsPerClient: v.REQUESTS_PER_CLIENT || Math.max(2, availableParallelism()),
+    requestsPerClient: v.REQUESTS_PER_CLIENT,
     bodyLimitBytes: v.BODY_LIMIT_BYTES,
     tokenTtlSeconds: v.TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,
