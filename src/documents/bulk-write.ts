@@ -162,17 +162,20 @@ async function hashPlannedPasswords(ctx: DocumentContext, model: Model, planned:
 
 /** Every value the planned operations write into a top-level field, as one document of arrays (for the link check). */
 function writtenValues(planned: Planned[]): Doc {
-  const values: Record<string, unknown[]> = {}
+  // A Map, not an object: a field may be named like an Object.prototype member (hasOwnProperty, constructor).
+  const values = new Map<string, unknown[]>()
   const add = (field: string, value: unknown): void => {
     const each = isPlainObject(value) && Array.isArray(value.$each) ? value.$each : [value]
-    ;(values[field] ??= []).push(...each.flat())
+    let written = values.get(field)
+    if (written === undefined) values.set(field, (written = []))
+    written.push(...each.flat())
   }
   for (const { op, docs } of planned) {
     for (const doc of [...docs, ...(op.kind === 'update' && op.upsert ? [op.upsert] : [])])
       for (const [field, value] of Object.entries(doc)) add(field, value)
     if (op.kind === 'update') for (const [, path, value] of op.update) add(path.split('.')[0], value)
   }
-  return values
+  return Object.fromEntries(values)
 }
 
 /** Checks and runs a bulk request; nothing is written unless every operation is valid and succeeds. */

@@ -80,6 +80,18 @@ for (const engine of wideEngines()) {
     )
     t.equal((await bulk({})).statusCode, 400)
 
+    // The reliability fuzz found a 500 here: the written values were gathered in a plain object.
+    const prototypeName = await bulk([
+      { insertOne: { document: { name: 'should-not-stay', val: 1 } } },
+      { updateMany: { filter: {}, update: { $addToSet: { hasOwnProperty: 'x' } } } }
+    ])
+    t.equal(prototypeName.statusCode, 400, 'a field named like an Object.prototype member is a 400, not a 500')
+    t.match(JSON.parse(prototypeName.body), {
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'hasOwnProperty', message: 'is not a field of this model' }]
+    })
+    t.same((await list()).data, before.data, 'and nothing of it was written')
+
     const anonymous = await app.inject({
       method: 'POST',
       url: '/bulkwrite/link',
