@@ -1,26 +1,25 @@
-// Fails the test run when its coverage (tap's .tap/report/coverage-summary.json) fell below the
-// floor in .coverage-floor.json, and says when it rose far enough to raise the floor: the floor
+// Fails the test run when its coverage (tap's .tap/report/coverage-summary.json) is not valid or fell
+// below the floor in .coverage-floor.json, and says when it rose far enough to raise the floor: the floor
 // only goes up. Run by `npm test` after the whole suite (a partial run covers less).
-import { readFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { readFileSync, readdirSync } from 'node:fs'
 
 const KINDS = ['lines', 'branches', 'functions']
 const floor = JSON.parse(readFileSync(new URL('../.coverage-floor.json', import.meta.url), 'utf8'))
 const summary = JSON.parse(readFileSync(new URL('../.tap/report/coverage-summary.json', import.meta.url), 'utf8'))
 const { total } = summary
 
-// Some runs' reports could not map most files to their source: each such file counts as one line, no
-// branch and no function, and the totals are then those of whichever files were mapped, which vary
-// from run to run of the same code. Such a report is named and not judged.
-const files = Object.entries(summary).filter(([name]) => name !== 'total')
-const unmapped = files.filter(([, file]) => file.lines.total <= 1).length
-const MAX_UNMAPPED_SHARE = 0.25
-if (unmapped > files.length * MAX_UNMAPPED_SHARE) {
-  console.log(
-    `coverage: NOT JUDGED: ${unmapped} of ${files.length} files were reported as one line (their source ` +
-      `maps were not applied), so the totals (${KINDS.map(kind => `${kind} ${total[kind].pct}%`).join(', ')}) ` +
-      `are not the suite's`
-  )
-  process.exit(0)
+// tap merges every process's V8 ranges for a file, and those ranges are offsets into the code the
+// process ran, so each source file must have been transpiled to the same code everywhere. A test
+// whose child loads src/ through another loader (tsx beside tap's ts-node) breaks that: the merged
+// report then maps garbage, most files counted as one line, totals varying from run to run. Such a
+// run fails here, naming the processes, instead of being judged.
+const mixed = filesTranspiledDifferently(new URL('../.tap/', import.meta.url))
+if (mixed.length > 0) {
+  console.log(`coverage: NOT VALID: ${mixed.length} source file(s) ran as different transpiled code in different`)
+  console.log('processes (spawn children through test/helpers/source-loader.ts), for example:')
+  for (const { file, commands } of mixed.slice(0, 5)) console.log(`  ${file}: ${commands.join(' | ')}`)
+  process.exit(1)
 }
 
 let failed = false
@@ -36,3 +35,29 @@ for (const kind of KINDS) {
   }
 }
 process.exit(failed ? 1 : 0)
+
+/** Source files whose source maps differ between the processes that ran them, with one command per variant. */
+function filesTranspiledDifferently(tapDir) {
+  const variants = new Map()
+  for (const name of readdirSync(new URL('coverage/', tapDir))) {
+    const raw = JSON.parse(readFileSync(new URL(`coverage/${name}`, tapDir), 'utf8'))
+    for (const [url, map] of Object.entries(raw['source-map-cache'] ?? {})) {
+      if (url.includes('/node_modules/')) continue
+      const digest = createHash('sha1').update(JSON.stringify(map.data)).digest('hex')
+      const byDigest = variants.get(url) ?? new Map()
+      byDigest.set(digest, name)
+      variants.set(url, byDigest)
+    }
+  }
+  return [...variants]
+    .filter(([, byDigest]) => byDigest.size > 1)
+    .map(([url, byDigest]) => ({
+      file: url.replace(/^.*?\/(src|test)\//, '$1/'),
+      commands: [...byDigest.values()].map(commandOf)
+    }))
+
+  function commandOf(coverageFile) {
+    const info = JSON.parse(readFileSync(new URL(`processinfo/${coverageFile}`, tapDir), 'utf8'))
+    return [...info.execArgv, ...info.argv.slice(1)].join(' ').replaceAll(/file:\/\/\S*\/node_modules\//g, '')
+  }
+}

@@ -1,10 +1,14 @@
-// Runs the `quire` command line (src/cli.ts, through tsx) in a child process, as an operator
+// Runs the `quire` command line (src/cli.ts, through the tests' TypeScript loader) in a child process, as an operator
 // would: a command to completion (runCli), or `quire serve` listening on a free port (startServer).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { freePort } from '../../src/free-port.ts'
 import { fileURLToPath } from 'node:url'
+import { SOURCE_LOADER_ARGS } from './source-loader.ts'
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/** node's arguments for `quire`, run from REPO_ROOT by a child that inherits this process's environment. */
+export const QUIRE_CLI_ARGS: readonly string[] = [...SOURCE_LOADER_ARGS, 'src/cli.ts']
 
 export interface CliResult {
   code: number | null
@@ -13,7 +17,7 @@ export interface CliResult {
 }
 
 function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  return spawn(process.execPath, [...QUIRE_CLI_ARGS, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']

@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process'
 import { modelsFromJxp } from '../../src/jxp/from-jxp/from-jxp-command.ts'
 import { loadModels } from '../../src/models/load-models.ts'
 import { USER_MODEL } from '../../src/auth/users/user-model.ts'
+import { QUIRE_CLI_ARGS } from '../helpers/run-cli.ts'
 
 const JXP_MODELS = new URL('../jxp-suite/jxp/src/models', import.meta.url).pathname
 
@@ -71,11 +72,10 @@ t.test("JXP's test models become Quire models", async t => {
 
 t.test('quire models from-jxp <dir> --out', async t => {
   const out = mkdtempSync(join(tmpdir(), 'quire-from-jxp-cli-'))
-  const printed = execFileSync(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli.ts', 'models', 'from-jxp', JXP_MODELS, '--out', out],
-    { cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8' }
-  )
+  const printed = execFileSync(process.execPath, [...QUIRE_CLI_ARGS, 'models', 'from-jxp', JXP_MODELS, '--out', out], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    encoding: 'utf8'
+  })
   t.match(printed, /wrote 3 file\(s\)/)
   t.match(printed, /needs a human:/)
 })

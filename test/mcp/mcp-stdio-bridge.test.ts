@@ -8,13 +8,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ENGINES, createTestApp } from '../helpers/test-app.ts'
 import { listen, send } from '../helpers/feed-app.ts'
 import { login } from '../helpers/auth-helpers.ts'
-import { REPO_ROOT } from '../helpers/run-cli.ts'
+import { QUIRE_CLI_ARGS, REPO_ROOT } from '../helpers/run-cli.ts'
 
 async function bridgeClient(t: Test, env: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'quire-bridge-test', version: '1.0.0' })
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
+    args: [...QUIRE_CLI_ARGS, 'mcp'],
     cwd: REPO_ROOT,
     env: { ...process.env, ...env } as Record<string, string>,
     stderr: 'pipe'

@@ -9,6 +9,7 @@ import { promisify } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { ENGINES, basicAuth, createTestApp, databaseUrl } from '../../helpers/test-app.ts'
 import { TEST_SETTINGS, createLoggedApp, json, lastRecoveryJwt, startSmtp } from '../../helpers/auth-helpers.ts'
+import { QUIRE_CLI_ARGS } from '../../helpers/run-cli.ts'
 
 const run = promisify(execFile)
 const root = new URL('../../..', import.meta.url).pathname
@@ -122,8 +123,8 @@ for (const engine of ENGINES) {
         BCRYPT_ROUNDS: '4'
       }
       const cli = run(
-        join(root, 'node_modules/.bin/tsx'),
-        [join(root, 'src/cli.ts'), 'admin', 'create', '--email', 'ops@example.com', '--password', TOO_LONG[0]],
+        process.execPath,
+        [...QUIRE_CLI_ARGS, 'admin', 'create', '--email', 'ops@example.com', '--password', TOO_LONG[0]],
         { env, cwd: root }
       )
       const err = await cli.then(

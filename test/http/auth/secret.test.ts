@@ -17,6 +17,7 @@ import { loadConfig, type Config } from '../../../src/config.ts'
 import { StartupError } from '../../../src/startup-error.ts'
 import { ENGINES, basicAuth, databaseUrl, type EngineName } from '../../helpers/test-app.ts'
 import { TEST_SETTINGS, bearer, json, login } from '../../helpers/auth-helpers.ts'
+import { QUIRE_CLI_ARGS } from '../../helpers/run-cli.ts'
 
 const run = promisify(execFile)
 const root = new URL('../../..', import.meta.url).pathname
@@ -86,7 +87,7 @@ async function cli(
     QUIRE_SECRET: secret ?? ''
   }
   try {
-    const { stdout, stderr } = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli.ts'), ...args], {
+    const { stdout, stderr } = await run(process.execPath, [...QUIRE_CLI_ARGS, ...args], {
       env,
       cwd: root,
       timeout: 60_000

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { ENGINES, basicAuth, createTestApp, databaseUrl } from '../../helpers/test-app.ts'
 import { TEST_SETTINGS, bearer, json, login } from '../../helpers/auth-helpers.ts'
+import { QUIRE_CLI_ARGS } from '../../helpers/run-cli.ts'
 
 const run = promisify(execFile)
 const root = new URL('../../..', import.meta.url).pathname
@@ -170,7 +171,7 @@ for (const engine of ENGINES) {
       const env = { ...process.env, DATABASE_URL: url, MODELS_DIR: join(root, 'models'), BCRYPT_ROUNDS: '4' }
       const cli = async (...args: string[]): Promise<{ code: number; out: string }> => {
         try {
-          const { stdout } = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/cli.ts'), ...args], {
+          const { stdout } = await run(process.execPath, [...QUIRE_CLI_ARGS, ...args], {
             env,
             cwd: root
           })
