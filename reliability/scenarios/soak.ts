@@ -2,8 +2,9 @@
 // counts, aggregations, creates and updates) driven by autocannon in windows of
 // equal length. After a warm-up, resident memory must grow less than 10% (its
 // floor after garbage collections, first third of the run against the last), the
-// open file descriptors and database connections must not grow, and the last
-// window's throughput must be within 10% of the first one's, and no request
+// open file descriptors and database connections must not grow, the throughput of
+// the last third must be within 10% of the first third's (the median window of each),
+// and no request
 // may fail (load shedding, a 503 with Retry-After, is counted apart and must
 // stay under 1%). Memory and descriptors are the medians of per-second samples
 // in each window.
@@ -16,6 +17,7 @@ import type { Store } from '../../bench/store.ts'
 import type { EngineName } from '../options.ts'
 import { check, resultOf, type ScenarioResult } from '../report.ts'
 import type { QuireServer, Suite } from '../stack.ts'
+import { percentile } from '../steady-load.ts'
 
 const CONNECTIONS = 10
 const MAX_RSS_GROWTH = 0.1
@@ -211,7 +213,17 @@ function judge(
   const startFloor = floorAt(measured.slice(0, third))
   const endFloor = floorAt(measured.slice(-third))
   const rssGrowth = (endFloor - startFloor) / startFloor
-  const drop = 1 - last.reqPerSec / first.reqPerSec
+  // A slowdown that grows shows in a third of the run, a passing event does not: the embedded
+  // server's first checkpoint, which writes for about 3 minutes with fsync on, took 20-25% off the
+  // windows it spanned, and a check of the last window against the first judged when it fell.
+  const throughputAt = (windows: Window[]): number =>
+    percentile(
+      windows.map(w => w.reqPerSec),
+      50
+    )
+  const startThroughput = throughputAt(measured.slice(0, third))
+  const endThroughput = throughputAt(measured.slice(-third))
+  const drop = 1 - endThroughput / startThroughput
   const requests = all.reduce((n, w) => n + w.requests, 0)
   const failed = all.reduce((n, w) => n + w.non2xx + w.errors, 0) - failures.shed
   const maxConnections = Math.max(...measured.map(w => w.connections ?? 0))
@@ -230,7 +242,8 @@ function judge(
     check(
       'throughput end/start',
       drop <= MAX_THROUGHPUT_DROP,
-      `${last.reqPerSec}/${first.reqPerSec} req/s (${(-drop * 100).toFixed(1)}%)`
+      `${endThroughput}/${startThroughput} req/s ` +
+        `(${(-drop * 100).toFixed(1)}%, median windows of the last and first third)`
     ),
     check('failed requests', failed === 0, failed),
     check(
