@@ -4,11 +4,13 @@
 // JSON.stringify cannot write; the restart judge counts /ready from the moment PostgreSQL has
 // stopped, not from the moment it was asked to; the store digest ignores only the change log's numbering
 // (taken on the embedded default, whose server it starts and stops again, as every quire command does);
-// the malformed bodies the fuzz sends to /login carry no credentials (a Basic header logs in whatever the body).
+// the malformed bodies the fuzz sends to /login carry no credentials (a Basic header logs in whatever the body);
+// the soak judges throughput by thirds of the run, so that one passing event at its end does not decide.
 import t from 'tap'
 import { createSecretScanner } from '../reliability/secret-scanner.ts'
 import { deeplyNested, obj, RawJson, toJsonText } from '../reliability/fuzz/json-text.ts'
 import { judgeRestart, type ReadySample } from '../reliability/scenarios/restart.ts'
+import { throughputChange } from '../reliability/scenarios/soak.ts'
 import { digestStore } from '../reliability/digest.ts'
 import { newDataDir, serverPid } from '../bench/embedded-store.ts'
 import { embeddedStore, withStore } from '../bench/store.ts'
@@ -124,6 +126,18 @@ t.test('restart judge: /ready must say not ready once PostgreSQL has stopped', a
     { ok: true, value: '23/23 not ready while down' },
     'a probe still waiting when the start was asked may find the database back'
   )
+})
+
+t.test('soak judge: throughput falls when a third of the run is slower, not when one event dips the end', async t => {
+  const windows = (reqPerSec: number[]): Array<{ reqPerSec: number }> => reqPerSec.map(r => ({ reqPerSec: r }))
+  // The embedded default alone: its first checkpoint (fsync on) wrote through the last three windows.
+  const checkpointAtTheEnd = windows([
+    850, 830, 860, 840, 870, 845, 835, 850, 860, 845, 830, 855, 820, 815, 830, 640, 620, 643
+  ])
+  t.match(throughputChange(checkpointAtTheEnd), { startThroughput: 850, endThroughput: 815 }, 'a passing dip')
+  t.ok(throughputChange(checkpointAtTheEnd).drop <= 0.1, 'is within the allowed 10%')
+  const declining = windows(Array.from({ length: 18 }, (_, i) => 850 - i * 12))
+  t.ok(throughputChange(declining).drop > 0.1, `a decline over the run is not (${throughputChange(declining).drop})`)
 })
 
 t.test('the store digest sees a changed document, not the change log being numbered', async t => {

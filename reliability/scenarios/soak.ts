@@ -197,6 +197,28 @@ export async function runSoak(suite: Suite, engine: EngineName): Promise<Scenari
   return judge(engine, started, windows.slice(warmup), windows, failures)
 }
 
+/**
+ * The throughput of the last third of the measured windows against the first third's, each the median
+ * window. A slowdown that grows shows in a third of the run, a passing event does not: the embedded
+ * server's first checkpoint, which writes for about 3 minutes with fsync on, took 20-25% off the
+ * windows it spanned, and a check of the last window against the first judged when it fell.
+ */
+export function throughputChange(measured: Array<{ reqPerSec: number }>): {
+  startThroughput: number
+  endThroughput: number
+  drop: number
+} {
+  const third = Math.max(1, Math.floor(measured.length / 3))
+  const medianOf = (windows: Array<{ reqPerSec: number }>): number =>
+    percentile(
+      windows.map(w => w.reqPerSec),
+      50
+    )
+  const startThroughput = medianOf(measured.slice(0, third))
+  const endThroughput = medianOf(measured.slice(-third))
+  return { startThroughput, endThroughput, drop: 1 - endThroughput / startThroughput }
+}
+
 function judge(
   engine: EngineName,
   started: number,
@@ -213,17 +235,7 @@ function judge(
   const startFloor = floorAt(measured.slice(0, third))
   const endFloor = floorAt(measured.slice(-third))
   const rssGrowth = (endFloor - startFloor) / startFloor
-  // A slowdown that grows shows in a third of the run, a passing event does not: the embedded
-  // server's first checkpoint, which writes for about 3 minutes with fsync on, took 20-25% off the
-  // windows it spanned, and a check of the last window against the first judged when it fell.
-  const throughputAt = (windows: Window[]): number =>
-    percentile(
-      windows.map(w => w.reqPerSec),
-      50
-    )
-  const startThroughput = throughputAt(measured.slice(0, third))
-  const endThroughput = throughputAt(measured.slice(-third))
-  const drop = 1 - endThroughput / startThroughput
+  const { startThroughput, endThroughput, drop } = throughputChange(measured)
   const requests = all.reduce((n, w) => n + w.requests, 0)
   const failed = all.reduce((n, w) => n + w.non2xx + w.errors, 0) - failures.shed
   const maxConnections = Math.max(...measured.map(w => w.connections ?? 0))
