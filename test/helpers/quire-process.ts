@@ -1,4 +1,4 @@
-// A Quire server in a process of its own (`quire serve` from the sources, under tsx): for the
+// A Quire server in a process of its own (`quire serve` from the sources, test/helpers/source-loader.ts): for the
 // tests where several processes share one database (stopped with SIGTERM when the test ends),
 // and for the JXP suite's runner (test/jxp-suite/run.mts).
 import { spawn } from 'node:child_process'
@@ -6,6 +6,7 @@ import { freePort } from '../../src/free-port.ts'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
+import { SOURCE_LOADER_ARGS, SOURCE_LOADER_ENV } from './source-loader.ts'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -20,9 +21,9 @@ export interface QuireProcess {
  */
 export async function spawnQuire(env: Record<string, string>, timeoutMs = 60_000): Promise<QuireProcess> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+  const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, 'src/cli.ts', 'serve'], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { PATH: process.env.PATH, ...SOURCE_LOADER_ENV, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''

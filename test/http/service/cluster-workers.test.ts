@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { databaseUrl } from '../../helpers/test-app.ts'
 import { REPO_ROOT, runCli, startServer, type ServerProcess } from '../../helpers/run-cli.ts'
+import { SOURCE_LOADER_ARGS, SOURCE_LOADER_ENV } from '../../helpers/source-loader.ts'
 
 const LIMIT = 3
 
@@ -124,7 +125,7 @@ t.test("a node:cluster worker that another supervisor forked (PM2's cluster mode
   // A stand-in for the other supervisor: a plain node:cluster primary forking `quire serve` once.
   const primary =
     `const cluster = require('node:cluster'); cluster.setupPrimary({ exec: 'src/cli.ts', args: ['serve'], ` +
-    `execArgv: ['--import', 'tsx'] }); ` +
+    `execArgv: ${JSON.stringify(SOURCE_LOADER_ARGS)} }); ` +
     "const w = cluster.fork(); process.on('SIGTERM', () => { w.process.kill('SIGTERM'); w.on('exit', () " +
     '=> process.exit(0)) })'
   const child = spawn(process.execPath, ['-e', primary], {
@@ -132,6 +133,7 @@ t.test("a node:cluster worker that another supervisor forked (PM2's cluster mode
     stdio: 'ignore',
     env: {
       PATH: process.env.PATH,
+      ...SOURCE_LOADER_ENV,
       DATABASE_URL: await databaseUrl('postgres'),
       MODELS_DIR: join(REPO_ROOT, 'models'),
       PORT: String(port),
