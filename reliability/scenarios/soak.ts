@@ -197,6 +197,12 @@ export async function runSoak(suite: Suite, engine: EngineName): Promise<Scenari
   return judge(engine, started, windows.slice(warmup), windows, failures)
 }
 
+/** The first and the last third of the measured windows (one window each at least). */
+function outerThirds<W>(measured: W[]): [W[], W[]] {
+  const third = Math.max(1, Math.floor(measured.length / 3))
+  return [measured.slice(0, third), measured.slice(-third)]
+}
+
 /**
  * The throughput of the last third of the measured windows against the first third's, each the median
  * window. A slowdown that grows shows in a third of the run, a passing event does not: the embedded
@@ -208,14 +214,14 @@ export function throughputChange(measured: Array<{ reqPerSec: number }>): {
   endThroughput: number
   drop: number
 } {
-  const third = Math.max(1, Math.floor(measured.length / 3))
+  const [firstThird, lastThird] = outerThirds(measured)
   const medianOf = (windows: Array<{ reqPerSec: number }>): number =>
     percentile(
       windows.map(w => w.reqPerSec),
       50
     )
-  const startThroughput = medianOf(measured.slice(0, third))
-  const endThroughput = medianOf(measured.slice(-third))
+  const startThroughput = medianOf(firstThird)
+  const endThroughput = medianOf(lastThird)
   return { startThroughput, endThroughput, drop: 1 - endThroughput / startThroughput }
 }
 
@@ -230,10 +236,10 @@ function judge(
   const last = measured[measured.length - 1]
   // A leak raises the floor memory returns to after garbage collection; between collections RSS
   // saws up and down by a quarter or more (170-257 MB in one run), which is not growth.
-  const third = Math.max(1, Math.floor(measured.length / 3))
+  const [firstThird, lastThird] = outerThirds(measured)
   const floorAt = (windows: Window[]): number => Math.min(...windows.map(w => w.rssFloorMb))
-  const startFloor = floorAt(measured.slice(0, third))
-  const endFloor = floorAt(measured.slice(-third))
+  const startFloor = floorAt(firstThird)
+  const endFloor = floorAt(lastThird)
   const rssGrowth = (endFloor - startFloor) / startFloor
   const { startThroughput, endThroughput, drop } = throughputChange(measured)
   const requests = all.reduce((n, w) => n + w.requests, 0)
