@@ -3,12 +3,10 @@
 // and for the JXP suite's runner (test/jxp-suite/run.mts).
 import { spawn } from 'node:child_process'
 import { freePort } from '../../src/free-port.ts'
-import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { SOURCE_LOADER_ARGS, SOURCE_LOADER_ENV } from './source-loader.ts'
-
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
+import { QUIRE_CLI_ARGS, REPO_ROOT } from './run-cli.ts'
+import { SOURCE_LOADER_ENV } from './source-loader.ts'
 
 export interface QuireProcess {
   url: string
@@ -21,8 +19,8 @@ export interface QuireProcess {
  */
 export async function spawnQuire(env: Record<string, string>, timeoutMs = 60_000): Promise<QuireProcess> {
   const port = await freePort()
-  const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, 'src/cli.ts', 'serve'], {
-    cwd: repoRoot,
+  const child = spawn(process.execPath, [...QUIRE_CLI_ARGS, 'serve'], {
+    cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, ...SOURCE_LOADER_ENV, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
