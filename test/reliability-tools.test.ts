@@ -10,7 +10,7 @@ import t from 'tap'
 import { createSecretScanner } from '../reliability/secret-scanner.ts'
 import { deeplyNested, obj, RawJson, toJsonText } from '../reliability/fuzz/json-text.ts'
 import { judgeRestart, type ReadySample } from '../reliability/scenarios/restart.ts'
-import { throughputChange } from '../reliability/scenarios/soak.ts'
+import { rssGrowth, throughputChange } from '../reliability/scenarios/soak.ts'
 import { digestStore } from '../reliability/digest.ts'
 import { newDataDir, serverPid } from '../bench/embedded-store.ts'
 import { embeddedStore, withStore } from '../bench/store.ts'
@@ -138,6 +138,18 @@ t.test('soak judge: throughput falls when a third of the run is slower, not when
   t.ok(throughputChange(checkpointAtTheEnd).drop <= 0.1, 'is within the allowed 10%')
   const declining = windows(Array.from({ length: 18 }, (_, i) => 850 - i * 12))
   t.ok(throughputChange(declining).drop > 0.1, `a decline over the run is not (${throughputChange(declining).drop})`)
+})
+
+t.test('soak judge: memory grows when every window of a third sits higher, not when one collection dips', async t => {
+  const windows = (floors: number[]): Array<{ rssFloorMb: number }> => floors.map(f => ({ rssFloorMb: f }))
+  // PostgreSQL in a full run: window medians 235-256 MB throughout, one deep collection in each outer third.
+  const oneDeepCollection = windows([
+    244, 238, 196, 240, 236, 242, 239, 241, 237, 243, 240, 238, 240, 219, 243, 245, 241, 246
+  ])
+  t.match(rssGrowth(oneDeepCollection), { startFloor: 240, endFloor: 243 }, 'the median windows of the outer thirds')
+  t.ok(rssGrowth(oneDeepCollection).growth < 0.1, 'are within the allowed 10%')
+  const leaking = windows(Array.from({ length: 18 }, (_, i) => 200 + i * 3))
+  t.ok(rssGrowth(leaking).growth > 0.1, `a floor that rises through the run is growth (${rssGrowth(leaking).growth})`)
 })
 
 t.test('the store digest sees a changed document, not the change log being numbered', async t => {
