@@ -202,9 +202,10 @@ function outerThirds<W>(measured: W[]): [W[], W[]] {
   return [measured.slice(0, third), measured.slice(-third)]
 }
 
-/** The median of a third's windows, by one figure. */
-function medianWindow<W>(windows: W[], figure: (w: W) => number): number {
-  return percentile(windows.map(figure), 50)
+/** One figure of the median window of the first third and of the last third. */
+function outerThirdsMedians<W>(measured: W[], figure: (w: W) => number): [number, number] {
+  const [firstThird, lastThird] = outerThirds(measured)
+  return [percentile(firstThird.map(figure), 50), percentile(lastThird.map(figure), 50)]
 }
 
 /**
@@ -219,9 +220,7 @@ export function rssGrowth(measured: Array<{ rssFloorMb: number }>): {
   endFloor: number
   growth: number
 } {
-  const [firstThird, lastThird] = outerThirds(measured)
-  const startFloor = medianWindow(firstThird, w => w.rssFloorMb)
-  const endFloor = medianWindow(lastThird, w => w.rssFloorMb)
+  const [startFloor, endFloor] = outerThirdsMedians(measured, w => w.rssFloorMb)
   return { startFloor, endFloor, growth: (endFloor - startFloor) / startFloor }
 }
 
@@ -236,9 +235,7 @@ export function throughputChange(measured: Array<{ reqPerSec: number }>): {
   endThroughput: number
   drop: number
 } {
-  const [firstThird, lastThird] = outerThirds(measured)
-  const startThroughput = medianWindow(firstThird, w => w.reqPerSec)
-  const endThroughput = medianWindow(lastThird, w => w.reqPerSec)
+  const [startThroughput, endThroughput] = outerThirdsMedians(measured, w => w.reqPerSec)
   return { startThroughput, endThroughput, drop: 1 - endThroughput / startThroughput }
 }
 
