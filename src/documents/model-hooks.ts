@@ -18,29 +18,44 @@ const CREATE_SYSTEM_KEYS: ReadonlySet<string> = new Set(SYSTEM_FIELDS)
 const UPDATE_SYSTEM_KEYS: ReadonlySet<string> = new Set([...SYSTEM_FIELDS, 'updatedAt'])
 
 /**
- * What model code gets besides its document, with `extra`; the caller's copy and the scoped documents are made when
- * first used.
+ * What model code gets besides its document; the caller's copy and the scoped documents are made
+ * when first used. A class rather than an object literal with getters: V8 gives every evaluation of
+ * such a literal new accessor pairs in the old generation, which keep the request alive through
+ * young collections (plugins/request-scope.ts says what that cost).
  */
+class CodeContext implements ModelCodeContext {
+  readonly model: string
+  readonly #ctx: DocumentContext
+  #caller: ModelCodeContext['caller'] | undefined
+  #documents: ModelCodeContext['documents'] | undefined
+
+  constructor(ctx: DocumentContext, model: Model) {
+    this.#ctx = ctx
+    this.model = model.name
+  }
+
+  get caller(): ModelCodeContext['caller'] {
+    const caller = this.#ctx.caller
+    return (this.#caller ??= Object.freeze({ ...caller, groups: [...caller.groups] }))
+  }
+
+  get documents(): ModelCodeContext['documents'] {
+    return (this.#documents ??= this.#ctx.documents)
+  }
+
+  /** An own property, so that model code may take it apart from its context. */
+  readonly refuse = (status: number, message: string): never => {
+    throw new RefusalError(status, message)
+  }
+}
+
+/** What model code gets besides its document, with `extra`. */
 export function codeContext<T extends object = object>(
   ctx: DocumentContext,
   model: Model,
   extra?: T
 ): ModelCodeContext & T {
-  let documents: ModelCodeContext['documents'] | undefined
-  let caller: ModelCodeContext['caller'] | undefined
-  const context: ModelCodeContext = {
-    get caller() {
-      return (caller ??= Object.freeze({ ...ctx.caller, groups: [...ctx.caller.groups] }))
-    },
-    model: model.name,
-    get documents() {
-      return (documents ??= ctx.documents)
-    },
-    refuse: (status, message) => {
-      throw new RefusalError(status, message)
-    }
-  }
-  return Object.assign(context, extra)
+  return Object.assign(new CodeContext(ctx, model), extra)
 }
 
 /** Runs model code; a thrown error with a 4xx `statusCode` (or `status`) becomes that refusal. */

@@ -9,10 +9,6 @@ export interface RequestScope {
   readonly signal: AbortSignal
   /** The client, as src/runtime/client-address.ts decides who is one, for per-client limits. */
   readonly client: string
-  /** performance.now() when the request arrived. */
-  readonly startedAt?: number
-  /** Whether its response has started (a streamed export is being answered). */
-  readonly answering?: () => boolean
   /** The caller, once the request's credentials were resolved (null or undefined before). */
   readonly caller?: Caller | null
 }
@@ -20,6 +16,14 @@ export interface RequestScope {
 const storage = new AsyncLocalStorage<RequestScope>()
 /** A signal that never aborts: for work no client's leaving may cancel. */
 export const NEVER_ABORTED = new AbortController().signal
+
+/**
+ * `scope` with another signal, as plain data: spreading a scope would drop the accessors of the
+ * request's own (plugins/request-scope.ts), the caller among them.
+ */
+export function withSignal(scope: RequestScope, signal: AbortSignal): RequestScope {
+  return { client: scope.client, caller: scope.caller, signal }
+}
 
 /** Runs `work` (and everything it starts) inside `scope`. */
 export function runInRequestScope<T>(scope: RequestScope, work: () => T): T {
@@ -68,7 +72,7 @@ export function shareWork(): SharedWork {
     },
     run: work => {
       const scope = storage.getStore()
-      return scope ? storage.run({ ...scope, signal: controller.signal }, work) : work()
+      return scope ? storage.run(withSignal(scope, controller.signal), work) : work()
     }
   }
 }

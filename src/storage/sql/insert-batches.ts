@@ -14,6 +14,7 @@ import type { Model } from '../../models/model-definition.ts'
 import {
   currentRequestScope,
   runInRequestScope,
+  withSignal,
   NEVER_ABORTED,
   type RequestScope
 } from '../../runtime/request-scope.ts'
@@ -97,7 +98,7 @@ export function createInsertBatches(statements: InsertStatements): (model: Model
     queue.scheduled = false
     const batch = takeBatch(queue.waiting)
     queue.running++
-    const scope = queue.scope && { ...queue.scope, signal: NEVER_ABORTED }
+    const scope = queue.scope && withSignal(queue.scope, NEVER_ABORTED)
     try {
       await (scope ? runInRequestScope(scope, () => insertBatch(queue, batch)) : insertBatch(queue, batch))
     } finally {
