@@ -1,10 +1,13 @@
 // The request scope plugin: handlers (and what they call) see the scope, after a body was read
 // too; its signal (made when first asked for) stays quiet for a request that completes (Fastify's own request.signal
 // aborts
-// once a body has been read) and aborts when the client closes its connection first.
+// once a body has been read) and aborts when the client closes its connection first. Once answered, a
+// scope lets go of its request.
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
 import { request as httpRequest } from 'node:http'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import requestScope from '../../plugins/request-scope.ts'
 import { currentRequestScope, type RequestScope } from '../../src/runtime/request-scope.ts'
 
@@ -101,4 +104,36 @@ t.test('a signal first asked for after a complete response stays quiet', async t
   const { scope, closed } = kept()
   await closed
   t.equal(scope.signal.aborted, false)
+})
+
+t.test('a scope kept after its response lets go of the request and still names its caller', async t => {
+  // A scope outlives its response in promises made in it (on Node 20, young collections keep some
+  // of them): holding the request too would keep every request's objects through those collections.
+  setFlagsFromString('--expose-gc')
+  const collectGarbage = runInNewContext('gc') as () => void
+  const app = Fastify()
+  await app.register(requestScope)
+  let kept: { scope: RequestScope; request: WeakRef<object> } | undefined
+  let answered: () => void = () => {}
+  const done = new Promise<void>(resolve => {
+    answered = resolve
+  })
+  // After the plugin's own onResponse hook, which runs first.
+  app.addHook('onResponse', async () => answered())
+  app.get('/who', async request => {
+    Object.assign(request, { caller: { userId: 'u1', admin: false, groups: [] } })
+    kept = { scope: currentRequestScope()!, request: new WeakRef(request) }
+    return 'ok'
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.close())
+  const { port } = app.server.address() as { port: number }
+  const res = await fetch(`http://127.0.0.1:${port}/who`, { headers: { connection: 'close' } })
+  t.equal(await res.text(), 'ok')
+  await done
+  await new Promise(resolve => setImmediate(resolve))
+  collectGarbage()
+  t.equal(kept!.request.deref(), undefined, 'the request was collected while its scope is held')
+  t.match(kept!.scope.caller, { userId: 'u1' }, 'the scope still names its caller')
+  t.equal(kept!.scope.signal.aborted, false, 'and its signal stays quiet')
 })
