@@ -1,6 +1,8 @@
 // A small HTTP client for the suite (node:http, keep-alive, loopback only):
 // sends exactly the bytes asked for (raw bodies, any content type, any header)
-// and always settles: with the reply, or with status 0 and why there was none.
+// and always settles: with the reply, or with status 0 and why there was none. When the reply
+// cannot be parsed, the reason names the bytes that came and the exchange before it on that
+// connection, since stray bytes on a kept-alive connection are the previous answer's.
 import { Agent, request, type IncomingHttpHeaders } from 'node:http'
 import type { Socket } from 'node:net'
 
@@ -47,6 +49,8 @@ export function createHttpClient(
       socket.on('error', () => {})
     }
   }
+  /** The last exchange on each connection, as `METHOD path -> status (n bytes)`. */
+  const lastExchange = new WeakMap<Socket, string>()
 
   function sendOnce(req: HttpRequest, timeoutMs: number): Promise<HttpReply & { reused?: boolean }> {
     const started = performance.now()
@@ -60,14 +64,21 @@ export function createHttpClient(
     })
     return new Promise(resolve => {
       let outgoing: ReturnType<typeof request>
+      let socket: Socket | undefined
       try {
         outgoing = request(
-          { host: hostname, port, method: req.method, path: req.path, headers: req.headers, agent },
+          { host: hostname, port, method: req.method, path: req.path, headers: framed(req), agent },
           res => {
             const chunks: Buffer[] = []
             res.on('data', (c: Buffer) => chunks.push(c))
             res.on('end', () => {
               clearTimeout(timer)
+              const length = chunks.reduce((sum, c) => sum + c.length, 0)
+              if (socket)
+                lastExchange.set(
+                  socket,
+                  `${req.method} ${req.path.slice(0, 80)} -> ${res.statusCode} (${length} bytes)`
+                )
               resolve({
                 status: res.statusCode ?? 0,
                 headers: res.headers,
@@ -85,11 +96,14 @@ export function createHttpClient(
         resolve(failed(`not sendable: ${(err as Error).message}`))
         return
       }
-      outgoing.on('socket', guard)
+      outgoing.on('socket', s => {
+        socket = s
+        guard(s)
+      })
       const timer = setTimeout(() => outgoing.destroy(new Error('timeout')), timeoutMs)
       outgoing.on('error', err => {
         clearTimeout(timer)
-        resolve(failed(err.message, outgoing.reusedSocket))
+        resolve(failed(describeError(err, socket), outgoing.reusedSocket))
       })
       outgoing.end(req.body)
     })
@@ -105,7 +119,32 @@ export function createHttpClient(
     return await sendOnce(req, timeoutMs)
   }
 
+  /** A parse error, with the bytes that could not be parsed and what the connection carried before them. */
+  function describeError(
+    err: Error & { rawPacket?: Buffer; bytesParsed?: number },
+    socket: Socket | undefined
+  ): string {
+    if (err.rawPacket === undefined) return err.message
+    const before = socket ? (lastExchange.get(socket) ?? 'nothing (a new connection)') : 'unknown'
+    const bytes = JSON.stringify(err.rawPacket.subarray(0, 160).toString('latin1'))
+    const where = `at byte ${err.bytesParsed} of ${err.rawPacket.length}`
+    return `${err.message} ${where}: ${bytes}; before it on this connection: ${before}`
+  }
+
   return { send, close: () => agent.destroy() }
+}
+
+/**
+ * The request's headers, with a Content-Length for its body unless they frame it already: node:http
+ * sends a GET, HEAD, DELETE or OPTIONS body without one, and the server then reads that body as the
+ * start of the connection's next request (a 400 for bytes that are no request, written after the
+ * answer: the connection's next request took it for its own).
+ */
+function framed({ headers = {}, body }: HttpRequest): Record<string, string> {
+  if (body === undefined) return headers
+  const names = Object.keys(headers).map(name => name.toLowerCase())
+  if (names.includes('content-length') || names.includes('transfer-encoding')) return headers
+  return { ...headers, 'content-length': String(Buffer.byteLength(body)) }
 }
 
 /** The body as JSON, or undefined when it is not JSON. */

@@ -5,9 +5,13 @@
 // stopped, not from the moment it was asked to; the store digest ignores only the change log's numbering
 // (taken on the embedded default, whose server it starts and stops again, as every quire command does);
 // the malformed bodies the fuzz sends to /login carry no credentials (a Basic header logs in whatever the body);
-// the soak judges throughput by thirds of the run, so that one passing event at its end does not decide.
+// the soak judges throughput by thirds of the run, so that one passing event at its end does not decide;
+// the suite's HTTP client frames every body it sends, whatever the method.
 import t from 'tap'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { createSecretScanner } from '../reliability/secret-scanner.ts'
+import { createHttpClient } from '../reliability/http-client.ts'
 import { deeplyNested, obj, RawJson, toJsonText } from '../reliability/fuzz/json-text.ts'
 import { judgeRestart, type ReadySample } from '../reliability/scenarios/restart.ts'
 import { rssGrowth, throughputChange } from '../reliability/scenarios/soak.ts'
@@ -219,6 +223,36 @@ t.test(
       probes.filter(r => ['authorization', 'apikey', 'x-api-key'].some(h => h in (r.headers ?? {}))),
       [],
       'none with credentials'
+    )
+  }
+)
+
+t.test(
+  'the suite client frames a body sent with any method: the next request on its connection gets its own answer',
+  async t => {
+    const seen: string[] = []
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        seen.push(`${req.method} ${Buffer.concat(chunks).toString()}`)
+        res.end('answered')
+      })
+    })
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => server.close())
+    const client = createHttpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 1)
+    t.teardown(client.close)
+    for (const method of ['OPTIONS', 'DELETE', 'GET']) {
+      const sent = await client.send({ method, path: '/', body: '{"a":1}' })
+      t.equal(sent.status, 200, `${method} with a body: ${sent.error ?? 'answered'}`)
+      const head = await client.send({ method: 'HEAD', path: '/' })
+      t.equal(head.status, 200, `the HEAD after it: ${head.error ?? 'answered'}`)
+    }
+    t.same(
+      seen,
+      ['OPTIONS {"a":1}', 'HEAD ', 'DELETE {"a":1}', 'HEAD ', 'GET {"a":1}', 'HEAD '],
+      'the server read each body'
     )
   }
 )
