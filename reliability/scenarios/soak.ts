@@ -1,10 +1,10 @@
 // Soak: RELIABILITY_SOAK_SECONDS of mixed load (reads by id, filtered lists,
 // counts, aggregations, creates and updates) driven by autocannon in windows of
 // equal length, the first tenth a warm-up. Memory and descriptors are sampled every
-// second. The median window of the last third of the run is judged against the
-// first third's: resident memory (a window's floor, its lowest sample, memory
-// after a garbage collection) must grow less than 10% and throughput fall less
-// than 10%. Open file descriptors and database connections must not grow, and no
+// second. The last third of the run is judged against the first third: resident
+// memory (a window's floor, its lowest sample, memory after a garbage collection;
+// the median window of each third) must grow less than 10%, and throughput (the
+// upper quartile window of each third) fall less than 10%. Open file descriptors and database connections must not grow, and no
 // request may fail (load shedding, a 503 with Retry-After, is counted apart and
 // must stay under 1%).
 import { readFileSync, readdirSync } from 'node:fs'
@@ -202,10 +202,10 @@ function outerThirds<W>(measured: W[]): [W[], W[]] {
   return [measured.slice(0, third), measured.slice(-third)]
 }
 
-/** One figure of the median window of the first third and of the last third. */
-function outerThirdsMedians<W>(measured: W[], figure: (w: W) => number): [number, number] {
+/** One figure of the first third's windows and of the last third's, at percentile `p` of each. */
+function outerThirdsAt<W>(measured: W[], figure: (w: W) => number, p: number): [number, number] {
   const [firstThird, lastThird] = outerThirds(measured)
-  return [percentile(firstThird.map(figure), 50), percentile(lastThird.map(figure), 50)]
+  return [percentile(firstThird.map(figure), p), percentile(lastThird.map(figure), p)]
 }
 
 /**
@@ -220,22 +220,24 @@ export function rssGrowth(measured: Array<{ rssFloorMb: number }>): {
   endFloor: number
   growth: number
 } {
-  const [startFloor, endFloor] = outerThirdsMedians(measured, w => w.rssFloorMb)
+  const [startFloor, endFloor] = outerThirdsAt(measured, w => w.rssFloorMb, 50)
   return { startFloor, endFloor, growth: (endFloor - startFloor) / startFloor }
 }
 
 /**
- * The throughput of the last third of the measured windows against the first third's, each the median
- * window. A slowdown that grows shows in a third of the run, a passing event does not: the embedded
- * server's first checkpoint, which writes for about 3 minutes with fsync on, took 20-25% off the
- * windows it spanned, and a check of the last window against the first judged when it fell.
+ * The throughput of the last third of the measured windows against the first third's, each the upper
+ * quartile (the second best of six windows). A slowdown that grows lowers every window of a third; a
+ * passing event that spans up to half of one does not decide. The embedded server's timed checkpoint
+ * (fsync on) starts 5 minutes after the server, so in a 10-minute soak always within the last third:
+ * its writes, and the kernel flushing them, took 5-25% off the three windows they spanned (504-588
+ * against 602-663 req/s in one run), enough to move that third's median window.
  */
 export function throughputChange(measured: Array<{ reqPerSec: number }>): {
   startThroughput: number
   endThroughput: number
   drop: number
 } {
-  const [startThroughput, endThroughput] = outerThirdsMedians(measured, w => w.reqPerSec)
+  const [startThroughput, endThroughput] = outerThirdsAt(measured, w => w.reqPerSec, 75)
   return { startThroughput, endThroughput, drop: 1 - endThroughput / startThroughput }
 }
 
@@ -270,7 +272,7 @@ function judge(
       'throughput end/start',
       drop <= MAX_THROUGHPUT_DROP,
       `${endThroughput}/${startThroughput} req/s ` +
-        `(${(-drop * 100).toFixed(1)}%, median windows of the last and first third)`
+        `(${(-drop * 100).toFixed(1)}%, upper quartile windows of the last and first third)`
     ),
     check('failed requests', failed === 0, failed),
     check(
