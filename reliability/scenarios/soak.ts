@@ -4,9 +4,9 @@
 // second. The last third of the run is judged against the first third: resident
 // memory (a window's floor, its lowest sample, memory after a garbage collection;
 // the median window of each third) must grow less than 10%, and throughput (the
-// upper quartile window of each third) fall less than 10%. Open file descriptors and database connections must not grow, and no
-// request may fail (load shedding, a 503 with Retry-After, is counted apart and
-// must stay under 1%).
+// upper quartile window of each third) fall less than 10%. Open file descriptors
+// and database connections must not grow, and no request may fail (load shedding,
+// a 503 with Retry-After, is counted apart and must stay under 1%).
 import { readFileSync, readdirSync } from 'node:fs'
 import type { IncomingHttpHeaders } from 'node:http'
 import autocannon from 'autocannon'
