@@ -89,7 +89,7 @@ export const EnvSchema = Type.Object({
     0,
     0,
     'PostgreSQL: statements that may scan (lists, counts, aggregations, bulk writes) running at once ' +
-      '(`0`: half the pool)'
+      "(`0`: half the pool, at most this host's cores but one, per worker; at least 1)"
   ),
   EXPENSIVE_QUERY_SLOTS_PER_CLIENT: whole(
     0,

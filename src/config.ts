@@ -39,7 +39,10 @@ export interface Config {
    * (src/storage/postgres/quick-lane.ts); 0: no quick lane.
    */
   quickStatementMs: number
-  /** Expensive statements (lists, counts, aggregations, bulk writes) at once on PostgreSQL; 0: half the pool. */
+  /**
+   * Expensive statements (lists, counts, aggregations, bulk writes) at once on PostgreSQL; 0: half the pool, at most
+   * this host's cores but one, per worker.
+   */
   expensiveQuerySlots: number
   /** Expensive statements at once for one client address on PostgreSQL; 0: all slots but one. */
   expensiveQuerySlotsPerClient: number

@@ -1,5 +1,6 @@
 // Chooses and opens the storage engine named by DATABASE_URL (DESIGN.md section 2). The embedded
 // default is a PostgreSQL server like any other once src/embedded/ has started it.
+import { availableParallelism } from 'node:os'
 import type { Engine } from './engine.ts'
 import { createSqlEngine } from './sql/sql-engine.ts'
 import type { Config } from '../config.ts'
@@ -8,7 +9,7 @@ import { openPostgres } from './postgres/postgres-client.ts'
 /** The Config fields the engines read (config.ts documents them); unset ones take the engine's defaults. */
 export interface EngineOptions
   extends Partial<
-    Pick<Config, 'pgPoolSize' | 'quickStatementMs' | 'expensiveQuerySlots' | 'expensiveQuerySlotsPerClient'>
+    Pick<Config, 'pgPoolSize' | 'quickStatementMs' | 'expensiveQuerySlots' | 'expensiveQuerySlotsPerClient' | 'workers'>
   > {
   statementTimeoutMs: number
   log?: (msg: string) => void
@@ -24,7 +25,10 @@ export async function openEngine(url: string, options: EngineOptions): Promise<E
         poolSize: options.pgPoolSize,
         quickStatementMs: options.quickStatementMs,
         expensiveSlots: options.expensiveQuerySlots,
-        expensiveSlotsPerClient: options.expensiveQuerySlotsPerClient
+        expensiveSlotsPerClient: options.expensiveQuerySlotsPerClient,
+        // The embedded server, like the shipped compose.yaml's, runs on this host: all its cores but one
+        // (left to Quire and to simple statements), shared among the workers.
+        databaseCores: Math.max(1, Math.floor((availableParallelism() - 1) / (options.workers ?? 1)))
       }
       return createSqlEngine(openPostgres(url, options.statementTimeoutMs, limits), options.log)
     }

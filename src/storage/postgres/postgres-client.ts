@@ -8,20 +8,24 @@ import postgres from 'postgres'
 import type { SqlClient, Row, StatementOptions } from '../sql/sql-client.ts'
 import { SqlError } from '../sql/sql-client.ts'
 import type { SqlValue } from '../../compiler/sql-text.ts'
-import { createExpensiveGate, withinBudget, type ExpensiveGate } from './expensive-gate.ts'
+import { answeredInTime, createExpensiveGate, withinBudget, type ExpensiveGate } from './expensive-gate.ts'
 import { openQuickLane, type QuickConnectionOptions, type QuickLane } from './quick-lane.ts'
 import { currentRequestScope } from '../../runtime/request-scope.ts'
 import { postgresTarget } from './postgres-url.ts'
 
 export interface PostgresOptions {
   poolSize: number
-  /** Expensive statements at once (0: half the pool), and for one client address (0: all but one of them). */
+  /**
+   * Expensive statements at once (0: see defaultExpensiveSlots), and for one client address (0: all but one of them).
+   */
   expensiveSlots: number
   expensiveSlotsPerClient: number
   /** How the connections name themselves to the server (pg_stat_activity); `quire` unless given. */
   applicationName: string
   /** The quick lane's time limit (0: no quick lane); its connections are a fifth of the pool's. */
   quickStatementMs: number
+  /** The database cores this process may count on for expensive statements (unset: no limit from cores). */
+  databaseCores: number
 }
 
 /** Statements that may wait for a slot at once; more are answered 503 at once. */
@@ -67,14 +71,15 @@ async function awaitCancellable<T>(query: postgres.PendingQuery<postgres.Row[]>,
 /**
  * Runs an expensive statement on a connection of its own once the gate lets it: postgres.js would
  * otherwise pipeline other statements on the connection behind it, simple ones included. The time
- * it waited counts against its statement timeout (`budgetMs`).
+ * it waited counts against its statement timeout (`budgetMs`), and its answer comes in time even
+ * when the server is slow to end it (answeredInTime).
  */
 async function onReservedConnection<T>(
   pool: Pool,
   work: (connection: postgres.Sql) => Promise<T>,
   askedAt = performance.now()
 ): Promise<T> {
-  return await pool.gate.run(async () => {
+  const running = pool.gate.run(async () => {
     const reserved = await pool.reserve()
     try {
       return await withinBudget(reserved, pool.budgetMs, askedAt, () => work(reserved))
@@ -82,6 +87,7 @@ async function onReservedConnection<T>(
       reserved.release()
     }
   })
+  return await answeredInTime(running, pool.budgetMs, askedAt)
 }
 
 /**
@@ -187,13 +193,23 @@ function quickLaneSize(poolSize: number, quickStatementMs: number): number {
   return quickStatementMs > 0 ? Math.floor(poolSize / 5) : 0
 }
 
+/**
+ * Expensive statements at once when EXPENSIVE_QUERY_SLOTS is unset: half the pool, leaving the main connections
+ * at least one for simple statements, and at most the database cores this process may count on. Each expensive
+ * statement can keep a core busy for the whole statement timeout: with more of them than that, reads by id wait
+ * for a core, not a connection (the reliability suite's expensive scenario on 2 cores: reads' p99 55-106 ms with
+ * 5 at once, 25-67 ms with 2, 16-21 ms with 1).
+ */
+export function defaultExpensiveSlots(poolSize: number, mainSize: number, databaseCores = Infinity): number {
+  return Math.max(1, Math.min(Math.floor(poolSize / 2), mainSize - 1, databaseCores))
+}
+
 export function openPostgres(url: string, statementTimeoutMs: number, given: Partial<PostgresOptions> = {}): SqlClient {
   const poolSize = Math.max(1, given.poolSize ?? 10)
   const quickMs = given.quickStatementMs ?? 0
   const quickSize = quickLaneSize(poolSize, quickMs)
   const mainSize = poolSize - quickSize
-  // Half the pool, leaving the main connections at least one for simple statements.
-  const slots = given.expensiveSlots || Math.max(1, Math.min(Math.floor(poolSize / 2), mainSize - 1))
+  const slots = given.expensiveSlots || defaultExpensiveSlots(poolSize, mainSize, given.databaseCores)
   const perClient = given.expensiveSlotsPerClient || Math.max(1, slots - 1)
   const target = postgresTarget(url)
   const connect = (timeoutMs: number, options: { max: number } | QuickConnectionOptions): postgres.Sql =>
